@@ -1,0 +1,19 @@
+//! `glossary`: a GPU-programming glossary whose numbers are measured.
+//!
+//! Two flows run through the crate:
+//! - build: [`content`] (load + parse) → [`review`] (the publish gate) → [`render`]
+//!   (Markdown, tables, diagrams, templates) → [`build`] writes the site atomically;
+//! - verify: [`measure`] specs → runs on the GPU → records with provenance.
+//!
+//! The [`occupancy`] model stands apart and is used by both.
+
+pub mod build;
+pub mod cmd;
+pub mod config;
+pub mod content;
+pub mod error;
+pub mod measure;
+pub mod render;
+pub mod review;
+
+pub use error::{Error, Result};

@@ -1,1 +1,39 @@
-fn main() {}
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use glossary::cmd;
+
+/// Build a GPU-programming glossary whose numbers come from measured runs.
+#[derive(Parser)]
+#[command(name = "glossary", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Render content/ through templates/ into site/, publishing only signed entries.
+    Build(cmd::build::BuildArgs),
+    /// Check everything a build checks, write nothing; exit 1 on any error.
+    Check(cmd::check::CheckArgs),
+    /// Create a new entry from a template.
+    New(cmd::new::NewArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Build(a) => cmd::build::run(a),
+        Command::Check(a) => cmd::check::run(a),
+        Command::New(a) => cmd::new::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

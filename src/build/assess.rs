@@ -1,0 +1,160 @@
+//! Assessing every entry: resolve its citations, check its claims, expand the numbers in
+//! its prose, and ask the gate. The output is everything the renderer needs to know.
+
+use std::collections::HashMap;
+
+use chrono::NaiveDate;
+use rayon::prelude::*;
+
+use crate::content::{Entry, EntryId};
+use crate::error::{Error, Result};
+use crate::measure::claims::check_claim;
+use crate::render::tables::{table_view, TableView};
+use crate::render::values::{expand_body, Resolved};
+use crate::review::{cited_records, decide, signed_digest, Facts, SignedMaterial, Verdict};
+
+use super::project::Project;
+
+pub struct Assessment {
+    pub id: EntryId,
+    pub verdict: Verdict,
+    pub material: SignedMaterial,
+    /// The body with its `value()`/`ratio()` calls replaced by recorded numbers.
+    pub markdown: String,
+    pub tables: Vec<TableView>,
+    pub resolved: Resolved,
+    /// Newest of the cited records' capture dates and the sources' checked dates.
+    pub last_checked: Option<NaiveDate>,
+    /// Not reasons to refuse, but worth telling the author (old sources).
+    pub warnings: Vec<String>,
+}
+
+pub fn assess_all(project: &Project, today: NaiveDate) -> Result<Vec<Assessment>> {
+    let results: Vec<Result<Assessment>> = project
+        .content
+        .entries
+        .par_iter()
+        .map(|e| assess(project, e, today))
+        .collect();
+    let mut out = Vec::with_capacity(results.len());
+    let mut errors = Vec::new();
+    for r in results {
+        match r {
+            Ok(a) => out.push(a),
+            Err(e) => errors.push(e),
+        }
+    }
+    Error::collect(errors)?;
+    Ok(out)
+}
+
+fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Result<Assessment> {
+    let library = &project.library;
+    let mut stale: Vec<(String, String)> = Vec::new();
+    let mut resolved: Resolved = HashMap::new();
+    let mut citations = HashMap::new();
+    for (exp, node) in cited_records(entry) {
+        let c = library.cite(&project.config, &exp, &node);
+        resolved.insert(
+            (exp.clone(), node.clone()),
+            c.as_ref().map(|c| c.record.clone()).map_err(Clone::clone),
+        );
+        if let Err(why) = &c {
+            stale.push((format!("{exp}/{node}"), why.to_string()));
+        }
+        citations.insert((exp, node), c);
+    }
+
+    let mut tables = Vec::new();
+    for t in &entry.meta.measured {
+        let key = (t.experiment.clone(), t.node.clone());
+        let Some(c) = citations.get(&key) else {
+            continue;
+        };
+        let (view, problems) = table_view(t, c.as_ref());
+        // A stale record is reported once, above; row problems of a current record here.
+        if c.is_ok() {
+            for p in problems {
+                stale.push((format!("{}/{}", t.experiment, t.node), p.to_string()));
+            }
+        }
+        tables.push(view);
+    }
+
+    let mut unsupported = Vec::new();
+    let first = entry.meta.measured.first();
+    for claim in &entry.meta.claims {
+        let Ok(test) = claim.test() else { continue }; // rejected at load
+        let exp = claim
+            .experiment
+            .clone()
+            .or_else(|| first.map(|t| t.experiment.clone()));
+        let node = claim.node.clone().or_else(|| first.map(|t| t.node.clone()));
+        let (Some(exp), Some(node)) = (exp, node) else {
+            continue;
+        };
+        match citations.get(&(exp.clone(), node.clone())) {
+            Some(Ok(c)) => {
+                if let Err(numbers) = check_claim(&test, &claim.column, c) {
+                    unsupported.push((claim.says.clone(), numbers));
+                }
+            }
+            _ => unsupported.push((
+                claim.says.clone(),
+                format!("its record {exp}/{node} is not usable"),
+            )),
+        }
+    }
+
+    let body = expand_body(entry, &resolved)?;
+    for (asked, why) in body.problems {
+        stale.push((asked, why));
+    }
+    stale.dedup();
+
+    let material = signed_digest(entry, library);
+    let verdict = decide(Facts {
+        signoff: project.signoffs.get(&entry.id),
+        digest: &material.digest,
+        stale: &stale,
+        unsupported: &unsupported,
+    });
+
+    let max_age = project.config.review.source_max_age_days;
+    let warnings = entry
+        .meta
+        .sources
+        .iter()
+        .filter(|s| (today - s.checked).num_days() > max_age)
+        .map(|s| {
+            format!(
+                "source \"{}\" was last checked on {} ({} days ago; the limit is {max_age})",
+                s.title,
+                s.checked,
+                (today - s.checked).num_days()
+            )
+        })
+        .collect();
+    let record_dates = resolved
+        .values()
+        .filter_map(|r| r.as_ref().ok())
+        .map(|r| r.captured_at.date_naive());
+    let last_checked = entry
+        .meta
+        .sources
+        .iter()
+        .map(|s| s.checked)
+        .chain(record_dates)
+        .max();
+
+    Ok(Assessment {
+        id: entry.id.clone(),
+        verdict,
+        material,
+        markdown: body.markdown,
+        tables,
+        resolved,
+        last_checked,
+        warnings,
+    })
+}

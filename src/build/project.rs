@@ -1,0 +1,118 @@
+//! Everything a build reads, loaded and checked once: config, content, measurements,
+//! signatures. After `Project::load`, references between them are known to resolve.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::config::{Config, Layout};
+use crate::content::{load_content, Content, Entry};
+use crate::error::{Error, Location, Result};
+use crate::measure::record::column_heading;
+use crate::measure::Library;
+use crate::review::{load_signoffs, SignOffs};
+
+pub struct Project {
+    pub layout: Layout,
+    pub config: Config,
+    pub content: Content,
+    pub library: Library,
+    pub signoffs: SignOffs,
+}
+
+impl Project {
+    /// Load and cross-check. Errors from every part are reported together.
+    pub fn load(root: &Path) -> Result<Project> {
+        let layout = Layout::new(root);
+        let config = Config::load(root)?;
+        let mut errors = Vec::new();
+        let content = load_content(&layout.content()).unwrap_or_else(|e| {
+            errors.extend(e.flatten());
+            Content::default()
+        });
+        let library = Library::load(&layout.measurements()).unwrap_or_else(|e| {
+            errors.extend(e.flatten());
+            Library::default()
+        });
+        let known: HashSet<_> = content.entries.iter().map(|e| &e.id).collect();
+        let signoffs = load_signoffs(&layout.reviews(), &known).unwrap_or_else(|e| {
+            errors.extend(e.flatten());
+            SignOffs::default()
+        });
+        for entry in &content.entries {
+            errors.extend(check_citations(entry, &config, &library));
+        }
+        Error::collect(errors)?;
+        Ok(Project {
+            layout,
+            config,
+            content,
+            library,
+            signoffs,
+        })
+    }
+}
+
+/// Citations must name an experiment and node that exist and columns that exist. (Whether
+/// the record is current is not an error: it refuses the entry, see `assess`.)
+fn check_citations(entry: &Entry, config: &Config, library: &Library) -> Vec<Error> {
+    let mut errors = Vec::new();
+    let mut err = |key: &str, needle: &str, msg: String| {
+        let line = crate::content::split_front_matter(&entry.path, &entry.raw)
+            .ok()
+            .and_then(|s| crate::content::line_of_reference(&s, key, needle));
+        errors.push(Error::content(
+            &entry.path,
+            line.map(|line| Location { line, column: 1 }),
+            msg,
+        ));
+    };
+    let cite = |key: &str, exp: &str, node: &str, err: &mut dyn FnMut(&str, &str, String)| {
+        if !library.experiments.contains_key(exp) {
+            err(
+                key,
+                exp,
+                format!("unknown experiment `{exp}` (no measurements/{exp}/experiment.yaml)"),
+            );
+        }
+        if !config.nodes.contains_key(node) {
+            err(
+                key,
+                node,
+                format!("unknown node `{node}` (not under [nodes] in glossary.toml)"),
+            );
+        }
+    };
+    for t in &entry.meta.measured {
+        cite("measured", &t.experiment, &t.node, &mut err);
+        for c in &t.columns {
+            if column_heading(c).is_none() {
+                err(
+                    "measured",
+                    c,
+                    format!("unknown column `{c}` in measured table `{}`", t.experiment),
+                );
+            }
+        }
+    }
+    for c in &entry.meta.claims {
+        if column_heading(&c.column).is_none() {
+            err(
+                "claims",
+                &c.column,
+                format!("claim \"{}\": unknown column `{}`", c.says, c.column),
+            );
+        }
+        if let (Some(e), Some(n)) = (&c.experiment, &c.node) {
+            cite("claims", e, n, &mut err);
+        }
+    }
+    if let Some(d) = &entry.meta.diagram {
+        if let Err(why) = crate::render::diagram::check(d) {
+            err("diagram", &d.kind, why);
+        }
+        if let (Some(e), Some(n)) = (&d.experiment, &d.node) {
+            cite("diagram", e, n, &mut err);
+        }
+    }
+    errors
+}

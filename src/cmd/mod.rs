@@ -1,0 +1,5 @@
+//! One file per subcommand: parse nothing here (clap did), call the library, print.
+
+pub mod build;
+pub mod check;
+pub mod new;

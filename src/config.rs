@@ -1,0 +1,107 @@
+//! `glossary.toml`: the site's settings and the verification nodes it trusts.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+
+pub const CONFIG_FILE: &str = "glossary.toml";
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub title: String,
+    /// Absolute URL the site is served from; canonical links and the feed use it.
+    pub base_url: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub review: ReviewConfig,
+    /// Verification nodes by name (`h200`, `t4`): the GPUs whose records the site may cite.
+    #[serde(default)]
+    pub nodes: BTreeMap<String, Node>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewConfig {
+    /// Sources checked longer ago than this are warnings (errors under `check --strict`).
+    #[serde(default = "default_source_age")]
+    pub source_max_age_days: i64,
+}
+
+fn default_source_age() -> i64 {
+    365
+}
+
+impl Default for ReviewConfig {
+    fn default() -> Self {
+        ReviewConfig {
+            source_max_age_days: default_source_age(),
+        }
+    }
+}
+
+/// A verification node: the GPU a record must come from to be cited as this node's.
+#[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Node {
+    /// The device name the driver reports (`cuDeviceGetName`), e.g. "NVIDIA H200".
+    pub gpu: String,
+    /// Compute capability as "major.minor".
+    pub compute_capability: String,
+    /// The NVRTC/PTX architecture, e.g. "sm_90".
+    pub arch: String,
+    /// Number of SMs, used by the occupancy model for waves.
+    pub sm_count: u32,
+}
+
+impl Config {
+    pub fn load(root: &Path) -> Result<Config> {
+        let path = root.join(CONFIG_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|e| Error::Config {
+            path,
+            message: e.to_string(),
+        })
+    }
+
+    pub fn node(&self, name: &str) -> Result<&Node> {
+        self.nodes.get(name).ok_or_else(|| Error::UnknownNode {
+            name: name.to_string(),
+            known: self.nodes.keys().cloned().collect(),
+        })
+    }
+}
+
+/// The fixed layout of a glossary project below its root.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub root: PathBuf,
+}
+
+impl Layout {
+    pub fn new(root: impl Into<PathBuf>) -> Layout {
+        Layout { root: root.into() }
+    }
+    pub fn content(&self) -> PathBuf {
+        self.root.join("content")
+    }
+    pub fn reviews(&self) -> PathBuf {
+        self.root.join("content").join("reviews")
+    }
+    pub fn templates(&self) -> PathBuf {
+        self.root.join("templates")
+    }
+    pub fn measurements(&self) -> PathBuf {
+        self.root.join("measurements")
+    }
+    pub fn default_output(&self) -> PathBuf {
+        self.root.join("site")
+    }
+}

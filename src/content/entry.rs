@@ -1,0 +1,281 @@
+//! The content model: what an entry file holds once parsed.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+/// The three page kinds, each with its own folder under `content/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Term,
+    Lesson,
+    Guide,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Term, Kind::Lesson, Kind::Guide];
+
+    /// The folder under `content/` and under the output site.
+    pub fn dir(self) -> &'static str {
+        match self {
+            Kind::Term => "terms",
+            Kind::Lesson => "lessons",
+            Kind::Guide => "guides",
+        }
+    }
+
+    pub fn from_dir(dir: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.dir() == dir)
+    }
+
+    pub fn singular(self) -> &'static str {
+        match self {
+            Kind::Term => "term",
+            Kind::Lesson => "lesson",
+            Kind::Guide => "guide",
+        }
+    }
+}
+
+/// `terms/occupancy`: a kind and a slug, unique across the site.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct EntryId {
+    pub kind: Kind,
+    pub slug: String,
+}
+
+impl EntryId {
+    pub fn new(kind: Kind, slug: impl Into<String>) -> Self {
+        EntryId {
+            kind,
+            slug: slug.into(),
+        }
+    }
+
+    /// The site-relative URL path, with a trailing slash (pretty URLs).
+    pub fn url_path(&self) -> String {
+        format!("{}/{}/", self.kind.dir(), self.slug)
+    }
+
+    /// Parse `terms/occupancy`.
+    pub fn parse(s: &str) -> Option<EntryId> {
+        let (dir, slug) = s.trim_matches('/').split_once('/')?;
+        let kind = Kind::from_dir(dir)?;
+        crate::content::is_valid_slug(slug).then(|| EntryId::new(kind, slug))
+    }
+}
+
+impl fmt::Display for EntryId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.kind.dir(), self.slug)
+    }
+}
+
+/// One content file, parsed.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub id: EntryId,
+    /// The file it came from, for error messages.
+    pub path: PathBuf,
+    /// The file's full text: what a signature covers.
+    pub raw: String,
+    pub meta: FrontMatter,
+    /// The Markdown body.
+    pub body: String,
+    /// 1-based line of the file on which the body starts, so body errors can name a line.
+    pub body_line: usize,
+}
+
+impl Entry {
+    /// The name lists and the index show.
+    pub fn name(&self) -> &str {
+        self.meta.name.as_deref().unwrap_or(&self.meta.title)
+    }
+
+    /// The terms this entry says it uses (lessons and guides), in order.
+    pub fn term_uses(&self) -> &[TermUse] {
+        &self.meta.terms
+    }
+}
+
+/// Front matter of every kind. Fields that belong to one kind only are checked at load.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrontMatter {
+    /// A term's title is the question it answers ("What is occupancy in CUDA?").
+    pub title: String,
+    /// The short name used in lists and the A-Z index ("occupancy"); defaults to the title.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The one-line definition (terms) or description (lessons, guides).
+    pub summary: String,
+    /// Overrides the file name as the slug.
+    #[serde(default)]
+    pub slug: Option<String>,
+    /// Lessons only: the day of the course.
+    #[serde(default)]
+    pub day: Option<u32>,
+    /// Related terms, by slug.
+    #[serde(default)]
+    pub related: Vec<String>,
+    /// Lessons and guides: the terms they use. A term's "where you meet this" is derived
+    /// from these, so the link is only ever written once.
+    #[serde(default)]
+    pub terms: Vec<TermUse>,
+    #[serde(default)]
+    pub sources: Vec<Source>,
+    /// Measured tables, pulled from records under `measurements/`.
+    #[serde(default)]
+    pub measured: Vec<TableRef>,
+    /// Statements the record must support, or the entry is refused.
+    #[serde(default)]
+    pub claims: Vec<Claim>,
+    #[serde(default)]
+    pub diagram: Option<DiagramRef>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum TermUse {
+    Slug(String),
+    Noted {
+        slug: String,
+        #[serde(default)]
+        note: Option<String>,
+    },
+}
+
+impl TermUse {
+    pub fn slug(&self) -> &str {
+        match self {
+            TermUse::Slug(s) => s,
+            TermUse::Noted { slug, .. } => slug,
+        }
+    }
+    pub fn note(&self) -> Option<&str> {
+        match self {
+            TermUse::Slug(_) => None,
+            TermUse::Noted { note, .. } => note.as_deref(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub title: String,
+    pub url: String,
+    /// When someone last confirmed the source says what the entry cites it for.
+    pub checked: NaiveDate,
+}
+
+/// A measured table: which record, which rows, which columns.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TableRef {
+    pub experiment: String,
+    pub node: String,
+    pub rows: Vec<String>,
+    pub columns: Vec<String>,
+    #[serde(default)]
+    pub caption: Option<String>,
+}
+
+/// A claim as written in front matter. Exactly one test form is allowed; `load` turns it
+/// into a [`ClaimTest`] and rejects other combinations.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    /// The sentence the claim backs, shown when it fails.
+    pub says: String,
+    pub column: String,
+    /// Defaults to the first measured table's experiment and node.
+    #[serde(default)]
+    pub experiment: Option<String>,
+    #[serde(default)]
+    pub node: Option<String>,
+    /// `within`: all these rows' values lie within this relative spread (max/min - 1).
+    #[serde(default)]
+    pub rows: Vec<String>,
+    #[serde(default)]
+    pub within: Option<f64>,
+    /// `ratio: [a, b]` with `below` and/or `above`: bounds on value(a) / value(b).
+    #[serde(default)]
+    pub ratio: Option<[String; 2]>,
+    #[serde(default)]
+    pub below: Option<f64>,
+    #[serde(default)]
+    pub above: Option<f64>,
+}
+
+/// The checked form of a claim.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClaimTest {
+    Within {
+        rows: Vec<String>,
+        tolerance: f64,
+    },
+    Ratio {
+        of: String,
+        to: String,
+        below: Option<f64>,
+        above: Option<f64>,
+    },
+}
+
+impl Claim {
+    /// The test this claim states, or why it states none or several.
+    pub fn test(&self) -> Result<ClaimTest, String> {
+        match (&self.within, &self.ratio) {
+            (Some(tol), None) => {
+                if self.rows.len() < 2 {
+                    return Err("a `within` claim needs at least two `rows`".into());
+                }
+                if self.below.is_some() || self.above.is_some() {
+                    return Err("`below`/`above` belong to `ratio` claims, not `within`".into());
+                }
+                if !tol.is_finite() || *tol < 0.0 {
+                    return Err(format!("`within` must be a non-negative number, got {tol}"));
+                }
+                Ok(ClaimTest::Within {
+                    rows: self.rows.clone(),
+                    tolerance: *tol,
+                })
+            }
+            (None, Some([of, to])) => {
+                if !self.rows.is_empty() {
+                    return Err("a `ratio` claim names its rows in `ratio`, not `rows`".into());
+                }
+                if self.below.is_none() && self.above.is_none() {
+                    return Err("a `ratio` claim needs `below`, `above` or both".into());
+                }
+                Ok(ClaimTest::Ratio {
+                    of: of.clone(),
+                    to: to.clone(),
+                    below: self.below,
+                    above: self.above,
+                })
+            }
+            (Some(_), Some(_)) => Err("a claim is either `within` or `ratio`, not both".into()),
+            (None, None) => Err("a claim needs `within` (with `rows`) or `ratio`".into()),
+        }
+    }
+}
+
+/// A diagram drawn at build time.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiagramRef {
+    pub kind: String,
+    pub preset: String,
+    /// Required: the figure's accessible name. A diagram without one is a build error.
+    #[serde(default)]
+    pub alt: Option<String>,
+    #[serde(default)]
+    pub experiment: Option<String>,
+    #[serde(default)]
+    pub node: Option<String>,
+}

@@ -1,0 +1,158 @@
+//! Finding and parsing every entry under `content/`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use walkdir::WalkDir;
+
+use crate::error::{Error, Location, Result};
+
+use super::entry::{Entry, EntryId, Kind};
+use super::front_matter::{parse_front_matter, split_front_matter};
+use super::validate::{check_entries, is_valid_slug};
+
+/// Every entry of the site, sorted by id, with the lookups later stages need.
+#[derive(Debug, Default)]
+pub struct Content {
+    pub entries: Vec<Entry>,
+    by_id: HashMap<EntryId, usize>,
+    /// term slug -> the lessons and guides that use it, in day/title order. Built once so
+    /// "where you meet this" costs a lookup per page, not a scan of the site.
+    used_by: HashMap<String, Vec<(usize, Option<String>)>>,
+}
+
+impl Content {
+    pub fn get(&self, id: &EntryId) -> Option<&Entry> {
+        self.by_id.get(id).map(|&i| &self.entries[i])
+    }
+
+    pub fn of_kind(&self, kind: Kind) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().filter(move |e| e.id.kind == kind)
+    }
+
+    /// Lessons and guides that list the term `slug`, with the note they give.
+    pub fn uses_of(&self, slug: &str) -> impl Iterator<Item = (&Entry, Option<&str>)> {
+        self.used_by
+            .get(slug)
+            .into_iter()
+            .flatten()
+            .map(|(i, note)| (&self.entries[*i], note.as_deref()))
+    }
+
+    fn index(mut entries: Vec<Entry>) -> Content {
+        entries.sort_by(|a, b| a.id.cmp(&b.id));
+        let by_id = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.clone(), i))
+            .collect();
+        let mut used_by: HashMap<String, Vec<(usize, Option<String>)>> = HashMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            for u in e.term_uses() {
+                used_by
+                    .entry(u.slug().to_string())
+                    .or_default()
+                    .push((i, u.note().map(str::to_string)));
+            }
+        }
+        for uses in used_by.values_mut() {
+            uses.sort_by_key(|(i, _)| {
+                let e = &entries[*i];
+                (
+                    e.id.kind,
+                    e.meta.day.unwrap_or(u32::MAX),
+                    e.meta.title.clone(),
+                )
+            });
+        }
+        Content {
+            entries,
+            by_id,
+            used_by,
+        }
+    }
+}
+
+/// Load and check every entry under `content_dir`. All problems are reported together.
+pub fn load_content(content_dir: &Path) -> Result<Content> {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for kind in Kind::ALL {
+        let dir = content_dir.join(kind.dir());
+        if !dir.is_dir() {
+            continue;
+        }
+        for item in WalkDir::new(&dir).min_depth(1).sort_by_file_name() {
+            match item {
+                Ok(item) if item.file_type().is_file() => {
+                    let path = item.into_path();
+                    if path.extension().is_some_and(|x| x == "md") {
+                        if path.parent() != Some(dir.as_path()) {
+                            errors.push(Error::content(
+                                &path,
+                                None,
+                                format!(
+                                    "entries live directly in content/{}/, not in subfolders",
+                                    kind.dir()
+                                ),
+                            ));
+                        } else {
+                            files.push((kind, path));
+                        }
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => errors.push(Error::Other(format!("{}: {e}", dir.display()))),
+            }
+        }
+    }
+
+    let parsed: Vec<Result<Entry>> = files
+        .into_par_iter()
+        .map(|(kind, path)| parse_entry(kind, path))
+        .collect();
+    let mut entries = Vec::with_capacity(parsed.len());
+    for p in parsed {
+        match p {
+            Ok(e) => entries.push(e),
+            Err(e) => errors.push(e),
+        }
+    }
+    errors.extend(check_entries(&entries));
+    Error::collect(errors)?;
+    Ok(Content::index(entries))
+}
+
+fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
+    let raw = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let split = split_front_matter(&path, &raw)?;
+    let meta = parse_front_matter(&path, &split)?;
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+        .to_string();
+    let slug = meta.slug.clone().unwrap_or(stem);
+    if !is_valid_slug(&slug) {
+        let at = meta.slug.as_ref().map(|_| Location {
+            line: super::front_matter::line_of_reference(&split, "slug", &slug).unwrap_or(2),
+            column: 1,
+        });
+        return Err(Error::content(
+            &path,
+            at,
+            format!("slug `{slug}` must match [a-z0-9-]+ (it becomes a folder of the site)"),
+        ));
+    }
+    let body = split.body.to_string();
+    let body_line = split.body_line;
+    Ok(Entry {
+        id: EntryId::new(kind, slug),
+        path,
+        meta,
+        body,
+        body_line,
+        raw,
+    })
+}

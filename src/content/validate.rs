@@ -1,0 +1,151 @@
+//! Checks that need the whole set of entries: duplicates and references.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::error::{Error, Location};
+
+use super::entry::{Entry, Kind};
+use super::front_matter::{line_of_reference, split_front_matter};
+
+/// Slugs become folder names in the output, so they are kept to a safe alphabet: no dots,
+/// slashes or separators can reach the file system.
+pub fn is_valid_slug(slug: &str) -> bool {
+    !slug.is_empty()
+        && slug.len() <= 128
+        && slug
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+pub(super) fn check_entries(entries: &[Entry]) -> Vec<Error> {
+    let mut errors = Vec::new();
+    let mut seen: HashMap<_, &Entry> = HashMap::new();
+    for e in entries {
+        if let Some(first) = seen.insert(&e.id, e) {
+            errors.push(Error::content(
+                &e.path,
+                None,
+                format!(
+                    "duplicate slug `{}`: {} already uses it",
+                    e.id.slug,
+                    first.path.display()
+                ),
+            ));
+        }
+    }
+    let terms: HashSet<&str> = entries
+        .iter()
+        .filter(|e| e.id.kind == Kind::Term)
+        .map(|e| e.id.slug.as_str())
+        .collect();
+
+    for e in entries {
+        errors.extend(check_one(e, &terms));
+    }
+    errors
+}
+
+fn check_one(e: &Entry, terms: &HashSet<&str>) -> Vec<Error> {
+    let mut errors = Vec::new();
+    let m = &e.meta;
+    let at = |key: &str, needle: &str| {
+        split_front_matter(&e.path, &e.raw)
+            .ok()
+            .and_then(|s| line_of_reference(&s, key, needle))
+            .map(|line| Location { line, column: 1 })
+    };
+    let mut err = |key: &str, needle: &str, msg: String| {
+        errors.push(Error::content(&e.path, at(key, needle), msg));
+    };
+
+    if m.title.trim().is_empty() {
+        err("title", "title", "`title` is empty".into());
+    }
+    if m.summary.trim().is_empty() {
+        err("summary", "summary", "`summary` is empty".into());
+    } else if m.summary.trim().contains('\n') {
+        err("summary", "summary", "`summary` must be one line".into());
+    }
+    match (e.id.kind, m.day) {
+        (Kind::Lesson, None) => err("title", "title", "a lesson needs a `day` number".into()),
+        (Kind::Term | Kind::Guide, Some(_)) => {
+            err("day", "day", "`day` is only for lessons".into())
+        }
+        _ => {}
+    }
+    if e.id.kind == Kind::Term && !m.terms.is_empty() {
+        err(
+            "terms",
+            "terms",
+            "`terms` is for lessons and guides; a term's lessons are found from the lessons that list it".into(),
+        );
+    }
+    for r in &m.related {
+        if !terms.contains(r.as_str()) {
+            err(
+                "related",
+                r,
+                format!("related term `{r}` does not exist (no content/terms/{r}.md)"),
+            );
+        } else if e.id.kind == Kind::Term && r == &e.id.slug {
+            err("related", r, "a term cannot be related to itself".into());
+        }
+    }
+    for u in &m.terms {
+        let s = u.slug();
+        if !terms.contains(s) {
+            err(
+                "terms",
+                s,
+                format!("term `{s}` does not exist (no content/terms/{s}.md)"),
+            );
+        }
+    }
+    for c in &m.claims {
+        if let Err(why) = c.test() {
+            err("claims", &c.column, format!("claim \"{}\": {why}", c.says));
+        }
+        if m.measured.is_empty() && (c.experiment.is_none() || c.node.is_none()) {
+            err(
+                "claims",
+                &c.column,
+                format!("claim \"{}\" names no experiment and node, and there is no measured table to default to", c.says),
+            );
+        }
+    }
+    for t in &m.measured {
+        if t.rows.is_empty() || t.columns.is_empty() {
+            err(
+                "measured",
+                &t.experiment,
+                format!(
+                    "measured table `{}` needs `rows` and `columns`",
+                    t.experiment
+                ),
+            );
+        }
+    }
+    if let Some(d) = &m.diagram {
+        if d.alt.as_deref().is_none_or(|a| a.trim().is_empty()) {
+            err(
+                "diagram",
+                "diagram",
+                format!("diagram `{}` has no `alt` text: it is the figure's accessible name and is required", d.kind),
+            );
+        }
+    }
+    errors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_a_safe_alphabet() {
+        assert!(is_valid_slug("day-45-occupancy"));
+        for bad in ["", "..", "a/b", "A", "a.b", "a b", "é"] {
+            assert!(!is_valid_slug(bad), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! The measurements a build can cite: every experiment under `measurements/` and its
+//! records, loaded once, and the one rule that decides whether a citation is current.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+
+use super::record::Record;
+use super::spec::{Experiment, EXPERIMENT_FILE};
+
+#[derive(Debug, Default)]
+pub struct Library {
+    pub experiments: BTreeMap<String, Experiment>,
+    /// (experiment id, node) -> the record file's parse result. A record that does not
+    /// parse makes citations of it stale rather than failing the whole build.
+    records: BTreeMap<(String, String), LoadedRecord>,
+}
+
+#[derive(Debug)]
+struct LoadedRecord {
+    parsed: std::result::Result<Arc<Record>, String>,
+    /// sha256 of the file's bytes: what a signature binds.
+    digest: String,
+}
+
+/// What a build needs to know about one cited (experiment, node).
+#[derive(Debug)]
+pub struct Citation<'a> {
+    pub experiment: &'a Experiment,
+    pub record: Arc<Record>,
+}
+
+/// Why a cited measurement cannot be used.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Staleness {
+    Missing { path: PathBuf },
+    Unreadable { path: PathBuf, why: String },
+    WrongNode { expected: String, found: String },
+    Changed { recorded: String, current: String },
+    RowMissing { row: String },
+    RowFailed { row: String, reason: String },
+    ValueMissing { row: String, column: String },
+}
+
+impl fmt::Display for Staleness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Staleness::Missing { path } => write!(f, "no record at {} (run `glossary verify` on the node)", path.display()),
+            Staleness::Unreadable { path, why } => write!(f, "record {} is unreadable: {why}", path.display()),
+            Staleness::WrongNode { expected, found } => {
+                write!(f, "record is from the wrong node: expected {expected}, found {found}")
+            }
+            Staleness::Changed { recorded, current } => write!(
+                f,
+                "record is stale: the experiment changed since it was measured (recorded {}, now {})",
+                short(recorded),
+                short(current)
+            ),
+            Staleness::RowMissing { row } => write!(f, "record has no row `{row}`"),
+            Staleness::RowFailed { row, reason } => {
+                write!(f, "row `{row}` failed its correctness check on the node: {reason}")
+            }
+            Staleness::ValueMissing { row, column } => {
+                write!(f, "row `{row}` has no value for `{column}` in the record")
+            }
+        }
+    }
+}
+
+fn short(digest: &str) -> &str {
+    let d = digest.strip_prefix("sha256:").unwrap_or(digest);
+    &d[..d.len().min(12)]
+}
+
+impl Library {
+    pub fn load(measurements: &Path) -> Result<Library> {
+        let mut lib = Library::default();
+        let Ok(read) = std::fs::read_dir(measurements) else {
+            return Ok(lib);
+        };
+        let mut dirs: Vec<PathBuf> = read
+            .filter_map(|d| d.ok().map(|d| d.path()))
+            .filter(|p| p.join(EXPERIMENT_FILE).is_file())
+            .collect();
+        dirs.sort();
+        let mut errors = Vec::new();
+        for dir in dirs {
+            match Experiment::load(&dir) {
+                Ok(exp) => {
+                    if let Ok(recs) = std::fs::read_dir(exp.records_dir()) {
+                        for r in recs.filter_map(|r| r.ok().map(|r| r.path())) {
+                            if r.extension().is_some_and(|x| x == "json") {
+                                let node = r
+                                    .file_stem()
+                                    .and_then(|s| s.to_str())
+                                    .unwrap_or_default()
+                                    .to_string();
+                                let bytes = std::fs::read(&r).unwrap_or_default();
+                                let digest =
+                                    format!("sha256:{}", hex::encode(Sha256::digest(&bytes)));
+                                let parsed =
+                                    Record::load(&r).map(Arc::new).map_err(|e| e.to_string());
+                                lib.records.insert(
+                                    (exp.id.clone(), node),
+                                    LoadedRecord { parsed, digest },
+                                );
+                            }
+                        }
+                    }
+                    lib.experiments.insert(exp.id.clone(), exp);
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        Error::collect(errors)?;
+        Ok(lib)
+    }
+
+    pub fn record(&self, experiment: &str, node: &str) -> Option<&Arc<Record>> {
+        self.records
+            .get(&(experiment.to_string(), node.to_string()))
+            .and_then(|r| r.parsed.as_ref().ok())
+    }
+
+    /// Digest of the record file's bytes, if there is one.
+    pub fn record_digest(&self, experiment: &str, node: &str) -> Option<String> {
+        self.records
+            .get(&(experiment.to_string(), node.to_string()))
+            .map(|r| r.digest.clone())
+    }
+
+    /// Resolve a citation of `experiment` measured on `node`, or say why it is stale. The
+    /// experiment and node must exist (checked at load, as errors).
+    pub fn cite(
+        &self,
+        config: &Config,
+        experiment: &str,
+        node: &str,
+    ) -> std::result::Result<Citation<'_>, Staleness> {
+        let Some(exp) = self.experiments.get(experiment) else {
+            return Err(Staleness::Missing {
+                path: PathBuf::from("measurements").join(experiment),
+            });
+        };
+        let path = exp.record_path(node);
+        let record = match self
+            .records
+            .get(&(experiment.to_string(), node.to_string()))
+            .map(|r| &r.parsed)
+        {
+            None => return Err(Staleness::Missing { path }),
+            Some(Err(why)) => {
+                return Err(Staleness::Unreadable {
+                    path,
+                    why: why.clone(),
+                })
+            }
+            Some(Ok(r)) => r.clone(),
+        };
+        if let Ok(profile) = config.node(node) {
+            let matches = record.node == node
+                && record.gpu.name == profile.gpu
+                && record.gpu.compute_capability == profile.compute_capability;
+            if !matches {
+                return Err(Staleness::WrongNode {
+                    expected: format!(
+                        "{node} ({}, cc {})",
+                        profile.gpu, profile.compute_capability
+                    ),
+                    found: format!(
+                        "{} ({}, cc {})",
+                        record.node, record.gpu.name, record.gpu.compute_capability
+                    ),
+                });
+            }
+        }
+        if record.spec_digest != exp.digest {
+            return Err(Staleness::Changed {
+                recorded: record.spec_digest.clone(),
+                current: exp.digest.clone(),
+            });
+        }
+        Ok(Citation {
+            experiment: exp,
+            record,
+        })
+    }
+}
+
+impl Citation<'_> {
+    /// A numeric cell, or why it is not available.
+    pub fn number(&self, row: &str, column: &str) -> std::result::Result<f64, Staleness> {
+        let cfg = self.row(row)?;
+        cfg.column(column)
+            .and_then(|v| v.as_f64())
+            .ok_or_else(|| Staleness::ValueMissing {
+                row: row.into(),
+                column: column.into(),
+            })
+    }
+
+    /// A row that exists and passed its correctness check.
+    pub fn row(&self, row: &str) -> std::result::Result<&super::ConfigRecord, Staleness> {
+        let cfg = self
+            .record
+            .config(row)
+            .ok_or_else(|| Staleness::RowMissing { row: row.into() })?;
+        if let super::record::ConfigStatus::Failed { reason } = &cfg.status {
+            return Err(Staleness::RowFailed {
+                row: row.into(),
+                reason: reason.clone(),
+            });
+        }
+        Ok(cfg)
+    }
+}

@@ -1,0 +1,12 @@
+//! Measurements: experiment specs (`spec`), running them on the GPU (`run`), and the
+//! records they leave behind (`record`). The site builder reads specs and records through
+//! [`Library`]; only `verify` runs anything.
+
+pub mod claims;
+pub mod library;
+pub mod record;
+pub mod spec;
+
+pub use library::{Citation, Library, Staleness};
+pub use record::{ColumnValue, ConfigRecord, Record};
+pub use spec::Experiment;

@@ -1,0 +1,268 @@
+//! Markdown to HTML: pulldown-cmark with tables, footnotes and heading ids, plus the two
+//! things a glossary needs from its renderer: internal links resolved against the set of
+//! published pages, and code blocks handed to the highlighter.
+
+use std::collections::HashSet;
+
+use pulldown_cmark::{
+    html, CodeBlockKind, CowStr, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
+};
+
+use crate::content::EntryId;
+
+use super::highlight;
+use super::links::{resolve_link, LinkTarget};
+
+/// What a page's Markdown turned into.
+#[derive(Debug, Default)]
+pub struct RenderedMarkdown {
+    pub html: String,
+    /// Ids of the headings, in order, for anchor checks.
+    pub heading_ids: Vec<String>,
+    /// Internal links, with the 1-based body line they were written on.
+    pub links: Vec<(LinkTarget, usize)>,
+    /// Plain text of the body, for the search index.
+    pub text: String,
+}
+
+/// How the renderer treats internal links.
+pub struct LinkPolicy<'a> {
+    /// The page's own URL path, e.g. `terms/occupancy/`.
+    pub page_path: &'a str,
+    /// Entries that will have a page in this build. A link to any other entry becomes
+    /// plain text, so a refused entry never leaves a dead link behind.
+    pub linkable: &'a HashSet<EntryId>,
+}
+
+pub fn options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_STRIKETHROUGH
+}
+
+/// Render `markdown`. `first_line` is the file line the body starts on.
+pub fn render(markdown: &str, first_line: usize, policy: &LinkPolicy<'_>) -> RenderedMarkdown {
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(markdown.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_of = |offset: usize| first_line + line_starts.partition_point(|&s| s <= offset) - 1;
+
+    let mut out = RenderedMarkdown::default();
+    let mut events: Vec<Event<'_>> = Vec::new();
+    // Heading text is collected to make its id; code text to highlight it in one piece.
+    let mut heading: Option<(usize, HeadingLevel, Vec<Event<'_>>)> = None;
+    let mut code: Option<(String, String)> = None;
+    // Links to entries that will not be published: drop the tags, keep the text.
+    let mut unlinked_depth = 0usize;
+    let mut used_ids: HashSet<String> = HashSet::new();
+
+    for (event, range) in Parser::new_ext(markdown, options()).into_offset_iter() {
+        if let Some((lang, buf)) = &mut code {
+            match event {
+                Event::Text(t) => buf.push_str(&t),
+                Event::End(TagEnd::CodeBlock) => {
+                    let html = highlight::code_block(lang, buf);
+                    out.text.push_str(buf);
+                    out.text.push('\n');
+                    events.push(Event::Html(CowStr::from(html)));
+                    code = None;
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match event {
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let lang = match kind {
+                    CodeBlockKind::Fenced(info) => {
+                        info.split_whitespace().next().unwrap_or("").to_string()
+                    }
+                    CodeBlockKind::Indented => String::new(),
+                };
+                code = Some((lang, String::new()));
+            }
+            Event::Start(Tag::Heading { level, id, .. }) => {
+                let explicit = id.map(|s| s.to_string());
+                heading = Some((events.len(), level, Vec::new()));
+                events.push(Event::Start(Tag::Heading {
+                    level,
+                    id: explicit.map(CowStr::from),
+                    classes: vec![],
+                    attrs: vec![],
+                }));
+            }
+            Event::End(TagEnd::Heading(level)) => {
+                if let Some((start, _, text_events)) = heading.take() {
+                    let text: String = text_events
+                        .iter()
+                        .filter_map(|e| match e {
+                            Event::Text(t) | Event::Code(t) => Some(t.as_ref()),
+                            _ => None,
+                        })
+                        .collect();
+                    let id = match &events[start] {
+                        Event::Start(Tag::Heading { id: Some(id), .. }) => id.to_string(),
+                        _ => unique_id(&heading_id(&text), &mut used_ids),
+                    };
+                    used_ids.insert(id.clone());
+                    events[start] = Event::Start(Tag::Heading {
+                        level,
+                        id: Some(CowStr::from(id.clone())),
+                        classes: vec![],
+                        attrs: vec![],
+                    });
+                    out.heading_ids.push(id);
+                    out.text.push_str(&text);
+                    out.text.push('\n');
+                    events.extend(text_events);
+                }
+                events.push(Event::End(TagEnd::Heading(level)));
+            }
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) if !matches!(link_type, LinkType::Email) => {
+                let target = resolve_link(policy.page_path, &dest_url);
+                let keep = match &target {
+                    LinkTarget::Entry { id, .. } => policy.linkable.contains(id),
+                    _ => true,
+                };
+                if !matches!(target, LinkTarget::External) {
+                    out.links.push((target, line_of(range.start)));
+                }
+                if keep {
+                    push(
+                        &mut heading,
+                        &mut events,
+                        Event::Start(Tag::Link {
+                            link_type,
+                            dest_url,
+                            title,
+                            id,
+                        }),
+                    );
+                } else {
+                    unlinked_depth += 1;
+                }
+            }
+            Event::End(TagEnd::Link) if unlinked_depth > 0 => unlinked_depth -= 1,
+            Event::Text(t) => {
+                if heading.is_none() {
+                    out.text.push_str(&t);
+                    out.text.push(' ');
+                }
+                push(&mut heading, &mut events, Event::Text(t));
+            }
+            other => push(&mut heading, &mut events, other),
+        }
+    }
+    html::push_html(&mut out.html, events.into_iter());
+    out
+}
+
+fn push<'a>(
+    heading: &mut Option<(usize, HeadingLevel, Vec<Event<'a>>)>,
+    events: &mut Vec<Event<'a>>,
+    e: Event<'a>,
+) {
+    match heading {
+        Some((_, _, buf)) => buf.push(e),
+        None => events.push(e),
+    }
+}
+
+/// GitHub-style heading id: lowercase, alphanumerics kept, spaces to hyphens.
+pub fn heading_id(text: &str) -> String {
+    let mut id = String::new();
+    for c in text.trim().chars() {
+        if c.is_alphanumeric() {
+            id.extend(c.to_lowercase());
+        } else if (c == ' ' || c == '-' || c == '_') && !id.ends_with('-') {
+            id.push('-');
+        }
+    }
+    let id = id.trim_matches('-').to_string();
+    if id.is_empty() {
+        "section".into()
+    } else {
+        id
+    }
+}
+
+fn unique_id(base: &str, used: &mut HashSet<String>) -> String {
+    if !used.contains(base) {
+        return base.to_string();
+    }
+    (1..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|c| !used.contains(c))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render_with(md: &str, linkable: &[EntryId]) -> RenderedMarkdown {
+        let set: HashSet<EntryId> = linkable.iter().cloned().collect();
+        render(
+            md,
+            1,
+            &LinkPolicy {
+                page_path: "terms/occupancy/",
+                linkable: &set,
+            },
+        )
+    }
+
+    #[test]
+    fn headings_get_ids() {
+        let r = render_with("## Why it matters\n\n## Why it matters\n", &[]);
+        assert_eq!(r.heading_ids, vec!["why-it-matters", "why-it-matters-1"]);
+        assert!(
+            r.html
+                .contains(r#"<h2 id="why-it-matters">Why it matters</h2>"#),
+            "{}",
+            r.html
+        );
+    }
+
+    #[test]
+    fn link_to_unpublished_entry_becomes_text() {
+        let r = render_with("see [latency hiding](../latency-hiding/) now", &[]);
+        assert!(!r.html.contains("<a"), "{}", r.html);
+        assert!(r.html.contains("see latency hiding now"), "{}", r.html);
+    }
+
+    #[test]
+    fn link_to_published_entry_stays() {
+        let id = EntryId::new(crate::content::Kind::Term, "latency-hiding");
+        let r = render_with("see [latency hiding](../latency-hiding/)", &[id]);
+        assert!(
+            r.html
+                .contains(r#"<a href="../latency-hiding/">latency hiding</a>"#),
+            "{}",
+            r.html
+        );
+    }
+
+    #[test]
+    fn tables_and_footnotes_render() {
+        let r = render_with(
+            "| a | b |\n|---|---|\n| 1 | 2 |\n\nText[^1].\n\n[^1]: Note.\n",
+            &[],
+        );
+        assert!(r.html.contains("<table>"));
+        assert!(r.html.contains("footnote"));
+    }
+
+    #[test]
+    fn links_remember_their_line() {
+        let r = render_with("one\n\ntwo [x](../nope/)\n", &[]);
+        assert_eq!(r.links.len(), 1);
+        assert_eq!(r.links[0].1, 3);
+    }
+}

@@ -1,0 +1,11 @@
+//! Rendering: Markdown, measured tables, diagrams and templates into HTML pages. Nothing
+//! here decides what is published; the build passes that in.
+
+pub mod diagram;
+pub mod highlight;
+pub mod links;
+pub mod markdown;
+pub mod pages;
+pub mod tables;
+pub mod templates;
+pub mod values;

@@ -1,0 +1,34 @@
+//! The Tera templates under `templates/`, compiled once per build.
+
+use std::path::Path;
+
+use tera::Tera;
+
+use crate::error::{Error, Result};
+
+use super::values::error_chain;
+
+pub fn load_templates(dir: &Path) -> Result<Tera> {
+    let glob = format!("{}/**/*.html", dir.display());
+    let mut tera = Tera::new(&glob).map_err(|e| Error::Template {
+        path: dir.to_path_buf(),
+        message: error_chain(&e),
+    })?;
+    for required in ["term.html", "lesson.html", "guide.html", "index.html"] {
+        if !tera.get_template_names().any(|n| n == required) {
+            return Err(Error::Template {
+                path: dir.join(required),
+                message: "template is missing".into(),
+            });
+        }
+    }
+    tera.autoescape_on(vec![".html"]);
+    Ok(tera)
+}
+
+pub fn render(tera: &Tera, name: &str, ctx: &tera::Context, dir: &Path) -> Result<String> {
+    tera.render(name, ctx).map_err(|e| Error::Template {
+        path: dir.join(name),
+        message: error_chain(&e),
+    })
+}

@@ -1,0 +1,173 @@
+//! Numbers quoted in prose. A body may call `value(...)` and `ratio(...)` (Tera functions)
+//! and gets the number from the record; it can never type one that the table contradicts.
+//!
+//! `{{ value(row="tlp1", column="gbps") }}` and
+//! `{{ ratio(column="gbps", of="tlp1-b1", to="tlp1") }}` read the entry's first measured
+//! table; `experiment=` and `node=` pick another cited record.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tera::{Context, Tera, Value};
+
+use crate::content::Entry;
+use crate::error::{Error, Result};
+use crate::measure::{Record, Staleness};
+
+/// The records an entry cites, resolved: `(experiment, node)` -> record or why not.
+pub type Resolved = HashMap<(String, String), std::result::Result<Arc<Record>, Staleness>>;
+
+/// A body after its template calls ran, and the citation problems they met.
+pub struct ExpandedBody {
+    pub markdown: String,
+    /// (`what was asked`, why it could not be answered)
+    pub problems: Vec<(String, String)>,
+}
+
+pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody> {
+    if !entry.body.contains("{{") && !entry.body.contains("{%") {
+        return Ok(ExpandedBody {
+            markdown: entry.body.clone(),
+            problems: Vec::new(),
+        });
+    }
+    let default = entry
+        .meta
+        .measured
+        .first()
+        .map(|t| (t.experiment.clone(), t.node.clone()));
+    let shared = Arc::new(Lookup {
+        resolved: resolved.clone(),
+        default,
+        problems: Mutex::new(Vec::new()),
+    });
+
+    let mut tera = Tera::default();
+    tera.autoescape_on(vec![]);
+    let l = shared.clone();
+    tera.register_function("value", move |args: &HashMap<String, Value>| {
+        let (row, column) = (arg(args, "row")?, arg(args, "column")?);
+        let asked = format!("value(row={row}, column={column})");
+        Ok(Value::String(match l.cell(args, &row, &column, &asked) {
+            Some(cell) => cell.display(),
+            None => "[missing value]".into(),
+        }))
+    });
+    let l = shared.clone();
+    tera.register_function("ratio", move |args: &HashMap<String, Value>| {
+        let (column, of, to) = (arg(args, "column")?, arg(args, "of")?, arg(args, "to")?);
+        let decimals = args.get("decimals").and_then(Value::as_u64).unwrap_or(2) as usize;
+        let asked = format!("ratio(column={column}, of={of}, to={to})");
+        let a = l.cell(args, &of, &column, &asked).and_then(|c| c.as_f64());
+        let b = l.cell(args, &to, &column, &asked).and_then(|c| c.as_f64());
+        Ok(Value::String(match (a, b) {
+            (Some(a), Some(b)) if b != 0.0 => format!("{:.decimals$}", a / b),
+            _ => "[missing value]".into(),
+        }))
+    });
+    let name = entry.path.display().to_string();
+    let template_error = |e: tera::Error| Error::Template {
+        path: entry.path.clone(),
+        message: error_chain(&e),
+    };
+    tera.add_raw_template(&name, &entry.body)
+        .map_err(template_error)?;
+    let markdown = tera
+        .render(&name, &Context::new())
+        .map_err(template_error)?;
+    drop(tera);
+    let problems = std::mem::take(&mut *shared.problems.lock().unwrap_or_else(|p| p.into_inner()));
+    Ok(ExpandedBody { markdown, problems })
+}
+
+struct Lookup {
+    resolved: Resolved,
+    default: Option<(String, String)>,
+    problems: Mutex<Vec<(String, String)>>,
+}
+
+impl Lookup {
+    fn cell(
+        &self,
+        args: &HashMap<String, Value>,
+        row: &str,
+        column: &str,
+        asked: &str,
+    ) -> Option<crate::measure::ColumnValue> {
+        let problem = |why: String| {
+            self.problems
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((asked.to_string(), why));
+            None
+        };
+        let key = match (
+            args.get("experiment").and_then(Value::as_str),
+            args.get("node").and_then(Value::as_str),
+        ) {
+            (Some(e), Some(n)) => (e.to_string(), n.to_string()),
+            _ => match &self.default {
+                Some(d) => d.clone(),
+                None => {
+                    return problem(
+                        "no measured table to read from; name experiment= and node=".into(),
+                    )
+                }
+            },
+        };
+        let record = match self.resolved.get(&key) {
+            Some(Ok(r)) => r,
+            Some(Err(why)) => return problem(why.to_string()),
+            None => {
+                return problem(format!(
+                    "{}/{} is not cited by this entry's front matter",
+                    key.0, key.1
+                ))
+            }
+        };
+        let Some(cfg) = record.config(row) else {
+            return problem(Staleness::RowMissing { row: row.into() }.to_string());
+        };
+        if let crate::measure::record::ConfigStatus::Failed { reason } = &cfg.status {
+            return problem(
+                Staleness::RowFailed {
+                    row: row.into(),
+                    reason: reason.clone(),
+                }
+                .to_string(),
+            );
+        }
+        match cfg.column(column) {
+            Some(v) => Some(v),
+            None if crate::measure::record::column_heading(column).is_none() => {
+                problem(format!("unknown column `{column}`"))
+            }
+            None => problem(
+                Staleness::ValueMissing {
+                    row: row.into(),
+                    column: column.into(),
+                }
+                .to_string(),
+            ),
+        }
+    }
+}
+
+fn arg(args: &HashMap<String, Value>, name: &str) -> tera::Result<String> {
+    args.get(name)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| tera::Error::msg(format!("missing string argument `{name}`")))
+}
+
+/// Tera nests the useful message in `source()`; show the whole chain on one line.
+pub fn error_chain(e: &tera::Error) -> String {
+    let mut msg = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        msg.push_str(": ");
+        msg.push_str(&s.to_string());
+        src = s.source();
+    }
+    msg
+}

@@ -1,0 +1,133 @@
+//! Signature files: `content/reviews/<kind>/<slug>.yaml`.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use walkdir::WalkDir;
+
+use crate::content::{EntryId, Kind};
+use crate::error::{Error, Location, Result};
+
+/// One person's signature on one version of an entry.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Signature {
+    pub name: String,
+    pub date: NaiveDate,
+    /// Digest of the entry text and cited records at signing (see `signed_digest`).
+    pub digest: String,
+    /// Digest of each cited record at signing, so a change can be traced to its record.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub records: BTreeMap<String, String>,
+    /// The entry text as signed, so `review diff` can show what changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// The signatures on one entry.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SignOff {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<Signature>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviewer: Option<Signature>,
+}
+
+pub type SignOffs = BTreeMap<EntryId, SignOff>;
+
+/// The file that holds an entry's signatures.
+pub fn signoff_path(reviews_dir: &Path, id: &EntryId) -> PathBuf {
+    reviews_dir
+        .join(id.kind.dir())
+        .join(format!("{}.yaml", id.slug))
+}
+
+/// Load every signature file. A file that does not parse, or names no existing entry, is
+/// an error naming the file: a signature must never silently stop counting.
+pub fn load_signoffs(reviews_dir: &Path, known: &HashSet<&EntryId>) -> Result<SignOffs> {
+    let mut out = SignOffs::new();
+    let mut errors = Vec::new();
+    if !reviews_dir.is_dir() {
+        return Ok(out);
+    }
+    for item in WalkDir::new(reviews_dir).min_depth(1).sort_by_file_name() {
+        let item = match item {
+            Ok(i) => i,
+            Err(e) => {
+                errors.push(Error::Other(format!("{}: {e}", reviews_dir.display())));
+                continue;
+            }
+        };
+        if !item.file_type().is_file() {
+            continue;
+        }
+        let path = item.path();
+        match load_one(reviews_dir, path, known) {
+            Ok((id, s)) => {
+                out.insert(id, s);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    Error::collect(errors)?;
+    Ok(out)
+}
+
+fn load_one(
+    reviews_dir: &Path,
+    path: &Path,
+    known: &HashSet<&EntryId>,
+) -> Result<(EntryId, SignOff)> {
+    let rel = path.strip_prefix(reviews_dir).unwrap_or(path);
+    let id = (|| {
+        let mut parts = rel.iter();
+        let kind = Kind::from_dir(parts.next()?.to_str()?)?;
+        let file = Path::new(parts.next()?);
+        if parts.next().is_some() || file.extension()? != "yaml" {
+            return None;
+        }
+        Some(EntryId::new(kind, file.file_stem()?.to_str()?))
+    })()
+    .ok_or_else(|| {
+        Error::content(
+            path,
+            None,
+            "signature files are named content/reviews/<terms|lessons|guides>/<slug>.yaml",
+        )
+    })?;
+    if !known.contains(&id) {
+        return Err(Error::content(
+            path,
+            None,
+            format!("signatures for unknown entry `{id}` (no content/{id}.md)"),
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let signoff: SignOff = serde_yaml::from_str(&text).map_err(|e| {
+        let at = e.location().map(|l| Location {
+            line: l.line(),
+            column: l.column(),
+        });
+        Error::content(path, at, format!("signature file: {e}"))
+    })?;
+    Ok((id, signoff))
+}
+
+/// Write an entry's signatures atomically (temp file + rename): a failed write never
+/// leaves a truncated signature file behind.
+pub fn save_signoff(reviews_dir: &Path, id: &EntryId, signoff: &SignOff) -> Result<PathBuf> {
+    let path = signoff_path(reviews_dir, id);
+    let dir = path.parent().unwrap_or(reviews_dir);
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let yaml = serde_yaml::to_string(signoff)
+        .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
+    use std::io::Write;
+    tmp.write_all(yaml.as_bytes())
+        .map_err(|e| Error::io(&path, e))?;
+    tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+    Ok(path)
+}

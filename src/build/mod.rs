@@ -81,16 +81,18 @@ pub fn build(opts: &BuildOptions) -> Result<Report> {
     let tera = load_templates(&project.layout.templates())?;
     let assessments = assess_all(&project, opts.today)?;
     let mut report = Report::from_assessments(&assessments);
-    let pages: HashSet<EntryId> = assessments
-        .iter()
-        .filter(|a| opts.drafts || a.verdict.is_published())
-        .map(|a| a.id.clone())
-        .collect();
+    let published: HashSet<EntryId> = report.published.iter().cloned().collect();
+    let pages: HashSet<EntryId> = if opts.drafts {
+        assessments.iter().map(|a| a.id.clone()).collect()
+    } else {
+        published.clone()
+    };
     let files = render_site(&RenderInput {
         project: &project,
         assessments: &assessments,
         tera: &tera,
         pages: &pages,
+        published: &published,
     })?;
     let out = opts
         .out
@@ -111,12 +113,15 @@ pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
     let project = Project::load(root)?;
     let tera = load_templates(&project.layout.templates())?;
     let assessments = assess_all(&project, today)?;
+    let report = Report::from_assessments(&assessments);
+    let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
     render_site(&RenderInput {
         project: &project,
         assessments: &assessments,
         tera: &tera,
         pages: &pages,
+        published: &published,
     })?;
-    Ok(Report::from_assessments(&assessments))
+    Ok(report)
 }

@@ -82,6 +82,8 @@ pub struct RenderInput<'a> {
     pub tera: &'a Tera,
     /// Entries that get a page in this build.
     pub pages: &'a HashSet<EntryId>,
+    /// Entries the gate published (a subset of `pages` unless drafts are off).
+    pub published: &'a HashSet<EntryId>,
 }
 
 /// Render every page of the site. Link errors from all pages are reported together.
@@ -222,11 +224,7 @@ fn link_to(
     root_relative: bool,
 ) -> LinkCtx {
     let linked = input.pages.contains(&entry.id);
-    let published = input
-        .assessments
-        .iter()
-        .find(|a| a.id == entry.id)
-        .is_some_and(|a| a.verdict.is_published());
+    let published = input.published.contains(&entry.id);
     LinkCtx {
         name: match entry.id.kind {
             Kind::Lesson => entry.meta.title.clone(),

@@ -11,6 +11,7 @@ pub mod build;
 pub mod cmd;
 pub mod config;
 pub mod content;
+pub mod corpus;
 pub mod error;
 pub mod measure;
 pub mod render;

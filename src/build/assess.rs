@@ -48,7 +48,7 @@ pub fn assess_all(project: &Project, today: NaiveDate) -> Result<Vec<Assessment>
     Ok(out)
 }
 
-fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Result<Assessment> {
+pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Result<Assessment> {
     let library = &project.library;
     let mut stale: Vec<(String, String)> = Vec::new();
     let mut resolved: Resolved = HashMap::new();

@@ -4,6 +4,7 @@
 mod assess;
 mod output;
 mod project;
+mod session;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -11,13 +12,15 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use serde::Serialize;
 
+use assess::assess;
 pub use assess::{assess_all, Assessment};
-pub use output::{write_site, OutputFile, MARKER};
+pub use output::{write_site, OutputFile, Staging, MARKER};
 pub use project::Project;
+pub use session::{Rebuilt, Session};
 
 use crate::content::EntryId;
 use crate::error::Result;
-use crate::render::pages::{render_site, RenderInput};
+use crate::render::pages::{render_site, render_site_into, RenderInput, SiteLinks};
 use crate::render::templates::load_templates;
 use crate::review::Refusal;
 
@@ -42,7 +45,7 @@ pub struct Report {
 }
 
 impl Report {
-    fn from_assessments(assessments: &[Assessment]) -> Report {
+    pub(crate) fn from_assessments(assessments: &[Assessment]) -> Report {
         let mut r = Report::default();
         for a in assessments {
             if a.verdict.is_published() {
@@ -80,31 +83,70 @@ pub fn build(opts: &BuildOptions) -> Result<Report> {
     let project = Project::load(&opts.root)?;
     let tera = load_templates(&project.layout.templates())?;
     let assessments = assess_all(&project, opts.today)?;
-    let mut report = Report::from_assessments(&assessments);
+    Ok(render_and_write(opts, &project, &tera, &assessments)?.report)
+}
+
+/// What a full build decided and wrote.
+pub(crate) struct Written {
+    pub report: Report,
+    pub pages: HashSet<EntryId>,
+    pub published: HashSet<EntryId>,
+    pub links: SiteLinks,
+}
+
+/// Render every page straight into the staging folder and swap it in.
+pub(crate) fn render_and_write(
+    opts: &BuildOptions,
+    project: &Project,
+    tera: &tera::Tera,
+    assessments: &[Assessment],
+) -> Result<Written> {
+    let mut report = Report::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
-    let pages: HashSet<EntryId> = if opts.drafts {
+    let pages = pages_of(opts, assessments, &published);
+    let out = output_dir(opts, project);
+    let staging = Staging::begin(&out)?;
+    let written = std::sync::atomic::AtomicUsize::new(0);
+    let links = render_site_into(
+        &RenderInput {
+            project,
+            assessments,
+            tera,
+            pages: &pages,
+            published: &published,
+        },
+        &|f| {
+            written.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            staging.write(&f.path, &f.bytes)
+        },
+    )?;
+    staging.finish(Some(&project.layout.templates().join("static")))?;
+    report.pages_written = written.into_inner();
+    Ok(Written {
+        report,
+        pages,
+        published,
+        links,
+    })
+}
+
+/// The entries that get a page: the published ones, or all of them with `--drafts`.
+fn pages_of(
+    opts: &BuildOptions,
+    assessments: &[Assessment],
+    published: &HashSet<EntryId>,
+) -> HashSet<EntryId> {
+    if opts.drafts {
         assessments.iter().map(|a| a.id.clone()).collect()
     } else {
         published.clone()
-    };
-    let files = render_site(&RenderInput {
-        project: &project,
-        assessments: &assessments,
-        tera: &tera,
-        pages: &pages,
-        published: &published,
-    })?;
-    let out = opts
-        .out
+    }
+}
+
+fn output_dir(opts: &BuildOptions, project: &Project) -> PathBuf {
+    opts.out
         .clone()
-        .unwrap_or_else(|| project.layout.default_output());
-    write_site(
-        &out,
-        &files,
-        Some(&project.layout.templates().join("static")),
-    )?;
-    report.pages_written = files.len();
-    Ok(report)
+        .unwrap_or_else(|| project.layout.default_output())
 }
 
 /// Everything `build` checks, without writing: errors, refusals, warnings. Rendering runs

@@ -54,7 +54,7 @@ impl Project {
 
 /// Citations must name an experiment and node that exist and columns that exist. (Whether
 /// the record is current is not an error: it refuses the entry, see `assess`.)
-fn check_citations(entry: &Entry, config: &Config, library: &Library) -> Vec<Error> {
+pub(crate) fn check_citations(entry: &Entry, config: &Config, library: &Library) -> Vec<Error> {
     let mut errors = Vec::new();
     let mut err = |key: &str, needle: &str, msg: String| {
         let line = crate::content::split_front_matter(&entry.path, &entry.raw)

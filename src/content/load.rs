@@ -40,6 +40,20 @@ impl Content {
             .map(|(i, note)| (&self.entries[*i], note.as_deref()))
     }
 
+    /// Swap in a re-read version of an entry with the same id (an incremental rebuild);
+    /// returns the old one.
+    pub fn replace(&mut self, entry: Entry) -> Option<Entry> {
+        let &i = self.by_id.get(&entry.id)?;
+        let uses_changed = !same_uses(self.entries[i].term_uses(), entry.term_uses())
+            || self.entries[i].meta.day != entry.meta.day
+            || self.entries[i].meta.title != entry.meta.title;
+        let old = std::mem::replace(&mut self.entries[i], entry);
+        if uses_changed {
+            self.used_by = Self::uses_index(&self.entries);
+        }
+        Some(old)
+    }
+
     fn index(mut entries: Vec<Entry>) -> Content {
         entries.sort_by(|a, b| a.id.cmp(&b.id));
         let by_id = entries
@@ -47,6 +61,15 @@ impl Content {
             .enumerate()
             .map(|(i, e)| (e.id.clone(), i))
             .collect();
+        let used_by = Self::uses_index(&entries);
+        Content {
+            entries,
+            by_id,
+            used_by,
+        }
+    }
+
+    fn uses_index(entries: &[Entry]) -> HashMap<String, Vec<(usize, Option<String>)>> {
         let mut used_by: HashMap<String, Vec<(usize, Option<String>)>> = HashMap::new();
         for (i, e) in entries.iter().enumerate() {
             for u in e.term_uses() {
@@ -66,12 +89,15 @@ impl Content {
                 )
             });
         }
-        Content {
-            entries,
-            by_id,
-            used_by,
-        }
+        used_by
     }
+}
+
+fn same_uses(a: &[super::entry::TermUse], b: &[super::entry::TermUse]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.slug() == y.slug() && x.note() == y.note())
 }
 
 /// Load and check every entry under `content_dir`. All problems are reported together.
@@ -122,6 +148,18 @@ pub fn load_content(content_dir: &Path) -> Result<Content> {
     errors.extend(check_entries(&entries));
     Error::collect(errors)?;
     Ok(Content::index(entries))
+}
+
+/// Read and parse one entry file, and check what can be checked from it alone plus the
+/// set of term slugs (an incremental rebuild re-reads only the files that changed).
+pub fn load_entry(kind: Kind, path: PathBuf, content: &Content) -> Result<Entry> {
+    let entry = parse_entry(kind, path)?;
+    let terms: std::collections::HashSet<&str> = content
+        .of_kind(Kind::Term)
+        .map(|e| e.id.slug.as_str())
+        .collect();
+    Error::collect(super::validate::check_one(&entry, &terms))?;
+    Ok(entry)
 }
 
 fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {

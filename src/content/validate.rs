@@ -45,7 +45,7 @@ pub(super) fn check_entries(entries: &[Entry]) -> Vec<Error> {
     errors
 }
 
-fn check_one(e: &Entry, terms: &HashSet<&str>) -> Vec<Error> {
+pub(super) fn check_one(e: &Entry, terms: &HashSet<&str>) -> Vec<Error> {
     let mut errors = Vec::new();
     let m = &e.meta;
     let at = |key: &str, needle: &str| {

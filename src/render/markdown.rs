@@ -43,6 +43,22 @@ pub fn options() -> Options {
 
 /// Render `markdown`. `first_line` is the file line the body starts on.
 pub fn render(markdown: &str, first_line: usize, policy: &LinkPolicy<'_>) -> RenderedMarkdown {
+    render_as(markdown, first_line, policy, true)
+}
+
+/// Heading ids, links and text as [`render`] finds them, without the HTML: no code is
+/// highlighted. A build checks every page's links this way before rendering any page, so
+/// it never holds every page's HTML at once.
+pub fn outline(markdown: &str, first_line: usize, policy: &LinkPolicy<'_>) -> RenderedMarkdown {
+    render_as(markdown, first_line, policy, false)
+}
+
+fn render_as(
+    markdown: &str,
+    first_line: usize,
+    policy: &LinkPolicy<'_>,
+    with_html: bool,
+) -> RenderedMarkdown {
     let line_starts: Vec<usize> = std::iter::once(0)
         .chain(markdown.match_indices('\n').map(|(i, _)| i + 1))
         .collect();
@@ -62,10 +78,12 @@ pub fn render(markdown: &str, first_line: usize, policy: &LinkPolicy<'_>) -> Ren
             match event {
                 Event::Text(t) => buf.push_str(&t),
                 Event::End(TagEnd::CodeBlock) => {
-                    let html = highlight::code_block(lang, buf);
+                    if with_html {
+                        let html = highlight::code_block(lang, buf);
+                        events.push(Event::Html(CowStr::from(html)));
+                    }
                     out.text.push_str(buf);
                     out.text.push('\n');
-                    events.push(Event::Html(CowStr::from(html)));
                     code = None;
                 }
                 _ => {}
@@ -159,7 +177,9 @@ pub fn render(markdown: &str, first_line: usize, policy: &LinkPolicy<'_>) -> Ren
             other => push(&mut heading, &mut events, other),
         }
     }
-    html::push_html(&mut out.html, events.into_iter());
+    if with_html {
+        html::push_html(&mut out.html, events.into_iter());
+    }
     out
 }
 
@@ -257,6 +277,21 @@ mod tests {
         );
         assert!(r.html.contains("<table>"));
         assert!(r.html.contains("footnote"));
+    }
+
+    #[test]
+    fn outline_finds_what_render_finds() {
+        let md = "## A\n\nsee [x](../x/#y) and [z](#a)\n\n```cuda\nint a;\n```\n\n## A\n";
+        let set = HashSet::new();
+        let policy = LinkPolicy {
+            page_path: "terms/occupancy/",
+            linkable: &set,
+        };
+        let (full, outline) = (render(md, 1, &policy), outline(md, 1, &policy));
+        assert_eq!(full.heading_ids, outline.heading_ids);
+        assert_eq!(full.links, outline.links);
+        assert_eq!(full.text, outline.text);
+        assert!(outline.html.is_empty());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! the index. Which entries get pages was decided by the gate before this runs.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -88,6 +88,35 @@ pub struct RenderInput<'a> {
 
 /// Render every page of the site. Link errors from all pages are reported together.
 pub fn render_site(input: &RenderInput<'_>) -> Result<Vec<OutputFile>> {
+    let files = std::sync::Mutex::new(Vec::new());
+    render_site_into(input, &|f| {
+        files.lock().unwrap_or_else(|p| p.into_inner()).push(f);
+        Ok(())
+    })?;
+    let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
+    // Rendering runs in parallel; keep the listing in entry order, the index last.
+    let index = files.iter().position(|f| f.path == Path::new("index.html"));
+    let index = index.map(|i| files.remove(i));
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files.extend(index);
+    Ok(files)
+}
+
+/// What a whole-site render learned about each page, for incremental rebuilds.
+#[derive(Default)]
+pub struct SiteLinks {
+    /// Page -> its heading ids, for anchor checks.
+    pub headings: HashMap<EntryId, Vec<String>>,
+    /// Page -> the entries its body links to.
+    pub links_to: HashMap<EntryId, Vec<EntryId>>,
+}
+
+/// Render every page, handing each file to `sink` as soon as it is made, so a build never
+/// holds the whole site in memory. Link errors are found before any page is handed over.
+pub fn render_site_into(
+    input: &RenderInput<'_>,
+    sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
+) -> Result<SiteLinks> {
     let project = input.project;
     let by_id: HashMap<&EntryId, &Assessment> =
         input.assessments.iter().map(|a| (&a.id, a)).collect();
@@ -98,63 +127,125 @@ pub fn render_site(input: &RenderInput<'_>) -> Result<Vec<OutputFile>> {
         .filter(|e| input.pages.contains(&e.id))
         .collect();
 
-    // Pass 1: Markdown, so every page's heading ids are known before links are checked.
-    let rendered: Vec<RenderedMarkdown> = entries
+    // Pass 1: every page's headings and links (no HTML), so links are checked before any
+    // page is rendered and no page's HTML is held longer than it takes to write it.
+    let outlines: Vec<RenderedMarkdown> = entries
         .par_iter()
-        .map(|e| {
-            let page_path = e.id.url_path();
-            let policy = LinkPolicy {
-                page_path: &page_path,
-                linkable: input.pages,
-            };
-            let md = by_id
-                .get(&e.id)
-                .map(|a| a.markdown.as_str())
-                .unwrap_or(&e.body);
-            render_markdown(md, e.body_line, &policy)
-        })
+        .map(|e| page_outline(input, e, by_id.get(&e.id).copied()))
         .collect();
     let headings: HashMap<&EntryId, &[String]> = entries
         .iter()
-        .zip(&rendered)
+        .zip(&outlines)
         .map(|(e, r)| (&e.id, r.heading_ids.as_slice()))
         .collect();
     let mut errors = Vec::new();
-    for (e, r) in entries.iter().zip(&rendered) {
-        errors.extend(check_links(project, e, r, input.pages, &headings));
+    for (e, r) in entries.iter().zip(&outlines) {
+        errors.extend(check_links(project, e, r, input.pages, &|id| {
+            headings.get(id).copied()
+        }));
     }
     Error::collect(errors)?;
+    drop(headings);
+    let links = SiteLinks {
+        links_to: entries
+            .iter()
+            .zip(&outlines)
+            .map(|(e, r)| (e.id.clone(), linked_entries(r)))
+            .collect(),
+        headings: entries
+            .iter()
+            .zip(outlines)
+            .map(|(e, r)| (e.id.clone(), r.heading_ids))
+            .collect(),
+    };
 
-    // Pass 2: templates.
-    let site = SiteCtx {
+    // Pass 2: Markdown and templates, each page handed over as soon as it is rendered.
+    entries.par_iter().try_for_each(|e| {
+        let a = by_id[&e.id];
+        let r = render_page_markdown(input, e, Some(a));
+        sink(render_page(input, e, a, r)?)
+    })?;
+    sink(render_index(input)?)?;
+    Ok(links)
+}
+
+/// The entries a page's body links to.
+pub fn linked_entries(r: &RenderedMarkdown) -> Vec<EntryId> {
+    let mut ids: Vec<EntryId> = r
+        .links
+        .iter()
+        .filter_map(|(t, _)| match t {
+            LinkTarget::Entry { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+/// Where an entry's page lives in the site.
+pub fn page_path(id: &EntryId) -> PathBuf {
+    PathBuf::from(id.kind.dir())
+        .join(&id.slug)
+        .join("index.html")
+}
+
+/// Pass 1 for one page: its Markdown (after value expansion) to HTML.
+pub fn render_page_markdown(
+    input: &RenderInput<'_>,
+    e: &Entry,
+    a: Option<&Assessment>,
+) -> RenderedMarkdown {
+    let page_path = e.id.url_path();
+    let policy = LinkPolicy {
+        page_path: &page_path,
+        linkable: input.pages,
+    };
+    let md = a.map(|a| a.markdown.as_str()).unwrap_or(&e.body);
+    render_markdown(md, e.body_line, &policy)
+}
+
+/// Pass 1 for one page: headings and links only.
+fn page_outline(input: &RenderInput<'_>, e: &Entry, a: Option<&Assessment>) -> RenderedMarkdown {
+    let page_path = e.id.url_path();
+    let policy = LinkPolicy {
+        page_path: &page_path,
+        linkable: input.pages,
+    };
+    let md = a.map(|a| a.markdown.as_str()).unwrap_or(&e.body);
+    super::markdown::outline(md, e.body_line, &policy)
+}
+
+/// Pass 2 for one page: the template around its rendered Markdown.
+pub fn render_page(
+    input: &RenderInput<'_>,
+    e: &Entry,
+    a: &Assessment,
+    r: RenderedMarkdown,
+) -> Result<OutputFile> {
+    let html = render_entry(input, &site_ctx(input.project), e, a, r)?;
+    Ok(OutputFile {
+        path: page_path(&e.id),
+        bytes: html.into_bytes(),
+    })
+}
+
+fn site_ctx(project: &Project) -> SiteCtx<'_> {
+    SiteCtx {
         title: &project.config.title,
         base_url: &project.config.base_url,
         description: &project.config.description,
-    };
-    let mut files: Vec<OutputFile> = entries
-        .par_iter()
-        .zip(rendered.into_par_iter())
-        .map(|(e, r)| {
-            let a = by_id[&e.id];
-            let html = render_entry(input, &site, e, a, r)?;
-            Ok(OutputFile {
-                path: PathBuf::from(e.id.kind.dir())
-                    .join(&e.id.slug)
-                    .join("index.html"),
-                bytes: html.into_bytes(),
-            })
-        })
-        .collect::<Result<_>>()?;
-    files.push(render_index(input, &site)?);
-    Ok(files)
+    }
 }
 
-fn check_links(
+/// Link errors on one page; `headings` gives the heading ids of any page.
+pub fn check_links<'h>(
     project: &Project,
     entry: &Entry,
     r: &RenderedMarkdown,
     pages: &HashSet<EntryId>,
-    headings: &HashMap<&EntryId, &[String]>,
+    headings: &dyn Fn(&EntryId) -> Option<&'h [String]>,
 ) -> Vec<Error> {
     let mut errors = Vec::new();
     let at = |line| Some(Location { line, column: 1 });
@@ -168,10 +259,7 @@ fn check_links(
                         format!("link to missing page `{id}`"),
                     ));
                 } else if let (Some(anchor), true) = (anchor, pages.contains(id)) {
-                    if !headings
-                        .get(id)
-                        .is_some_and(|h| h.iter().any(|x| x == anchor))
-                    {
+                    if !headings(id).is_some_and(|h| h.iter().any(|x| x == anchor)) {
                         errors.push(Error::content(
                             &entry.path,
                             at(*line),
@@ -326,6 +414,8 @@ fn render_entry(
     let mut tctx = Context::new();
     tctx.insert("site", site);
     tctx.insert("page", &ctx);
+    // base.html links the stylesheet and home page through `root`, on every page kind.
+    tctx.insert("root", ENTRY_ROOT);
     let template = format!("{}.html", e.id.kind.singular());
     render_template(input.tera, &template, &tctx, &project.layout.templates())
 }
@@ -336,7 +426,9 @@ struct LetterGroup {
     terms: Vec<LinkCtx>,
 }
 
-fn render_index(input: &RenderInput<'_>, site: &SiteCtx<'_>) -> Result<OutputFile> {
+/// The home page: every page of this build, terms A-Z, lessons by day, guides.
+pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
+    let site = &site_ctx(input.project);
     let content = &input.project.content;
     let listed = |kind| {
         content

@@ -36,35 +36,42 @@ pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody> {
         .measured
         .first()
         .map(|t| (t.experiment.clone(), t.node.clone()));
-    let shared = Arc::new(Lookup {
-        resolved: resolved.clone(),
-        default,
-        problems: Mutex::new(Vec::new()),
-    });
+    let lookup = || {
+        Arc::new(Lookup {
+            resolved: resolved.clone(),
+            default: default.clone(),
+            problems: Mutex::new(Vec::new()),
+        })
+    };
 
+    // Bodies almost always use the calls in their plain form; compiling a Tera template per
+    // entry cost a fifth of a 10,000-entry build. Anything else (filters, tags, whitespace
+    // control, errors) goes through Tera, which stays the reference for what a body means.
+    if let Some(calls) = simple_calls(&entry.body) {
+        let shared = lookup();
+        if let Some(markdown) = expand_calls(&entry.body, &calls, &shared) {
+            return Ok(ExpandedBody {
+                markdown,
+                problems: shared.take_problems(),
+            });
+        }
+    }
+
+    let shared = lookup();
+    let markdown = expand_with_tera(entry, &shared)?;
+    Ok(ExpandedBody {
+        markdown,
+        problems: shared.take_problems(),
+    })
+}
+
+fn expand_with_tera(entry: &Entry, shared: &Arc<Lookup>) -> Result<String> {
     let mut tera = Tera::default();
     tera.autoescape_on(vec![]);
     let l = shared.clone();
-    tera.register_function("value", move |args: &HashMap<String, Value>| {
-        let (row, column) = (arg(args, "row")?, arg(args, "column")?);
-        let asked = format!("value(row={row}, column={column})");
-        Ok(Value::String(match l.cell(args, &row, &column, &asked) {
-            Some(cell) => cell.display(),
-            None => "[missing value]".into(),
-        }))
-    });
+    tera.register_function("value", move |args: &HashMap<String, Value>| l.value(args));
     let l = shared.clone();
-    tera.register_function("ratio", move |args: &HashMap<String, Value>| {
-        let (column, of, to) = (arg(args, "column")?, arg(args, "of")?, arg(args, "to")?);
-        let decimals = args.get("decimals").and_then(Value::as_u64).unwrap_or(2) as usize;
-        let asked = format!("ratio(column={column}, of={of}, to={to})");
-        let a = l.cell(args, &of, &column, &asked).and_then(|c| c.as_f64());
-        let b = l.cell(args, &to, &column, &asked).and_then(|c| c.as_f64());
-        Ok(Value::String(match (a, b) {
-            (Some(a), Some(b)) if b != 0.0 => format!("{:.decimals$}", a / b),
-            _ => "[missing value]".into(),
-        }))
-    });
+    tera.register_function("ratio", move |args: &HashMap<String, Value>| l.ratio(args));
     let name = entry.path.display().to_string();
     let template_error = |e: tera::Error| Error::Template {
         path: entry.path.clone(),
@@ -72,12 +79,108 @@ pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody> {
     };
     tera.add_raw_template(&name, &entry.body)
         .map_err(template_error)?;
-    let markdown = tera
-        .render(&name, &Context::new())
-        .map_err(template_error)?;
-    drop(tera);
-    let problems = std::mem::take(&mut *shared.problems.lock().unwrap_or_else(|p| p.into_inner()));
-    Ok(ExpandedBody { markdown, problems })
+    tera.render(&name, &Context::new()).map_err(template_error)
+}
+
+/// One `{{ name(key=literal, ...) }}` in a body: its byte range and the parsed call.
+struct SimpleCall {
+    start: usize,
+    end: usize,
+    function: String,
+    args: HashMap<String, Value>,
+}
+
+/// Every `{{ ... }}` of `body`, if each is a plain call of `value` or `ratio` with string
+/// or unsigned integer arguments and the body holds no other Tera syntax; else None.
+fn simple_calls(body: &str) -> Option<Vec<SimpleCall>> {
+    if body.contains("{%") || body.contains("{#") {
+        return None;
+    }
+    let mut calls = Vec::new();
+    let mut from = 0;
+    while let Some(i) = body[from..].find("{{") {
+        let start = from + i;
+        let close = body[start..].find("}}")? + start;
+        let (function, args) = parse_call(&body[start + 2..close])?;
+        calls.push(SimpleCall {
+            start,
+            end: close + 2,
+            function,
+            args,
+        });
+        from = close + 2;
+    }
+    Some(calls)
+}
+
+fn parse_call(expr: &str) -> Option<(String, HashMap<String, Value>)> {
+    let is_ident = |s: &str| {
+        !s.is_empty()
+            && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            && !s.as_bytes()[0].is_ascii_digit()
+    };
+    let expr = expr.trim_matches(|c: char| c == ' ' || c == '\t');
+    let (function, rest) = expr.split_once('(')?;
+    let function = function.trim_end_matches([' ', '\t']);
+    if !matches!(function, "value" | "ratio") {
+        return None;
+    }
+    let inner = rest.strip_suffix(')')?;
+    let mut args = HashMap::new();
+    let mut rest = inner.trim_matches([' ', '\t']);
+    while !rest.is_empty() {
+        let (key, after) = rest.split_once('=')?;
+        let key = key.trim_matches([' ', '\t']);
+        if !is_ident(key) {
+            return None;
+        }
+        let after = after.trim_start_matches([' ', '\t']);
+        let (value, after) = if let Some(s) = after.strip_prefix('"') {
+            let end = s.find('"')?;
+            let text = &s[..end];
+            if text.contains('\\') {
+                return None;
+            }
+            (Value::String(text.to_string()), &s[end + 1..])
+        } else {
+            let end = after
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(after.len());
+            let number: u64 = after[..end].parse().ok()?;
+            (Value::from(number), &after[end..])
+        };
+        if args.insert(key.to_string(), value).is_some() {
+            return None;
+        }
+        let after = after.trim_start_matches([' ', '\t']);
+        rest = match after.strip_prefix(',') {
+            Some(next) => next.trim_start_matches([' ', '\t']),
+            None if after.is_empty() => after,
+            None => return None,
+        };
+    }
+    Some((function.to_string(), args))
+}
+
+/// The body with each call replaced by its result; None if a call fails (Tera then reports
+/// it the usual way).
+fn expand_calls(body: &str, calls: &[SimpleCall], lookup: &Lookup) -> Option<String> {
+    let mut out = String::with_capacity(body.len());
+    let mut from = 0;
+    for call in calls {
+        out.push_str(&body[from..call.start]);
+        let result = match call.function.as_str() {
+            "value" => lookup.value(&call.args),
+            _ => lookup.ratio(&call.args),
+        };
+        match result.ok()? {
+            Value::String(s) => out.push_str(&s),
+            _ => return None,
+        }
+        from = call.end;
+    }
+    out.push_str(&body[from..]);
+    Some(out)
 }
 
 struct Lookup {
@@ -87,6 +190,37 @@ struct Lookup {
 }
 
 impl Lookup {
+    fn value(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
+        let (row, column) = (arg(args, "row")?, arg(args, "column")?);
+        let asked = format!("value(row={row}, column={column})");
+        Ok(Value::String(
+            match self.cell(args, &row, &column, &asked) {
+                Some(cell) => cell.display(),
+                None => "[missing value]".into(),
+            },
+        ))
+    }
+
+    fn ratio(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
+        let (column, of, to) = (arg(args, "column")?, arg(args, "of")?, arg(args, "to")?);
+        let decimals = args.get("decimals").and_then(Value::as_u64).unwrap_or(2) as usize;
+        let asked = format!("ratio(column={column}, of={of}, to={to})");
+        let a = self
+            .cell(args, &of, &column, &asked)
+            .and_then(|c| c.as_f64());
+        let b = self
+            .cell(args, &to, &column, &asked)
+            .and_then(|c| c.as_f64());
+        Ok(Value::String(match (a, b) {
+            (Some(a), Some(b)) if b != 0.0 => format!("{:.decimals$}", a / b),
+            _ => "[missing value]".into(),
+        }))
+    }
+
+    fn take_problems(&self) -> Vec<(String, String)> {
+        std::mem::take(&mut *self.problems.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
     fn cell(
         &self,
         args: &HashMap<String, Value>,
@@ -170,4 +304,109 @@ pub fn error_chain(e: &tera::Error) -> String {
         src = s.source();
     }
     msg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::{EntryId, FrontMatter, Kind, TableRef};
+
+    fn entry(body: &str) -> Entry {
+        let meta: FrontMatter = serde_yaml::from_str("title: t\nsummary: s\n").unwrap();
+        let mut meta = meta;
+        meta.measured.push(TableRef {
+            experiment: "e".into(),
+            node: "n".into(),
+            rows: vec!["b128".into()],
+            columns: vec!["gbps".into()],
+            caption: None,
+        });
+        Entry {
+            id: EntryId::new(Kind::Term, "t"),
+            path: "t.md".into(),
+            raw: String::new(),
+            meta,
+            body: body.into(),
+            body_line: 1,
+        }
+    }
+
+    fn resolved() -> Resolved {
+        let corpus = crate::corpus::generate(6);
+        let record = Record {
+            schema: 1,
+            experiment: "e".into(),
+            node: "n".into(),
+            spec_digest: String::new(),
+            tool_version: String::new(),
+            captured_at: corpus.captured_at,
+            gpu: Default::default(),
+            compile_options: vec![],
+            problem: Default::default(),
+            configs: corpus.configs,
+            extra: serde_json::Value::Null,
+        };
+        HashMap::from([(("e".into(), "n".into()), Ok(Arc::new(record)))])
+    }
+
+    /// The fast path must mean exactly what Tera means, problems included.
+    fn both(
+        body: &str,
+    ) -> (
+        Option<(String, Vec<(String, String)>)>,
+        String,
+        Vec<(String, String)>,
+    ) {
+        let e = entry(body);
+        let fresh = || {
+            Arc::new(Lookup {
+                resolved: resolved(),
+                default: Some(("e".into(), "n".into())),
+                problems: Mutex::new(Vec::new()),
+            })
+        };
+        let fast = simple_calls(body).and_then(|calls| {
+            let l = fresh();
+            expand_calls(body, &calls, &l).map(|m| (m, l.take_problems()))
+        });
+        let l = fresh();
+        let tera = expand_with_tera(&e, &l).unwrap();
+        (fast, tera, l.take_problems())
+    }
+
+    #[test]
+    fn plain_calls_expand_as_tera_expands_them() {
+        for body in [
+            "a {{ value(row=\"b128\", column=\"gbps\") }} b\n",
+            "{{value(row=\"b256\",column=\"median_ms\")}} and {{ ratio(column=\"gbps\", of=\"b128\", to=\"b256\", decimals=3) }}\n\n",
+            "x {{ value(row=\"nope\", column=\"gbps\") }} y {{ ratio(column=\"gbps\", of=\"b128\", to=\"gone\") }}",
+            "{{ value(row=\"b128\", column=\"gbps\", experiment=\"e\", node=\"n\") }}",
+        ] {
+            let (fast, tera, problems) = both(body);
+            let (fast, fast_problems) = fast.expect(body);
+            assert_eq!(fast, tera, "{body}");
+            assert_eq!(fast_problems, problems, "{body}");
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_tera() {
+        for body in [
+            "{{ value(row=\"b128\", column=\"gbps\") | upper }}",
+            "{%- if true %}x{% endif %}",
+            "{{- value(row=\"b128\", column=\"gbps\") }}",
+            "{{ other(row=\"b128\") }}",
+            "{{ value(row='b128', column=\"gbps\") }}",
+            "{# note #}{{ value(row=\"b128\", column=\"gbps\") }}",
+        ] {
+            assert!(simple_calls(body).is_none(), "{body}");
+        }
+        let e = entry("{{ value(row=\"b128\") }}");
+        let err = expand_body(&e, &resolved()).err().map(|e| e.to_string());
+        assert!(
+            err.as_deref()
+                .is_some_and(|m| m.contains("missing string argument `column`")),
+            "{err:?}"
+        );
+    }
 }

@@ -12,4 +12,6 @@ mod signatures;
 pub use digest::{cited_records, signed_digest, SignedMaterial};
 pub use gate::{decide, Facts, Refusal, Role, Verdict};
 pub use person::same_person;
-pub use signatures::{load_signoffs, save_signoff, signoff_path, SignOff, SignOffs, Signature};
+pub use signatures::{
+    load_signoff, load_signoffs, save_signoff, signoff_path, SignOff, SignOffs, Signature,
+};

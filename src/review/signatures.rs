@@ -76,6 +76,15 @@ pub fn load_signoffs(reviews_dir: &Path, known: &HashSet<&EntryId>) -> Result<Si
     Ok(out)
 }
 
+/// Load one signature file (an incremental rebuild re-reads only the ones that changed).
+pub fn load_signoff(
+    reviews_dir: &Path,
+    path: &Path,
+    known: &HashSet<&EntryId>,
+) -> Result<(EntryId, SignOff)> {
+    load_one(reviews_dir, path, known)
+}
+
 fn load_one(
     reviews_dir: &Path,
     path: &Path,

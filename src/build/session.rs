@@ -1,0 +1,622 @@
+//! Incremental rebuilds for `serve`: keep the loaded project, the verdicts and the link
+//! graph in memory, and on a change re-read, re-check and re-render only what depends on
+//! the changed files.
+//!
+//! What depends on an entry's file or signatures:
+//! - its own page (body, tables, byline, verdict);
+//! - when what other pages show of it changes (name, title, summary, day, whether it has a
+//!   page, whether it is published): pages listing it as related, pages whose body links
+//!   to it, lessons and guides listing it (a term), the terms it lists (a lesson's "where
+//!   you meet this"), and the index;
+//! - when its headings change: pages whose body links to it (their anchor checks);
+//! - when the terms it lists change: those terms' "where you meet this".
+//!
+//! Anything else (templates, glossary.toml, measurements, static files, an entry added,
+//! removed or renamed) rebuilds the whole site, atomically, as `build` does.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+
+use rayon::prelude::*;
+use tera::Tera;
+
+use crate::content::{load_entry, Entry, EntryId, Kind};
+use crate::error::{Error, Result};
+use crate::render::pages::{
+    check_links, linked_entries, page_path, render_index, render_page, render_page_markdown,
+    RenderInput, SiteLinks,
+};
+use crate::render::templates::load_templates;
+use crate::review::{load_signoff, signoff_path};
+
+use super::output::absolute;
+use super::project::check_citations;
+use super::{assess, assess_all, render_and_write, Assessment, BuildOptions, Project, Report};
+
+/// A build kept in memory between edits.
+pub struct Session {
+    opts: BuildOptions,
+    root: PathBuf,
+    out: PathBuf,
+    state: State,
+    /// Changed paths not yet applied because the last rebuild failed (say, a front matter
+    /// typo): they are retried with the next change, so no edit is ever lost.
+    pending: BTreeSet<PathBuf>,
+}
+
+struct State {
+    project: Project,
+    tera: Tera,
+    /// One per entry, in the order of `project.content.entries`.
+    assessments: Vec<Assessment>,
+    pages: HashSet<EntryId>,
+    published: HashSet<EntryId>,
+    links: SiteLinks,
+    /// Entry -> the pages whose body links to it.
+    linked_from: HashMap<EntryId, HashSet<EntryId>>,
+    /// Term slug -> the entries that list it as related.
+    related_from: HashMap<String, HashSet<EntryId>>,
+    /// Entry file, relative to the root -> its index in `project.content.entries`.
+    by_file: HashMap<PathBuf, usize>,
+    report: Report,
+}
+
+/// What one rebuild did.
+#[derive(Debug)]
+pub struct Rebuilt {
+    pub report: Report,
+    /// Whether the change needed a whole-site build.
+    pub full: bool,
+    /// Output files whose bytes changed (relative to the output folder); empty after a
+    /// full build, which swaps in a whole new folder.
+    pub written: Vec<PathBuf>,
+    /// Output files removed (an entry that lost its page).
+    pub removed: Vec<PathBuf>,
+}
+
+/// How one changed path is handled.
+enum Change {
+    Entry(usize),
+    Signatures(EntryId),
+    Full,
+    Ignore,
+}
+
+/// The facts other pages show of an entry: if none changed, no other page changes.
+#[derive(PartialEq)]
+struct Shown {
+    name: String,
+    title: String,
+    summary: String,
+    day: Option<u32>,
+    has_page: bool,
+    published: bool,
+}
+
+impl Session {
+    /// Build the whole site (as `build` does) and keep what an incremental rebuild needs.
+    pub fn start(opts: BuildOptions) -> Result<Session> {
+        let root = absolute(&opts.root)?;
+        let state = State::load(&opts)?;
+        let out = absolute(&super::output_dir(&opts, &state.project))?;
+        Ok(Session {
+            opts,
+            root,
+            out,
+            state,
+            pending: BTreeSet::new(),
+        })
+    }
+
+    pub fn report(&self) -> &Report {
+        &self.state.report
+    }
+
+    /// The folder the site is written to.
+    pub fn out_dir(&self) -> &Path {
+        &self.out
+    }
+
+    /// Bring the output up to date with the files at `changed` (as a file watcher reports
+    /// them). On error the output and the session are as before the call.
+    pub fn rebuild(&mut self, changed: &[PathBuf]) -> Result<Rebuilt> {
+        for p in changed {
+            let p = absolute(p)?;
+            self.pending.insert(p);
+        }
+        let changes: Vec<Change> = self.pending.iter().map(|p| self.classify(p)).collect();
+        let result = if changes.iter().any(|c| matches!(c, Change::Full)) {
+            self.full()
+        } else {
+            let mut entries = BTreeSet::new();
+            let mut signatures = BTreeSet::new();
+            for c in changes {
+                match c {
+                    Change::Entry(i) => {
+                        entries.insert(i);
+                    }
+                    Change::Signatures(id) => {
+                        signatures.insert(id);
+                    }
+                    Change::Full | Change::Ignore => {}
+                }
+            }
+            self.incremental(&entries, &signatures)
+        };
+        if result.is_ok() {
+            self.pending.clear();
+        }
+        result
+    }
+
+    fn classify(&self, path: &Path) -> Change {
+        if path.starts_with(&self.out) {
+            return Change::Ignore;
+        }
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return Change::Ignore;
+        };
+        let parts: Vec<&str> = rel
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(s) => s.to_str(),
+                _ => None,
+            })
+            .collect();
+        // Editor swap files, version control, and our own staging folders.
+        if parts.iter().any(|p| p.starts_with('.') || p.ends_with('~')) {
+            return Change::Ignore;
+        }
+        match parts[..] {
+            ["content", "reviews", dir, file] => {
+                match (Kind::from_dir(dir), file.strip_suffix(".yaml")) {
+                    (Some(kind), Some(slug)) => Change::Signatures(EntryId::new(kind, slug)),
+                    _ => Change::Full,
+                }
+            }
+            ["content", dir, file] if Kind::from_dir(dir).is_some() => {
+                if !file.ends_with(".md") {
+                    return Change::Ignore;
+                }
+                match self.state.by_file.get(rel) {
+                    Some(&i) if path.is_file() => Change::Entry(i),
+                    // Added or removed: the set of pages changes.
+                    _ => Change::Full,
+                }
+            }
+            ["content", ..] if !rel.extension().is_some_and(|x| x == "md" || x == "yaml") => {
+                Change::Ignore
+            }
+            _ => Change::Full,
+        }
+    }
+
+    fn full(&mut self) -> Result<Rebuilt> {
+        self.state = State::load(&self.opts)?;
+        Ok(Rebuilt {
+            report: self.state.report.clone(),
+            full: true,
+            written: Vec::new(),
+            removed: Vec::new(),
+        })
+    }
+
+    fn incremental(
+        &mut self,
+        entries: &BTreeSet<usize>,
+        signatures: &BTreeSet<EntryId>,
+    ) -> Result<Rebuilt> {
+        // Read everything first: a file that does not parse changes nothing.
+        let project = &self.state.project;
+        let mut new_entries = Vec::new();
+        let mut errors = Vec::new();
+        let mut renamed = false;
+        for &i in entries {
+            let old = &project.content.entries[i];
+            match load_entry(old.id.kind, old.path.clone(), &project.content) {
+                Ok(e) if e.id != old.id => renamed = true,
+                Ok(e) => {
+                    errors.extend(check_citations(&e, &project.config, &project.library));
+                    new_entries.push(e);
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        if renamed {
+            // A `slug:` edit moves a page: the set of pages changes.
+            return self.full();
+        }
+        let reviews = project.layout.reviews();
+        let mut new_signoffs = Vec::new();
+        for id in signatures {
+            let path = signoff_path(&reviews, id);
+            if !path.is_file() {
+                new_signoffs.push((id.clone(), None));
+                continue;
+            }
+            let known: HashSet<&EntryId> =
+                project.content.get(id).map(|e| &e.id).into_iter().collect();
+            match load_signoff(&reviews, &path, &known) {
+                Ok((id, s)) => new_signoffs.push((id, Some(s))),
+                Err(e) => errors.push(e),
+            }
+        }
+        Error::collect(errors)?;
+
+        // Apply, remembering how to undo it if checking or rendering fails.
+        let project = &mut self.state.project;
+        let mut undo = Undo::default();
+        let mut changed: BTreeSet<EntryId> = BTreeSet::new();
+        for e in new_entries {
+            changed.insert(e.id.clone());
+            if let Some(old) = project.content.replace(e) {
+                undo.entries.push(old);
+            }
+        }
+        for (id, s) in new_signoffs {
+            changed.insert(id.clone());
+            let old = match s {
+                Some(s) => project.signoffs.insert(id.clone(), s),
+                None => project.signoffs.remove(&id),
+            };
+            undo.signoffs.push((id, old));
+        }
+        match self.state.apply(&self.opts, &self.out, &changed, &undo) {
+            Ok(r) => Ok(r),
+            Err(e) => {
+                undo.revert(&mut self.state.project);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The entries and signatures an incremental rebuild replaced, to put back on failure.
+#[derive(Default)]
+struct Undo {
+    entries: Vec<Entry>,
+    signoffs: Vec<(EntryId, Option<crate::review::SignOff>)>,
+}
+
+impl Undo {
+    fn revert(self, project: &mut Project) {
+        for e in self.entries {
+            project.content.replace(e);
+        }
+        for (id, s) in self.signoffs {
+            match s {
+                Some(s) => project.signoffs.insert(id, s),
+                None => project.signoffs.remove(&id),
+            };
+        }
+    }
+
+    fn old_entry(&self, id: &EntryId) -> Option<&Entry> {
+        self.entries.iter().find(|e| &e.id == id)
+    }
+}
+
+impl State {
+    fn load(opts: &BuildOptions) -> Result<State> {
+        let project = Project::load(&opts.root)?;
+        let tera = load_templates(&project.layout.templates())?;
+        let assessments = assess_all(&project, opts.today)?;
+        let written = render_and_write(opts, &project, &tera, &assessments)?;
+        let mut linked_from: HashMap<EntryId, HashSet<EntryId>> = HashMap::new();
+        for (from, tos) in &written.links.links_to {
+            for to in tos {
+                linked_from
+                    .entry(to.clone())
+                    .or_default()
+                    .insert(from.clone());
+            }
+        }
+        let mut related_from: HashMap<String, HashSet<EntryId>> = HashMap::new();
+        for e in &project.content.entries {
+            for r in &e.meta.related {
+                related_from
+                    .entry(r.clone())
+                    .or_default()
+                    .insert(e.id.clone());
+            }
+        }
+        let by_file = project
+            .content
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let rel = e.path.strip_prefix(&project.layout.root).unwrap_or(&e.path);
+                (rel.to_path_buf(), i)
+            })
+            .collect();
+        Ok(State {
+            project,
+            tera,
+            assessments,
+            pages: written.pages,
+            published: written.published,
+            links: written.links,
+            linked_from,
+            related_from,
+            by_file,
+            report: written.report,
+        })
+    }
+
+    fn index_of(&self, id: &EntryId) -> Option<usize> {
+        self.project
+            .content
+            .entries
+            .binary_search_by(|e| e.id.cmp(id))
+            .ok()
+    }
+
+    fn shown(&self, e: &Entry) -> Shown {
+        Shown {
+            name: e.name().to_string(),
+            title: e.meta.title.clone(),
+            summary: e.meta.summary.clone(),
+            day: e.meta.day,
+            has_page: self.pages.contains(&e.id),
+            published: self.published.contains(&e.id),
+        }
+    }
+
+    /// Re-assess `changed` (already swapped into the project) and re-render what depends
+    /// on them. Nothing in `self` but the project is modified until everything rendered.
+    fn apply(
+        &mut self,
+        opts: &BuildOptions,
+        out: &Path,
+        changed: &BTreeSet<EntryId>,
+        undo: &Undo,
+    ) -> Result<Rebuilt> {
+        let project = &self.project;
+        let mut assessed = Vec::new();
+        for id in changed {
+            let (Some(i), Some(e)) = (self.index_of(id), project.content.get(id)) else {
+                continue;
+            };
+            assessed.push((i, assess(project, e, opts.today)?));
+        }
+
+        let mut pages = self.pages.clone();
+        let mut published = self.published.clone();
+        let mut affected: BTreeSet<EntryId> = changed.clone();
+        let mut index_changed = false;
+        for (i, a) in &assessed {
+            let e = &project.content.entries[*i];
+            let before = match undo.old_entry(&e.id) {
+                Some(old) => self.shown(old),
+                None => self.shown(e),
+            };
+            if a.verdict.is_published() {
+                published.insert(e.id.clone());
+            } else {
+                published.remove(&e.id);
+            }
+            if opts.drafts || a.verdict.is_published() {
+                pages.insert(e.id.clone());
+            } else {
+                pages.remove(&e.id);
+            }
+            let after = Shown {
+                has_page: pages.contains(&e.id),
+                published: published.contains(&e.id),
+                ..self.shown(e)
+            };
+            if before != after {
+                index_changed = true;
+                affected.extend(self.shown_on(e));
+                if let Some(old) = undo.old_entry(&e.id) {
+                    affected.extend(self.shown_on(old));
+                }
+            }
+            if let Some(old) = undo.old_entry(&e.id) {
+                let uses = |x: &Entry| -> Vec<(String, Option<String>)> {
+                    x.term_uses()
+                        .iter()
+                        .map(|u| (u.slug().to_string(), u.note().map(str::to_string)))
+                        .collect()
+                };
+                if uses(old) != uses(e) {
+                    for (slug, _) in uses(old).into_iter().chain(uses(e)) {
+                        affected.insert(EntryId::new(Kind::Term, slug));
+                    }
+                }
+            }
+        }
+
+        let input = RenderInput {
+            project,
+            assessments: &self.assessments,
+            tera: &self.tera,
+            pages: &pages,
+            published: &published,
+        };
+        let assessment_of = |id: &EntryId| -> Option<&Assessment> {
+            let i = self.index_of(id)?;
+            assessed
+                .iter()
+                .find(|(j, _)| *j == i)
+                .map(|(_, a)| a)
+                .or_else(|| self.assessments.get(i))
+        };
+
+        // Markdown first: a page whose headings changed makes its linkers re-check anchors.
+        let mut rendered = Vec::new();
+        let mut more = BTreeSet::new();
+        for id in &affected {
+            let Some(e) = project.content.get(id) else {
+                continue;
+            };
+            if !pages.contains(id) {
+                continue;
+            }
+            let r = render_page_markdown(&input, e, assessment_of(id));
+            if self.links.headings.get(id) != Some(&r.heading_ids) {
+                more.extend(self.linked_from.get(id).into_iter().flatten().cloned());
+            }
+            rendered.push((e, r));
+        }
+        for id in more.difference(&affected) {
+            if let (Some(e), true) = (project.content.get(id), pages.contains(id)) {
+                let r = render_page_markdown(&input, e, assessment_of(id));
+                rendered.push((e, r));
+            }
+        }
+        let headings: HashMap<&EntryId, &[String]> = rendered
+            .iter()
+            .map(|(e, r)| (&e.id, r.heading_ids.as_slice()))
+            .collect();
+        let mut errors = Vec::new();
+        for (e, r) in &rendered {
+            errors.extend(check_links(project, e, r, &pages, &|id| {
+                headings
+                    .get(id)
+                    .copied()
+                    .or_else(|| self.links.headings.get(id).map(Vec::as_slice))
+            }));
+        }
+        Error::collect(errors)?;
+
+        let new_links: Vec<(EntryId, Vec<String>, Vec<EntryId>)> = rendered
+            .iter()
+            .map(|(e, r)| (e.id.clone(), r.heading_ids.clone(), linked_entries(r)))
+            .collect();
+        let mut files = rendered
+            .into_par_iter()
+            .map(|(e, r)| {
+                let a = assessment_of(&e.id).ok_or_else(|| {
+                    Error::Other(format!("{}: no assessment (a glossary bug)", e.id))
+                })?;
+                render_page(&input, e, a, r)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if index_changed {
+            files.push(render_index(&input)?);
+        }
+
+        // Everything rendered: write, then commit the new state.
+        let mut written = Vec::new();
+        for f in &files {
+            if write_live(&out.join(&f.path), &f.bytes)? {
+                written.push(f.path.clone());
+            }
+        }
+        let mut removed = Vec::new();
+        for id in changed {
+            if self.pages.contains(id) && !pages.contains(id) {
+                let path = page_path(id);
+                let file = out.join(&path);
+                if file.is_file() {
+                    std::fs::remove_file(&file).map_err(|e| Error::io(&file, e))?;
+                    if let Some(dir) = file.parent() {
+                        let _ = std::fs::remove_dir(dir);
+                    }
+                    removed.push(path);
+                }
+            }
+        }
+
+        for (i, a) in assessed {
+            self.assessments[i] = a;
+        }
+        for id in changed {
+            if let Some(old) = undo.old_entry(id) {
+                for r in &old.meta.related {
+                    if let Some(set) = self.related_from.get_mut(r) {
+                        set.remove(id);
+                    }
+                }
+            }
+            if let Some(e) = self.project.content.get(id) {
+                for r in &e.meta.related {
+                    self.related_from
+                        .entry(r.clone())
+                        .or_default()
+                        .insert(id.clone());
+                }
+            }
+        }
+        for (id, headings, links) in new_links {
+            if let Some(old) = self.links.links_to.get(&id) {
+                for to in old {
+                    if let Some(set) = self.linked_from.get_mut(to) {
+                        set.remove(&id);
+                    }
+                }
+            }
+            for to in &links {
+                self.linked_from
+                    .entry(to.clone())
+                    .or_default()
+                    .insert(id.clone());
+            }
+            self.links.headings.insert(id.clone(), headings);
+            self.links.links_to.insert(id, links);
+        }
+        for id in changed {
+            if !pages.contains(id) {
+                self.links.headings.remove(id);
+            }
+        }
+        self.pages = pages;
+        self.published = published;
+        self.report = Report::from_assessments(&self.assessments);
+        self.report.pages_written = self.pages.len() + 1;
+        Ok(Rebuilt {
+            report: self.report.clone(),
+            full: false,
+            written,
+            removed,
+        })
+    }
+
+    /// The pages that show something of `e`: see the module comment.
+    fn shown_on(&self, e: &Entry) -> Vec<EntryId> {
+        let content = &self.project.content;
+        let mut ids: Vec<EntryId> = Vec::new();
+        ids.extend(self.linked_from.get(&e.id).into_iter().flatten().cloned());
+        if e.id.kind == Kind::Term {
+            ids.extend(
+                self.related_from
+                    .get(&e.id.slug)
+                    .into_iter()
+                    .flatten()
+                    .cloned(),
+            );
+            ids.extend(content.uses_of(&e.id.slug).map(|(x, _)| x.id.clone()));
+        }
+        ids.extend(
+            e.term_uses()
+                .iter()
+                .map(|u| EntryId::new(Kind::Term, u.slug())),
+        );
+        ids
+    }
+}
+
+/// Replace one file of the live site so a reader never sees half of it: a temporary file
+/// beside it, then a rename. Unchanged bytes are not rewritten.
+fn write_live(dest: &Path, bytes: &[u8]) -> Result<bool> {
+    if std::fs::read(dest).is_ok_and(|old| old == bytes) {
+        return Ok(false);
+    }
+    let dir = dest
+        .parent()
+        .ok_or_else(|| Error::Other(format!("{}: no parent folder", dest.display())))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
+    use std::io::Write;
+    tmp.write_all(bytes).map_err(|e| Error::io(dest, e))?;
+    tmp.persist(dest).map_err(|e| Error::io(dest, e.error))?;
+    #[cfg(unix)]
+    {
+        // Temporary files are private; a page is as readable as one `build` writes.
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(dest, std::fs::Permissions::from_mode(0o644));
+    }
+    Ok(true)
+}

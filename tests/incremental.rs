@@ -1,0 +1,208 @@
+//! `build::Session` (what `serve` rebuilds with) must leave the output exactly as a full
+//! `glossary build` of the same files would: same files, same bytes.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use glossary::build::{BuildOptions, Session};
+use glossary::content::load_content;
+use glossary::measure::Library;
+use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
+
+fn corpus(n: usize) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("project");
+    let templates = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+    glossary::corpus::write_glossary(&glossary::corpus::generate(n), &root, &templates).unwrap();
+    tmp
+}
+
+fn options(root: &Path, out: &Path, drafts: bool) -> BuildOptions {
+    BuildOptions {
+        root: root.to_path_buf(),
+        out: Some(out.to_path_buf()),
+        drafts,
+        today: chrono::Local::now().date_naive(),
+    }
+}
+
+/// Every file under `dir`, by relative path.
+fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Build `root` from scratch with the real binary and compare with the session's output.
+fn assert_same_as_full_build(root: &Path, session_out: &Path, drafts: bool) {
+    let full_out = root.parent().unwrap().join("full");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_glossary"));
+    cmd.args(["build", "--root"])
+        .arg(root)
+        .arg("--out")
+        .arg(&full_out);
+    if drafts {
+        cmd.arg("--drafts");
+    }
+    let run = cmd.output().unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let (full, incremental) = (tree(&full_out), tree(session_out));
+    let only = |a: &BTreeMap<PathBuf, Vec<u8>>, b: &BTreeMap<PathBuf, Vec<u8>>| {
+        a.keys()
+            .filter(|k| !b.contains_key(*k))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        only(&full, &incremental),
+        Vec::<PathBuf>::new(),
+        "missing after rebuild"
+    );
+    assert_eq!(
+        only(&incremental, &full),
+        Vec::<PathBuf>::new(),
+        "left over after rebuild"
+    );
+    for (path, bytes) in &full {
+        assert!(
+            &incremental[path] == bytes,
+            "{} differs from a full build",
+            path.display()
+        );
+    }
+}
+
+fn term_files(root: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root.join("content/terms"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v
+}
+
+fn resign(root: &Path, file: &Path) {
+    let content = load_content(&root.join("content")).unwrap();
+    let library = Library::load(&root.join("measurements")).unwrap();
+    let entry = content.entries.iter().find(|e| e.path == file).unwrap();
+    let m = signed_digest(entry, &library);
+    let sig = |name: &str| Signature {
+        name: name.into(),
+        date: chrono::NaiveDate::from_ymd_opt(2026, 3, 1).unwrap(),
+        digest: m.digest.clone(),
+        records: m.records.clone(),
+        text: None,
+    };
+    save_signoff(
+        &root.join("content/reviews"),
+        &entry.id,
+        &SignOff {
+            author: Some(sig("author-a")),
+            reviewer: Some(sig("reviewer-c")),
+        },
+    )
+    .unwrap();
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{from:?} not in {}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+fn signature_file(root: &Path, term: &Path) -> PathBuf {
+    root.join("content/reviews/terms")
+        .join(term.file_stem().unwrap())
+        .with_extension("yaml")
+}
+
+#[test]
+fn edits_rebuilt_incrementally_match_a_full_build_byte_for_byte() {
+    for drafts in [false, true] {
+        let tmp = corpus(40);
+        let root = tmp.path().join("project");
+        let out = tmp.path().join("site");
+        let mut session = Session::start(options(&root, &out, drafts)).unwrap();
+        assert_eq!(session.report().published.len(), 40);
+        let files = term_files(&root);
+
+        // An edited body: the signatures no longer match, so the entry is refused. Without
+        // drafts its page goes, and links to it elsewhere (related lists, bodies, the index)
+        // turn into plain text; with drafts it is marked as a draft everywhere.
+        edit(&files[3], "## How it works", "## How it really works");
+        let r = session.rebuild(&[files[3].clone()]).unwrap();
+        assert!(!r.full);
+        assert_eq!(r.report.refused.len(), 1);
+        assert_same_as_full_build(&root, &out, drafts);
+
+        // Signed again by a different reviewer: published again, with the new byline.
+        resign(&root, &files[3]);
+        let r = session
+            .rebuild(&[signature_file(&root, &files[3])])
+            .unwrap();
+        assert!(!r.full);
+        assert_eq!(r.report.published.len(), 40);
+        assert_same_as_full_build(&root, &out, drafts);
+
+        // A new name and summary, signed: every list that shows this term changes.
+        edit(&files[7], "name: \"", "name: \"renamed ");
+        edit(&files[7], "summary: \"", "summary: \"Renamed. ");
+        resign(&root, &files[7]);
+        let r = session
+            .rebuild(&[files[7].clone(), signature_file(&root, &files[7])])
+            .unwrap();
+        assert!(!r.full);
+        assert!(r.written.len() > 2, "{:?}", r.written);
+        assert_same_as_full_build(&root, &out, drafts);
+
+        // A template change rebuilds everything.
+        let base = root.join("templates/base.html");
+        edit(
+            &base,
+            "<main id=\"main\">",
+            "<main id=\"main\" class=\"edited\">",
+        );
+        let r = session.rebuild(&[base]).unwrap();
+        assert!(r.full);
+        assert_same_as_full_build(&root, &out, drafts);
+    }
+}
+
+#[test]
+fn a_broken_edit_changes_nothing_and_is_retried_with_the_next_change() {
+    let tmp = corpus(12);
+    let root = tmp.path().join("project");
+    let out = tmp.path().join("site");
+    let mut session = Session::start(options(&root, &out, true)).unwrap();
+    let before = tree(&out);
+    let files = term_files(&root);
+
+    edit(&files[2], "summary: \"", "summary: [\"");
+    let err = session
+        .rebuild(&[files[2].clone()])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(&*files[2].to_string_lossy()), "{err}");
+    assert_eq!(tree(&out), before);
+
+    // The fix arrives as a change to another file's watcher event; the broken file is
+    // still pending and is picked up.
+    edit(&files[2], "summary: [\"", "summary: \"");
+    edit(&files[2], "## Measured", "## Measured here");
+    edit(&files[5], "## How it works", "## How this works");
+    session.rebuild(&[files[5].clone()]).unwrap();
+    assert_same_as_full_build(&root, &out, true);
+}

@@ -41,6 +41,8 @@ impl Project {
         for entry in &content.entries {
             errors.extend(check_citations(entry, &config, &library));
         }
+        // Report in file order, however the stages found them.
+        errors.sort_by_cached_key(|e| e.to_string());
         Error::collect(errors)?;
         Ok(Project {
             layout,

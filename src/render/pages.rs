@@ -91,14 +91,9 @@ pub fn render_site(input: &RenderInput<'_>) -> Result<Vec<OutputFile>> {
     let project = input.project;
     let by_id: HashMap<&EntryId, &Assessment> =
         input.assessments.iter().map(|a| (&a.id, a)).collect();
-    let entries: Vec<&Entry> = project
-        .content
-        .entries
-        .iter()
-        .filter(|e| input.pages.contains(&e.id))
-        .collect();
-
-    // Pass 1: Markdown, so every page's heading ids are known before links are checked.
+    // Pass 1: Markdown for every entry, so every page's heading ids are known before links
+    // are checked, and a broken link is an error even in an entry that is not published.
+    let entries: Vec<&Entry> = project.content.entries.iter().collect();
     let rendered: Vec<RenderedMarkdown> = entries
         .par_iter()
         .map(|e| {
@@ -134,6 +129,7 @@ pub fn render_site(input: &RenderInput<'_>) -> Result<Vec<OutputFile>> {
     let mut files: Vec<OutputFile> = entries
         .par_iter()
         .zip(rendered.into_par_iter())
+        .filter(|(e, _)| input.pages.contains(&e.id))
         .map(|(e, r)| {
             let a = by_id[&e.id];
             let html = render_entry(input, &site, e, a, r)?;
@@ -326,6 +322,7 @@ fn render_entry(
     let mut tctx = Context::new();
     tctx.insert("site", site);
     tctx.insert("page", &ctx);
+    tctx.insert("root", ENTRY_ROOT);
     let template = format!("{}.html", e.id.kind.singular());
     render_template(input.tera, &template, &tctx, &project.layout.templates())
 }

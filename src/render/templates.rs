@@ -23,6 +23,9 @@ pub fn load_templates(dir: &Path) -> Result<Tera> {
         }
     }
     tera.autoescape_on(vec![".html"]);
+    // Tera's default escaper also encodes `/`, which turns every URL into `&#x2F;` soup;
+    // escaping the five HTML-significant characters is enough inside text and quoted attributes.
+    tera.set_escape_fn(super::highlight::escape);
     Ok(tera)
 }
 

@@ -117,7 +117,8 @@ impl Lookup {
         };
         let record = match self.resolved.get(&key) {
             Some(Ok(r)) => r,
-            Some(Err(why)) => return problem(why.to_string()),
+            // Already a refusal reason for the entry as a whole; once is enough.
+            Some(Err(_)) => return None,
             None => {
                 return problem(format!(
                     "{}/{} is not cited by this entry's front matter",

@@ -13,6 +13,7 @@ pub mod config;
 pub mod content;
 pub mod error;
 pub mod measure;
+pub mod occupancy;
 pub mod render;
 pub mod review;
 

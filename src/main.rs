@@ -20,6 +20,8 @@ enum Command {
     Check(cmd::check::CheckArgs),
     /// Create a new entry from a template.
     New(cmd::new::NewArgs),
+    /// Occupancy of a launch on an architecture, and how to read it (or read an ncu export).
+    Occupancy(glossary::occupancy::OccupancyArgs),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
         Command::Build(a) => cmd::build::run(a),
         Command::Check(a) => cmd::check::run(a),
         Command::New(a) => cmd::new::run(a),
+        Command::Occupancy(a) => glossary::occupancy::run_cli(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,6 +22,8 @@ enum Command {
     New(cmd::new::NewArgs),
     /// Occupancy of a launch on an architecture, and how to read it (or read an ncu export).
     Occupancy(glossary::occupancy::OccupancyArgs),
+    /// Sign entries, see where each stands, and diff what changed since a signature.
+    Review(cmd::review::ReviewArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
         Command::Check(a) => cmd::check::run(a),
         Command::New(a) => cmd::new::run(a),
         Command::Occupancy(a) => glossary::occupancy::run_cli(a),
+        Command::Review(a) => cmd::review::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -14,18 +14,30 @@ fn site_with_term() -> Site {
 }
 
 /// Every command that reads signatures fails naming the file, and signing leaves it as is.
-fn assert_named_and_untouched(site: &Site, file: &str, what: &str) {
+/// `named` is how the error names the file (with a line where one is known).
+fn assert_named_and_untouched(site: &Site, file: &str, named: &str, what: &str) {
     let before = site.read(file);
     for args in [
         &["review", "status"][..],
-        &["review", "sign", "occupancy", "--as", "author", "--name", "author-a"],
+        &[
+            "review",
+            "sign",
+            "occupancy",
+            "--as",
+            "author",
+            "--name",
+            "author-a",
+        ],
         &["review", "diff", "occupancy"],
         &["build"],
         &["check"],
     ] {
         let r = site.run(args);
         assert!(!r.ok, "{args:?} accepted {what}:\n{r:?}");
-        assert!(r.stderr.contains(file), "{args:?} did not name {file}:\n{r:?}");
+        assert!(
+            r.stderr.contains(named),
+            "{args:?} did not name {named}:\n{r:?}"
+        );
         assert!(r.stderr.contains(what), "{args:?}: {r:?}");
         assert_eq!(site.read(file), before, "{args:?} changed {file}");
     }
@@ -36,7 +48,7 @@ fn assert_named_and_untouched(site: &Site, file: &str, what: &str) {
 fn unparseable_signature_file_is_named_and_never_overwritten() {
     let site = site_with_term();
     site.write(SIGNATURES, "author: [this is: not a signature\n");
-    assert_named_and_untouched(&site, SIGNATURES, "signature file");
+    assert_named_and_untouched(&site, SIGNATURES, SIGNATURES, "signature file");
 }
 
 #[test]
@@ -46,7 +58,12 @@ fn malformed_date_is_named_with_its_line() {
         SIGNATURES,
         "author:\n  name: author-a\n  date: 2026-02-30\n  digest: sha256:00\n",
     );
-    assert_named_and_untouched(&site, &format!("{SIGNATURES}:3:"), "signature file");
+    assert_named_and_untouched(
+        &site,
+        SIGNATURES,
+        &format!("{SIGNATURES}:3:"),
+        "input is out of range",
+    );
 }
 
 #[test]
@@ -60,7 +77,10 @@ fn signature_file_for_unknown_entry_is_named() {
     let r = site.run(&["review", "status"]);
     assert!(!r.ok, "{r:?}");
     assert!(r.stderr.contains(stray), "{r:?}");
-    assert!(r.stderr.contains("unknown entry `terms/no-such-term`"), "{r:?}");
+    assert!(
+        r.stderr.contains("unknown entry `terms/no-such-term`"),
+        "{r:?}"
+    );
     let r = site.run(&["build"]);
     assert!(!r.ok && r.stderr.contains(stray), "{r:?}");
 }
@@ -70,11 +90,15 @@ fn old_sources_warn_in_status_and_check_and_fail_check_strict() {
     let site = Site::new("");
     site.term("occupancy", days_ago(400), None);
     site.term("warp", days_ago(10), None);
-    let warning = format!("source \"A source about occupancy\" was last checked on {}", days_ago(400));
+    let warning = format!(
+        "source \"A source about occupancy\" was last checked on {}",
+        days_ago(400)
+    );
 
     let r = site.ok(&["check"]);
     assert!(
-        r.stdout.contains(&format!("warning terms/occupancy: {warning}")),
+        r.stdout
+            .contains(&format!("warning terms/occupancy: {warning}")),
         "{r:?}"
     );
     assert!(!r.stdout.contains("warning terms/warp"), "{r:?}");

@@ -66,7 +66,8 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
     assert_eq!(s["published"], false);
     let b = site.ok(&["build"]);
     assert!(
-        b.stdout.contains("refused terms/occupancy: no named author"),
+        b.stdout
+            .contains("refused terms/occupancy: no named author"),
         "{b:?}"
     );
     assert!(!site.path(PAGE).exists());
@@ -75,7 +76,8 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
     let r = sign(&site, "author", "author-a");
     assert!(r.ok, "{r:?}");
     assert!(
-        r.stdout.contains("signed terms/occupancy as author: author-a on"),
+        r.stdout
+            .contains("signed terms/occupancy as author: author-a on"),
         "{r:?}"
     );
     let s = status_of(&site, ENTRY);
@@ -98,13 +100,22 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
         .find(|l| l.starts_with(ENTRY))
         .expect("a row for the entry");
     assert!(row.contains("ready"), "{table}");
-    assert!(row.contains(&format!("reviewer-b {review_date}")), "{table}");
+    assert!(
+        row.contains(&format!("reviewer-b {review_date}")),
+        "{table}"
+    );
 
     let b = site.ok(&["build"]);
     assert!(b.stdout.contains("published 1, refused 0"), "{b:?}");
     let page = site.read(PAGE);
-    assert!(page.contains("<dt>Written by</dt><dd>author-a</dd>"), "{page}");
-    assert!(page.contains("<dt>Reviewed by</dt><dd>reviewer-b</dd>"), "{page}");
+    assert!(
+        page.contains("<dt>Written by</dt><dd>author-a</dd>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<dt>Reviewed by</dt><dd>reviewer-b</dd>"),
+        "{page}"
+    );
     assert!(
         page.contains(&format!("<dt>Written on</dt><dd>{author_date}</dd>")),
         "{page}"
@@ -151,19 +162,30 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
         "{d}"
     );
     assert!(d.contains("\n-The second paragraph.\n"), "{d}");
-    assert!(d.contains("\n+The second paragraph, now rewritten.\n"), "{d}");
+    assert!(
+        d.contains("\n+The second paragraph, now rewritten.\n"),
+        "{d}"
+    );
 
     // The author re-signs: the reviewer's old signature stays, and still counts as changed.
     let r = sign(&site, "author", "author-a");
     assert!(r.ok, "{r:?}");
-    assert!(r.stdout.starts_with("re-signed terms/occupancy as author"), "{r:?}");
-    assert!(r.stdout.contains("the reviewer's signature (reviewer-b on"), "{r:?}");
+    assert!(
+        r.stdout.starts_with("re-signed terms/occupancy as author"),
+        "{r:?}"
+    );
+    assert!(
+        r.stdout.contains("the reviewer's signature (reviewer-b on"),
+        "{r:?}"
+    );
     let s = status_of(&site, ENTRY);
     assert_eq!(s["state"], "changed");
     assert_eq!(s["author"]["current"], true);
     assert_eq!(s["reviewer"]["current"], false);
     assert!(
-        site.ok(&["build"]).stdout.contains("changed since reviewed by reviewer-b"),
+        site.ok(&["build"])
+            .stdout
+            .contains("changed since reviewed by reviewer-b"),
         "refused until the reviewer re-signs"
     );
 
@@ -223,10 +245,7 @@ fn self_review_is_refused_in_any_spelling() {
     ] {
         let r = sign(&site, "reviewer", spelling);
         assert!(!r.ok, "{spelling:?} was allowed to review:\n{r:?}");
-        assert!(
-            r.stderr.contains("signed it as its author"),
-            "{spelling:?}: {r:?}"
-        );
+        assert!(r.stderr.contains("as its author on"), "{spelling:?}: {r:?}");
         assert_eq!(site.read(SIGNATURES), before, "the refusal wrote nothing");
     }
     assert_eq!(status_of(&site, ENTRY)["state"], "draft");
@@ -235,7 +254,7 @@ fn self_review_is_refused_in_any_spelling() {
     assert!(sign(&site, "reviewer", "reviewer-b").ok);
     let r = sign(&site, "author", "REVIEWER-B");
     assert!(!r.ok, "{r:?}");
-    assert!(r.stderr.contains("signed it as its reviewer"), "{r:?}");
+    assert!(r.stderr.contains("as its reviewer on"), "{r:?}");
     assert_eq!(status_of(&site, ENTRY)["author"]["name"], "Author A");
 }
 
@@ -245,7 +264,10 @@ fn signer_name_defaults_to_git_user_name_and_is_required() {
     // No --name, no git user anywhere: a clear error, and no signature file.
     let r = site.run(&["review", "sign", "occupancy", "--as", "author"]);
     assert!(!r.ok, "{r:?}");
-    assert!(r.stderr.contains("no signer name: pass --name NAME"), "{r:?}");
+    assert!(
+        r.stderr.contains("no signer name: pass --name NAME"),
+        "{r:?}"
+    );
     assert!(!site.path(SIGNATURES).exists());
 
     // A blank --name is no name either.
@@ -281,11 +303,23 @@ fn bare_slug_used_by_two_kinds_asks_which() {
     assert!(!r.ok, "{r:?}");
     assert!(r.stderr.contains("e.g. `terms/occupancy`"), "{r:?}");
     assert!(r.stderr.contains("lessons/occupancy"), "{r:?}");
-    site.ok(&["review", "sign", "lessons/occupancy", "--as", "author", "--name", "author-a"]);
-    assert!(site.path("content/reviews/lessons/occupancy.yaml").is_file());
+    site.ok(&[
+        "review",
+        "sign",
+        "lessons/occupancy",
+        "--as",
+        "author",
+        "--name",
+        "author-a",
+    ]);
+    assert!(site
+        .path("content/reviews/lessons/occupancy.yaml")
+        .is_file());
     assert!(!site.path(SIGNATURES).exists());
 
-    let r = site.run(&["review", "sign", "warp", "--as", "author", "--name", "author-a"]);
+    let r = site.run(&[
+        "review", "sign", "warp", "--as", "author", "--name", "author-a",
+    ]);
     assert!(!r.ok && r.stderr.contains("no entry `warp`"), "{r:?}");
 }
 
@@ -294,12 +328,18 @@ fn diff_without_any_signature_says_so() {
     let site = signed_site_fixture();
     let r = site.run(&["review", "diff", "occupancy"]);
     assert!(!r.ok, "{r:?}");
-    assert!(r.stderr.contains("terms/occupancy has no signature yet"), "{r:?}");
+    assert!(
+        r.stderr.contains("terms/occupancy has no signature yet"),
+        "{r:?}"
+    );
 
     // With only the author's signature, the diff is against the author's text.
     assert!(sign(&site, "author", "author-a").ok);
     edit_body(&site);
     let d = site.ok(&["review", "diff", "occupancy"]).stdout;
-    assert!(d.contains("changes since signed by its author author-a"), "{d}");
+    assert!(
+        d.contains("changes since signed by its author author-a"),
+        "{d}"
+    );
     assert!(d.contains("+The second paragraph, now rewritten."), "{d}");
 }

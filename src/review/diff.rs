@@ -137,12 +137,15 @@ pub fn diff_since_signed(project: &Project, entry: &EntryId) -> Result<SinceSign
         },
         None => return Err(nothing_signed(entry)),
     };
-    let signed_text = sig.text.as_deref().ok_or_else(|| ReviewError::NoSignedText {
-        path: signoff_path(&project.layout.reviews(), entry)
-            .display()
-            .to_string(),
-        role,
-    })?;
+    let signed_text = sig
+        .text
+        .as_deref()
+        .ok_or_else(|| ReviewError::NoSignedText {
+            path: signoff_path(&project.layout.reviews(), entry)
+                .display()
+                .to_string(),
+            role,
+        })?;
     let current = signed_digest(e, &project.library);
     Ok(SinceSigned {
         entry: entry.clone(),

@@ -18,7 +18,7 @@ pub enum ReviewError {
     #[error("the signer's name is blank: pass a name with --name")]
     BlankName,
     /// The same person may not hold both roles, however the name is spelled.
-    #[error("{name} cannot sign {entry} as {role}: they signed it as its {other} on {other_date} ({other_name}); a different person must take the other role")]
+    #[error("\"{name}\" is the same person as {other_name}, who signed {entry} as its {other} on {other_date}; a different person must sign as its {role}")]
     SelfReview {
         entry: String,
         role: Role,

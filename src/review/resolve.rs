@@ -42,7 +42,16 @@ mod tests {
         for f in files {
             let path = dir.path().join(f);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, "---\ntitle: T\nsummary: S.\n---\nBody.\n").unwrap();
+            let day = if f.starts_with("lessons/") {
+                "day: 1\n"
+            } else {
+                ""
+            };
+            std::fs::write(
+                &path,
+                format!("---\ntitle: T\nsummary: S.\n{day}---\nBody.\n"),
+            )
+            .unwrap();
         }
         let content = load_content(dir.path()).unwrap();
         (dir, content)

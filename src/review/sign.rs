@@ -160,7 +160,7 @@ mod tests {
                 matches!(err, ReviewError::SelfReview { .. }),
                 "{spelling:?}: {err}"
             );
-            assert!(err.to_string().contains("as its author"), "{err}");
+            assert!(err.to_string().contains("as its author on"), "{err}");
         }
         assert!(check_signer(&id(), &s, Role::Reviewer, "Reviewer B").is_ok());
     }
@@ -172,7 +172,7 @@ mod tests {
             reviewer: Some(sig("reviewer-b")),
         };
         let err = check_signer(&id(), &s, Role::Author, "Reviewer-B").unwrap_err();
-        assert!(err.to_string().contains("as its reviewer"), "{err}");
+        assert!(err.to_string().contains("as its reviewer on"), "{err}");
     }
 
     #[test]

@@ -167,7 +167,14 @@ impl StatusReport {
     /// An aligned table, one row per entry, then the notes (refusals, changed records, old
     /// sources) of the entries that have any, then the counts.
     pub fn to_table(&self) -> String {
-        let header = ["ENTRY", "STATE", "AUTHOR", "REVIEWER", "PUBLISHED", "MISSING"];
+        let header = [
+            "ENTRY",
+            "STATE",
+            "AUTHOR",
+            "REVIEWER",
+            "PUBLISHED",
+            "MISSING",
+        ];
         let signer = |s: &Option<SignerStatus>| match s {
             None => "-".to_string(),
             Some(s) if s.current => format!("{} {}", s.name, s.date),
@@ -246,5 +253,127 @@ impl StatusReport {
             self.entries.iter().filter(|e| e.published).count()
         );
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::content::{EntryId, Kind};
+    use crate::review::{SignedMaterial, Verdict};
+
+    fn entry() -> Entry {
+        let raw = "---\ntitle: What is it?\nsummary: S.\n---\nBody.\n";
+        Entry {
+            id: EntryId::new(Kind::Term, "it"),
+            path: "content/terms/it.md".into(),
+            raw: raw.into(),
+            meta: serde_yaml::from_str("title: What is it?\nsummary: S.\n").unwrap(),
+            body: "Body.\n".into(),
+            body_line: 5,
+        }
+    }
+
+    fn assessment(refusals: Vec<Refusal>) -> Assessment {
+        Assessment {
+            id: entry().id,
+            verdict: Verdict { refusals },
+            material: SignedMaterial {
+                digest: "now".into(),
+                records: BTreeMap::from([("exp/node".to_string(), "r2".to_string())]),
+            },
+            markdown: String::new(),
+            tables: Vec::new(),
+            resolved: Default::default(),
+            last_checked: None,
+            warnings: vec!["an old source".into()],
+        }
+    }
+
+    fn sig(name: &str, digest: &str) -> Signature {
+        Signature {
+            name: name.into(),
+            date: NaiveDate::from_ymd_opt(2026, 4, 2).unwrap(),
+            digest: digest.into(),
+            records: BTreeMap::from([("exp/node".to_string(), "r1".to_string())]),
+            text: None,
+        }
+    }
+
+    fn status(author: Option<Signature>, reviewer: Option<Signature>) -> EntryStatus {
+        let s = SignOff { author, reviewer };
+        entry_status(&entry(), Some(&s), &assessment(Vec::new()))
+    }
+
+    #[test]
+    fn unsigned_and_half_signed_entries_are_drafts() {
+        let s = entry_status(&entry(), None, &assessment(Vec::new()));
+        assert_eq!(s.state, State::Draft);
+        assert_eq!(s.missing, ["author signature", "reviewer signature"]);
+        let s = status(Some(sig("author-a", "now")), None);
+        assert_eq!(s.state, State::Draft);
+        assert_eq!(s.missing, ["reviewer signature"]);
+    }
+
+    #[test]
+    fn both_current_signatures_are_ready() {
+        let s = status(Some(sig("author-a", "now")), Some(sig("reviewer-b", "now")));
+        assert_eq!(s.state, State::Ready);
+        assert!(s.missing.is_empty());
+    }
+
+    #[test]
+    fn an_out_of_date_signature_is_changed_and_names_who_and_when() {
+        let s = status(Some(sig("author-a", "now")), Some(sig("reviewer-b", "old")));
+        assert_eq!(s.state, State::Changed);
+        assert_eq!(
+            s.missing,
+            ["reviewer re-signature (changed since reviewed by reviewer-b on 2026-04-02)"]
+        );
+        // The record the reviewer saw differs from the one cited now.
+        assert_eq!(s.changed_records.len(), 1);
+        assert_eq!(s.changed_records[0].citation, "exp/node");
+    }
+
+    #[test]
+    fn one_person_in_both_roles_stays_a_draft() {
+        let s = status(Some(sig("Author A", "now")), Some(sig(" author  a", "now")));
+        assert_eq!(s.state, State::Draft);
+        assert_eq!(s.missing, ["a reviewer other than the author"]);
+    }
+
+    #[test]
+    fn reports_only_refusals_a_signature_cannot_fix() {
+        let a = assessment(vec![
+            Refusal::NoAuthor,
+            Refusal::StaleMeasurement {
+                citation: "exp/node".into(),
+                why: "no record".into(),
+            },
+        ]);
+        let s = entry_status(&entry(), None, &a);
+        assert_eq!(s.refusals, ["measurement exp/node: no record"]);
+        assert_eq!(s.warnings, ["an old source"]);
+        assert!(!s.published);
+    }
+
+    #[test]
+    fn table_columns_line_up() {
+        let report = StatusReport {
+            entries: vec![
+                status(Some(sig("author-a", "now")), None),
+                status(Some(sig("a-much-longer-name", "now")), None),
+            ],
+        };
+        let table = report.to_table();
+        let lines: Vec<&str> = table.lines().take(3).collect();
+        let col = |l: &str| l.find("REVIEWER").or_else(|| l.find(" - ").map(|i| i + 1));
+        let first = col(lines[0]).unwrap();
+        for l in &lines[1..] {
+            assert_eq!(col(l), Some(first), "{table}");
+        }
+        assert!(table.contains("warning: an old source"), "{table}");
     }
 }

@@ -85,8 +85,7 @@ impl Site {
     }
 
     pub fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path(rel))
-            .unwrap_or_else(|e| panic!("reading {rel}: {e}"))
+        std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("reading {rel}: {e}"))
     }
 
     /// A term whose one source was checked `source_checked`, citing `experiment` (if any)
@@ -184,7 +183,10 @@ impl Site {
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_CONFIG_GLOBAL", self.path(".no-global-gitconfig"))
             .env("HOME", self.root())
-            .env("GIT_CEILING_DIRECTORIES", self.root().parent().unwrap_or(self.root()));
+            .env(
+                "GIT_CEILING_DIRECTORIES",
+                self.root().parent().unwrap_or(self.root()),
+            );
         c
     }
 

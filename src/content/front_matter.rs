@@ -30,8 +30,7 @@ pub fn split_front_matter<'a>(path: &Path, text: &'a str) -> Result<Split<'a>> {
     }
     let rest = &text[first_line_end..];
     let mut offset = 0;
-    let mut line = 2;
-    for raw_line in rest.split_inclusive('\n') {
+    for (line, raw_line) in (2..).zip(rest.split_inclusive('\n')) {
         if raw_line.trim_end() == "---" {
             let yaml = &rest[..offset];
             let body = &rest[offset + raw_line.len()..];
@@ -43,7 +42,6 @@ pub fn split_front_matter<'a>(path: &Path, text: &'a str) -> Result<Split<'a>> {
             });
         }
         offset += raw_line.len();
-        line += 1;
     }
     Err(Error::content(
         path,

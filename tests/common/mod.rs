@@ -7,6 +7,10 @@ use std::process::{Command, Output};
 
 use chrono::{Duration, Local, NaiveDate};
 
+#[path = "../support/files.rs"]
+mod files;
+use files::copy_dir;
+
 /// The one verification node fixture sites trust. Named so nobody mistakes its records for
 /// measurements of real hardware.
 pub const NODE: &str = "fixture-node";
@@ -195,18 +199,5 @@ impl Site {
         let r = self.run(args);
         assert!(r.ok, "glossary {args:?} failed:\n{r:?}");
         r
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for item in walkdir::WalkDir::new(from) {
-        let item = item.expect("walk templates");
-        let rel = item.path().strip_prefix(from).expect("under templates");
-        let dest = to.join(rel);
-        if item.file_type().is_dir() {
-            std::fs::create_dir_all(&dest).expect("mkdir");
-        } else {
-            std::fs::copy(item.path(), &dest).expect("copy template");
-        }
     }
 }

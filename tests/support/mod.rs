@@ -2,7 +2,6 @@
 //! real binary on it and read what it wrote.
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -13,6 +12,9 @@ use glossary::measure::record::{
 };
 use glossary::measure::Experiment;
 use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
+
+mod files;
+pub use files::{copy_dir, snapshot};
 
 pub const NODE: &str = "testnode";
 pub const EXPERIMENT: &str = "axpy-test";
@@ -50,33 +52,6 @@ pub fn write(root: &Path, rel: &str, text: &str) {
 
 pub fn read(root: &Path, rel: &str) -> String {
     std::fs::read_to_string(root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
-pub fn copy_dir(from: &Path, to: &Path) {
-    for item in walkdir::WalkDir::new(from) {
-        let item = item.unwrap();
-        let dest = to.join(item.path().strip_prefix(from).unwrap());
-        if item.file_type().is_dir() {
-            std::fs::create_dir_all(&dest).unwrap();
-        } else {
-            std::fs::copy(item.path(), &dest).unwrap();
-        }
-    }
-}
-
-/// Every file under `dir` with its bytes, for byte-for-byte comparisons.
-pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            (
-                e.path().strip_prefix(dir).unwrap().to_path_buf(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect()
 }
 
 pub fn config() -> String {

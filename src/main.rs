@@ -20,6 +20,8 @@ enum Command {
     Check(cmd::check::CheckArgs),
     /// Create a new entry from a template.
     New(cmd::new::NewArgs),
+    /// Serve the site on localhost, rebuilding and reloading open pages on every save.
+    Serve(cmd::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
         Command::Build(a) => cmd::build::run(a),
         Command::Check(a) => cmd::check::run(a),
         Command::New(a) => cmd::new::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,9 +9,9 @@ use super::tables::TableView;
 /// column is charted.
 const PREFERRED_METRIC: &str = "GB/s";
 
-const WIDTH: f64 = 640.0;
-const LABEL_WIDTH: f64 = 150.0;
-const VALUE_WIDTH: f64 = 90.0;
+const WIDTH: f64 = 480.0;
+const LABEL_WIDTH: f64 = 110.0;
+const VALUE_WIDTH: f64 = 70.0;
 const ROW_HEIGHT: f64 = 26.0;
 const BAR_HEIGHT: f64 = 16.0;
 const TOP: f64 = 6.0;

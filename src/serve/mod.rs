@@ -30,7 +30,12 @@ pub struct ServeOptions {
 
 /// Build, serve, watch; returns only if the server cannot start or the watcher fails.
 pub fn serve(opts: &ServeOptions) -> Result<()> {
-    let mut rebuilder = rebuild::Rebuilder::new(&opts.root, opts.drafts);
+    // Canonical, so the watcher's (absolute) paths print relative to it.
+    let root = opts
+        .root
+        .canonicalize()
+        .map_err(|e| Error::io(&opts.root, e))?;
+    let mut rebuilder = rebuild::Rebuilder::new(&root, opts.drafts);
     let state = Arc::new(livereload::SiteState::new(rebuilder.rebuild(&[])));
     let http = tiny_http::Server::http((opts.bind, opts.port))
         .map_err(|e| Error::Other(format!("cannot listen on {}:{}: {e}", opts.bind, opts.port)))?;
@@ -45,7 +50,7 @@ pub fn serve(opts: &ServeOptions) -> Result<()> {
     );
     let server_state = state.clone();
     std::thread::spawn(move || server::run(http, server_state));
-    watch::watch(&opts.root, |changed| {
+    watch::watch(&root, |changed| {
         state.publish(rebuilder.rebuild(changed));
     })
 }

@@ -24,6 +24,8 @@ enum Command {
     Occupancy(glossary::occupancy::OccupancyArgs),
     /// Sign entries, see where each stands, and diff what changed since a signature.
     Review(cmd::review::ReviewArgs),
+    /// Serve the site on localhost, rebuilding and reloading open pages on every save.
+    Serve(cmd::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Command::New(a) => cmd::new::run(a),
         Command::Occupancy(a) => glossary::occupancy::run_cli(a),
         Command::Review(a) => cmd::review::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -75,8 +75,20 @@ impl Report {
     }
 }
 
-/// Load, check, gate, render and write the site. On any error nothing is written.
-pub fn build(opts: &BuildOptions) -> Result<Report> {
+/// A site rendered in memory: what `build` writes to disk and what `serve` serves.
+pub struct RenderedSite {
+    pub report: Report,
+    pub files: Vec<OutputFile>,
+    /// `templates/static`, copied to (or served at) `static/`.
+    pub static_dir: PathBuf,
+    /// Where `build` writes it: `--out`, or `<root>/site`.
+    pub out: PathBuf,
+}
+
+/// Load, check, gate and render the whole site into memory. This is the one rebuild entry
+/// point: `build` writes its result and `serve` swaps it in after every save, so making
+/// rebuilds incremental means changing this function only.
+pub fn render(opts: &BuildOptions) -> Result<RenderedSite> {
     let project = Project::load(&opts.root)?;
     let tera = load_templates(&project.layout.templates())?;
     let assessments = assess_all(&project, opts.today)?;
@@ -93,18 +105,25 @@ pub fn build(opts: &BuildOptions) -> Result<Report> {
         tera: &tera,
         pages: &pages,
         published: &published,
+        today: opts.today,
     })?;
-    let out = opts
-        .out
-        .clone()
-        .unwrap_or_else(|| project.layout.default_output());
-    write_site(
-        &out,
-        &files,
-        Some(&project.layout.templates().join("static")),
-    )?;
     report.pages_written = files.len();
-    Ok(report)
+    Ok(RenderedSite {
+        report,
+        files,
+        static_dir: project.layout.templates().join("static"),
+        out: opts
+            .out
+            .clone()
+            .unwrap_or_else(|| project.layout.default_output()),
+    })
+}
+
+/// Load, check, gate, render and write the site. On any error nothing is written.
+pub fn build(opts: &BuildOptions) -> Result<Report> {
+    let site = render(opts)?;
+    write_site(&site.out, &site.files, Some(&site.static_dir))?;
+    Ok(site.report)
 }
 
 /// Everything `build` checks, without writing: errors, refusals, warnings. Rendering runs
@@ -122,6 +141,7 @@ pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
         tera: &tera,
         pages: &pages,
         published: &published,
+        today,
     })?;
     Ok(report)
 }

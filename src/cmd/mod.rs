@@ -4,3 +4,4 @@ pub mod build;
 pub mod check;
 pub mod new;
 pub mod review;
+pub mod serve;

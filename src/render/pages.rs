@@ -14,14 +14,23 @@ use crate::error::{Error, Location, Result};
 
 use super::links::LinkTarget;
 use super::markdown::{render as render_markdown, LinkPolicy, RenderedMarkdown};
+use super::site_wide::{render_site_wide, PublishedPage};
 use super::tables::TableView;
 use super::templates::render as render_template;
 
 #[derive(Serialize)]
-struct SiteCtx<'a> {
+pub struct SiteCtx<'a> {
     title: &'a str,
     base_url: &'a str,
     description: &'a str,
+}
+
+pub fn site_ctx(config: &crate::config::Config) -> SiteCtx<'_> {
+    SiteCtx {
+        title: &config.title,
+        base_url: &config.base_url,
+        description: &config.description,
+    }
 }
 
 /// A link to another page; `url` is None when that page is not part of this build, so
@@ -66,6 +75,8 @@ struct PageCtx<'a> {
     draft: Option<Vec<String>>,
     body: String,
     tables: &'a [TableView],
+    /// A bar chart per table (same order), where the table has a metric to chart.
+    charts: Vec<Option<String>>,
     diagram: Option<String>,
     related: Vec<LinkCtx>,
     meet: Vec<LinkCtx>,
@@ -84,6 +95,8 @@ pub struct RenderInput<'a> {
     pub pages: &'a HashSet<EntryId>,
     /// Entries the gate published (a subset of `pages` unless drafts are off).
     pub published: &'a HashSet<EntryId>,
+    /// The build date: the feed's `updated` when nothing is published yet.
+    pub today: chrono::NaiveDate,
 }
 
 /// Render every page of the site. Link errors from all pages are reported together.
@@ -119,13 +132,17 @@ pub fn render_site(input: &RenderInput<'_>) -> Result<Vec<OutputFile>> {
         errors.extend(check_links(project, e, r, input.pages, &headings));
     }
     Error::collect(errors)?;
+    let published: Vec<PublishedPage<'_>> = entries
+        .iter()
+        .zip(&rendered)
+        .filter(|(e, _)| input.published.contains(&e.id))
+        .map(|(e, r)| published_page(project, e, &r.text))
+        .collect();
+    let site_wide = render_site_wide(input, &published)?;
+    drop(published);
 
     // Pass 2: templates.
-    let site = SiteCtx {
-        title: &project.config.title,
-        base_url: &project.config.base_url,
-        description: &project.config.description,
-    };
+    let site = site_ctx(&project.config);
     let mut files: Vec<OutputFile> = entries
         .par_iter()
         .zip(rendered.into_par_iter())
@@ -142,8 +159,30 @@ pub fn render_site(input: &RenderInput<'_>) -> Result<Vec<OutputFile>> {
         })
         .collect::<Result<_>>()?;
     files.push(render_index(input, &site)?);
+    files.extend(site_wide);
+    super::site_links::check_site_links(&files, &project.layout.templates().join("static"))?;
     Ok(files)
 }
+
+fn published_page<'a>(project: &'a Project, e: &'a Entry, text: &'a str) -> PublishedPage<'a> {
+    let signoff = project.signoffs.get(&e.id);
+    let dates = signoff
+        .into_iter()
+        .flat_map(|s| [s.author.as_ref(), s.reviewer.as_ref()])
+        .flatten()
+        .map(|s| s.date);
+    PublishedPage {
+        entry: e,
+        text,
+        updated: dates.max(),
+        author: signoff
+            .and_then(|s| s.author.as_ref())
+            .map(|s| s.name.trim()),
+    }
+}
+
+/// Files every build writes besides the entry pages and the index (see `site_wide`).
+const SITE_WIDE_FILES: &[&str] = &["feed.xml", "sitemap.xml", "search/", "404.html"];
 
 fn check_links(
     project: &Project,
@@ -192,7 +231,11 @@ fn check_links(
                 format!("link `{dest}` points outside the site"),
             )),
             LinkTarget::Other { path, .. } => {
-                let known = path.is_empty() || path.starts_with("static/");
+                let known = path.is_empty()
+                    || SITE_WIDE_FILES.contains(&path.as_str())
+                    || path.strip_prefix("static/").is_some_and(|f| {
+                        project.layout.templates().join("static").join(f).is_file()
+                    });
                 if !known {
                     errors.push(Error::content(
                         &entry.path,
@@ -303,6 +346,7 @@ fn render_entry(
             .then(|| a.verdict.refusals.iter().map(|r| r.to_string()).collect()),
         body: r.html,
         tables: &a.tables,
+        charts: a.tables.iter().map(super::chart::bar_chart).collect(),
         diagram,
         related,
         meet,

@@ -282,10 +282,6 @@ fn render_entry(
             .map(|s| s.date.to_string()),
         last_checked_on: a.last_checked.map(|d| d.to_string()),
     };
-    let diagram = match &e.meta.diagram {
-        Some(d) => Some(super::diagram::render(d, project, a)?),
-        None => None,
-    };
     let ctx = PageCtx {
         kind: e.id.kind.singular(),
         slug: &e.id.slug,
@@ -303,7 +299,7 @@ fn render_entry(
             .then(|| a.verdict.refusals.iter().map(|r| r.to_string()).collect()),
         body: r.html,
         tables: &a.tables,
-        diagram,
+        diagram: a.diagram.clone(),
         related,
         meet,
         terms,

@@ -325,10 +325,6 @@ fn render_entry(
             .map(|s| s.date.to_string()),
         last_checked_on: a.last_checked.map(|d| d.to_string()),
     };
-    let diagram = match &e.meta.diagram {
-        Some(d) => Some(super::diagram::render(d, project, a)?),
-        None => None,
-    };
     let ctx = PageCtx {
         kind: e.id.kind.singular(),
         slug: &e.id.slug,
@@ -347,7 +343,7 @@ fn render_entry(
         body: r.html,
         tables: &a.tables,
         charts: a.tables.iter().map(super::chart::bar_chart).collect(),
-        diagram,
+        diagram: a.diagram.clone(),
         related,
         meet,
         terms,

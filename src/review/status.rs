@@ -286,6 +286,7 @@ mod tests {
             },
             markdown: String::new(),
             tables: Vec::new(),
+            diagram: None,
             resolved: Default::default(),
             last_checked: None,
             warnings: vec!["an old source".into()],

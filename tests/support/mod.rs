@@ -14,6 +14,7 @@ use glossary::measure::Experiment;
 use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
 
 mod files;
+#[allow(unused_imports)] // each test crate uses a different subset
 pub use files::{copy_dir, snapshot};
 
 pub const NODE: &str = "testnode";
@@ -100,13 +101,15 @@ pub fn add_experiment_with_record(root: &Path) {
 /// (Re)write the test record, letting the caller adjust it first.
 pub fn write_record(root: &Path, adjust: impl FnOnce(&mut Record)) {
     let exp = Experiment::load(&root.join("measurements").join(EXPERIMENT)).unwrap();
-    let config = |label: &str, blocks: u32, ms: f64, gbps: f64| ConfigRecord {
+    // `reserved` is the unused dynamic shared memory that sets `blocks`: the diagram
+    // checks the occupancy model against this driver count, so the two must agree.
+    let config = |label: &str, blocks: u32, reserved: u32, ms: f64, gbps: f64| ConfigRecord {
         label: label.into(),
         kernel: "axpy".into(),
         status: ConfigStatus::Passed,
         block_size: 512,
         elements_per_thread: 1,
-        smem_reserved: 0,
+        smem_reserved: reserved,
         grid_size: 1024,
         registers: 16,
         static_smem: 0,
@@ -152,8 +155,9 @@ pub fn write_record(root: &Path, adjust: impl FnOnce(&mut Record)) {
             bytes_per_launch: 12 << 20,
         },
         configs: vec![
-            config("full", 4, 1.0, 1200.0),
-            config("half", 2, 1.5, 800.0),
+            config("full", 4, 0, 1.0, 1200.0),
+            // 80 KiB + the driver's 1 KiB per block: two fit in sm_90's 228 KiB.
+            config("half", 2, 80 * 1024, 1.5, 800.0),
         ],
         extra: serde_json::Value::Null,
     };
@@ -161,11 +165,18 @@ pub fn write_record(root: &Path, adjust: impl FnOnce(&mut Record)) {
     record.write_atomic(&exp.record_path(NODE)).unwrap();
 }
 
+/// The test site's own `residency-dials` preset: the repository's names the day 45
+/// labels, and the test record has `full` and `half`.
+pub const STEPPER_PRESET_PATH: &str = "templates/diagrams/occupancy-stepper/residency-dials.yaml";
+pub const STEPPER_PRESET: &str =
+    "title: Test dial\ndescription: Half the blocks leave.\nsteps: [full, half]\n";
+
 /// The valid test site: four terms, a lesson and a guide; nothing signed yet.
 pub fn valid_site() -> tempfile::TempDir {
     let dir = empty_site();
     let root = dir.path();
     add_experiment_with_record(root);
+    write(root, STEPPER_PRESET_PATH, STEPPER_PRESET);
     let measured = format!(
         "measured:\n  - experiment: {EXPERIMENT}\n    node: {NODE}\n    rows: [full, half]\n    columns: [label, occupancy, median_ms, gbps]\n    caption: Two test rows.\n"
     );

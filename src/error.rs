@@ -41,6 +41,8 @@ pub enum Error {
     Template { path: PathBuf, message: String },
     #[error("{} errors:\n{}", .0.len(), .0.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
     Many(Vec<Error>),
+    #[error(transparent)]
+    Review(#[from] crate::review::ReviewError),
     #[error("{0}")]
     Other(String),
 }

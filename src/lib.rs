@@ -2,7 +2,8 @@
 //!
 //! Two flows run through the crate:
 //! - build: [`content`] (load + parse) → [`review`] (the publish gate) → [`render`]
-//!   (Markdown, tables, diagrams, templates) → [`build`] writes the site atomically;
+//!   (Markdown, tables, diagrams, templates) → [`build`] writes the site atomically
+//!   (or [`serve`] serves it from memory and rebuilds on every save);
 //! - verify: [`measure`] specs → runs on the GPU → records with provenance.
 //!
 //! The [`occupancy`] model stands apart and is used by both.
@@ -14,7 +15,9 @@ pub mod content;
 pub mod corpus;
 pub mod error;
 pub mod measure;
+pub mod occupancy;
 pub mod render;
 pub mod review;
+pub mod serve;
 
 pub use error::{Error, Result};

@@ -23,6 +23,9 @@ pub struct Assessment {
     pub markdown: String,
     pub tables: Vec<TableView>,
     pub resolved: Resolved,
+    /// The entry's diagram as HTML, drawn here rather than at page time so a diagram the
+    /// record contradicts is an error whether or not the entry is published.
+    pub diagram: Option<String>,
     /// Newest of the cited records' capture dates and the sources' checked dates.
     pub last_checked: Option<NaiveDate>,
     /// Not reasons to refuse, but worth telling the author (old sources).
@@ -107,6 +110,12 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
     }
 
     let body = expand_body(entry, &resolved)?;
+    let diagram = entry
+        .meta
+        .diagram
+        .as_ref()
+        .map(|d| crate::render::diagram::render(entry, d, project, &resolved))
+        .transpose()?;
     for (asked, why) in body.problems {
         stale.push((asked, why));
     }
@@ -154,6 +163,7 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
         markdown: body.markdown,
         tables,
         resolved,
+        diagram,
         last_checked,
         warnings,
     })

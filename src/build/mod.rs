@@ -21,6 +21,7 @@ pub use session::{Rebuilt, Session};
 use crate::content::EntryId;
 use crate::error::Result;
 use crate::render::pages::{render_site, render_site_into, RenderInput, SiteLinks};
+use crate::render::site_links::{page_links, SiteLinkIndex};
 use crate::render::templates::load_templates;
 use crate::review::Refusal;
 
@@ -78,35 +79,85 @@ impl Report {
     }
 }
 
+/// A site rendered in memory: what `build` writes to disk and what `serve` serves.
+pub struct RenderedSite {
+    pub report: Report,
+    pub files: Vec<OutputFile>,
+    /// `templates/static`, copied to (or served at) `static/`.
+    pub static_dir: PathBuf,
+    /// Where `build` writes it: `--out`, or `<root>/site`.
+    pub out: PathBuf,
+}
+
+/// Load, check, gate and render the whole site into memory (what `serve` serves).
+pub fn render(opts: &BuildOptions) -> Result<RenderedSite> {
+    let project = Project::load(&opts.root)?;
+    let tera = load_templates(&project.layout.templates())?;
+    let assessments = assess_all(&project, opts.today)?;
+    let mut report = Report::from_assessments(&assessments);
+    let published: HashSet<EntryId> = report.published.iter().cloned().collect();
+    let pages = pages_of(opts, &assessments, &published);
+    let static_dir = project.layout.templates().join("static");
+    let files = render_site(&RenderInput {
+        project: &project,
+        assessments: &assessments,
+        tera: &tera,
+        pages: &pages,
+        published: &published,
+        today: opts.today,
+    })?;
+    crate::render::site_links::check_site_links(&files, &static_dir)?;
+    report.pages_written = files.len();
+    Ok(RenderedSite {
+        report,
+        files,
+        static_dir,
+        out: output_dir(opts, &project),
+    })
+}
+
 /// Load, check, gate, render and write the site. On any error nothing is written.
 pub fn build(opts: &BuildOptions) -> Result<Report> {
     let project = Project::load(&opts.root)?;
     let tera = load_templates(&project.layout.templates())?;
     let assessments = assess_all(&project, opts.today)?;
-    Ok(render_and_write(opts, &project, &tera, &assessments)?.report)
+    let out = output_dir(opts, &project);
+    let static_dir = project.layout.templates().join("static");
+    let staging = Staging::begin(&out)?;
+    let mut site = render_through(opts, &project, &tera, &assessments, &|f| {
+        staging.write(&f.path, &f.bytes)
+    })?;
+    site.site_links.check(&static_dir, None)?;
+    staging.finish(Some(&static_dir))?;
+    site.report.pages_written = site.files_made;
+    Ok(site.report)
 }
 
-/// What a full build decided and wrote.
-pub(crate) struct Written {
+/// What a whole-site render decided and found.
+pub(crate) struct Rendered {
     pub report: Report,
     pub pages: HashSet<EntryId>,
     pub published: HashSet<EntryId>,
     pub links: SiteLinks,
+    /// The links templates made, not yet checked.
+    pub site_links: SiteLinkIndex,
+    pub files_made: usize,
 }
 
-/// Render every page straight into the staging folder and swap it in.
-pub(crate) fn render_and_write(
+/// Render every file and hand each to `sink` as it is made (`build` streams them into the
+/// staging folder, so pages are never all in memory at once), gathering the links
+/// templates made for the caller to check.
+pub(crate) fn render_through(
     opts: &BuildOptions,
     project: &Project,
     tera: &tera::Tera,
     assessments: &[Assessment],
-) -> Result<Written> {
-    let mut report = Report::from_assessments(assessments);
+    sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
+) -> Result<Rendered> {
+    let report = Report::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages = pages_of(opts, assessments, &published);
-    let out = output_dir(opts, project);
-    let staging = Staging::begin(&out)?;
-    let written = std::sync::atomic::AtomicUsize::new(0);
+    let gathered = std::sync::Mutex::new((SiteLinkIndex::default(), 0usize));
     let links = render_site_into(
         &RenderInput {
             project,
@@ -114,19 +165,25 @@ pub(crate) fn render_and_write(
             tera,
             pages: &pages,
             published: &published,
+            today: opts.today,
         },
         &|f| {
-            written.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            staging.write(&f.path, &f.bytes)
+            let facts = page_links(&f);
+            sink(f)?;
+            let mut g = gathered.lock().unwrap_or_else(|p| p.into_inner());
+            g.0.insert(facts);
+            g.1 += 1;
+            Ok(())
         },
     )?;
-    staging.finish(Some(&project.layout.templates().join("static")))?;
-    report.pages_written = written.into_inner();
-    Ok(Written {
+    let (site_links, files_made) = gathered.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok(Rendered {
         report,
         pages,
         published,
         links,
+        site_links,
+        files_made,
     })
 }
 
@@ -158,12 +215,17 @@ pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
     let report = Report::from_assessments(&assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
-    render_site(&RenderInput {
+    let files = render_site(&RenderInput {
         project: &project,
         assessments: &assessments,
         tera: &tera,
         pages: &pages,
         published: &published,
+        today,
     })?;
+    crate::render::site_links::check_site_links(
+        &files,
+        &project.layout.templates().join("static"),
+    )?;
     Ok(report)
 }

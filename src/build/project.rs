@@ -9,6 +9,7 @@ use crate::content::{load_content, Content, Entry};
 use crate::error::{Error, Location, Result};
 use crate::measure::record::column_heading;
 use crate::measure::Library;
+use crate::render::diagram::DiagramPresets;
 use crate::review::{load_signoffs, SignOffs};
 
 pub struct Project {
@@ -17,6 +18,8 @@ pub struct Project {
     pub content: Content,
     pub library: Library,
     pub signoffs: SignOffs,
+    /// The presets the content's diagrams name, parsed and checked.
+    pub diagrams: DiagramPresets,
 }
 
 impl Project {
@@ -38,9 +41,13 @@ impl Project {
             errors.extend(e.flatten());
             SignOffs::default()
         });
+        let mut diagrams = DiagramPresets::default();
         for entry in &content.entries {
             errors.extend(check_citations(entry, &config, &library));
+            errors.extend(check_diagram(entry, &config, &layout, &mut diagrams));
         }
+        // Report in file order, however the stages found them.
+        errors.sort_by_cached_key(|e| e.to_string());
         Error::collect(errors)?;
         Ok(Project {
             layout,
@@ -48,6 +55,7 @@ impl Project {
             content,
             library,
             signoffs,
+            diagrams,
         })
     }
 }
@@ -107,12 +115,35 @@ pub(crate) fn check_citations(entry: &Entry, config: &Config, library: &Library)
         }
     }
     if let Some(d) = &entry.meta.diagram {
-        if let Err(why) = crate::render::diagram::check(d) {
-            err("diagram", &d.kind, why);
-        }
         if let (Some(e), Some(n)) = (&d.experiment, &d.node) {
             cite("diagram", e, n, &mut err);
         }
     }
     errors
+}
+
+/// A diagram's kind and preset must exist; the parsed preset is kept for rendering.
+fn check_diagram(
+    entry: &Entry,
+    config: &Config,
+    layout: &Layout,
+    diagrams: &mut DiagramPresets,
+) -> Option<Error> {
+    let d = entry.meta.diagram.as_ref()?;
+    match crate::render::diagram::check(d, &layout.templates(), config) {
+        Ok(preset) => {
+            diagrams.insert(d, preset);
+            None
+        }
+        Err(why) => {
+            let line = crate::content::split_front_matter(&entry.path, &entry.raw)
+                .ok()
+                .and_then(|s| crate::content::line_of_reference(&s, "diagram", why.about(d)));
+            Some(Error::content(
+                &entry.path,
+                line.map(|line| Location { line, column: 1 }),
+                why.to_string(),
+            ))
+        }
+    }
 }

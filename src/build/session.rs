@@ -24,16 +24,21 @@ use crate::content::{load_entry, Entry, EntryId, Kind};
 use crate::error::{Error, Result};
 use crate::render::pages::{
     check_links, linked_entries, page_path, render_index, render_page, render_page_markdown,
-    RenderInput, SiteLinks,
+    render_site_wide_from, RenderInput, SiteLinks,
 };
+use crate::render::site_links::{page_links, PageLinks, SiteLinkIndex};
 use crate::render::templates::load_templates;
 use crate::review::{load_signoff, signoff_path};
 
 use super::output::absolute;
 use super::project::check_citations;
-use super::{assess, assess_all, render_and_write, Assessment, BuildOptions, Project, Report};
+use super::{
+    assess, assess_all, render_through, write_site, Assessment, BuildOptions, OutputFile, Project,
+    Report,
+};
 
-/// A build kept in memory between edits.
+/// A build kept in memory between edits. It hands back the files it made; `serve` swaps
+/// them into what it serves, and [`Rebuilt::write_to`] writes them to a folder.
 pub struct Session {
     opts: BuildOptions,
     root: PathBuf,
@@ -52,6 +57,8 @@ struct State {
     pages: HashSet<EntryId>,
     published: HashSet<EntryId>,
     links: SiteLinks,
+    /// The links and ids of every file made, for checking the links templates make.
+    site_links: SiteLinkIndex,
     /// Entry -> the pages whose body links to it.
     linked_from: HashMap<EntryId, HashSet<EntryId>>,
     /// Term slug -> the entries that list it as related.
@@ -61,17 +68,42 @@ struct State {
     report: Report,
 }
 
-/// What one rebuild did.
-#[derive(Debug)]
+/// What one rebuild made.
 pub struct Rebuilt {
     pub report: Report,
-    /// Whether the change needed a whole-site build.
+    /// Whether this is the whole site (the first build, or a change that needed all of
+    /// it): `files` then replace every file; otherwise they replace only those paths.
     pub full: bool,
-    /// Output files whose bytes changed (relative to the output folder); empty after a
-    /// full build, which swaps in a whole new folder.
-    pub written: Vec<PathBuf>,
-    /// Output files removed (an entry that lost its page).
+    /// The files made, by path relative to the site root.
+    pub files: Vec<OutputFile>,
+    /// Files of the previous build that no longer exist (an entry that lost its page).
     pub removed: Vec<PathBuf>,
+    /// `templates/static`, served at `static/`.
+    pub static_dir: PathBuf,
+}
+
+impl Rebuilt {
+    /// Bring the site folder `out` up to date: a whole site is swapped in atomically as
+    /// `build` does; single files are each replaced atomically.
+    pub fn write_to(&self, out: &Path) -> Result<()> {
+        if self.full {
+            return write_site(out, &self.files, Some(&self.static_dir));
+        }
+        for f in &self.files {
+            write_live(&out.join(&f.path), &f.bytes)?;
+        }
+        for path in &self.removed {
+            let file = out.join(path);
+            if file.is_file() {
+                std::fs::remove_file(&file).map_err(|e| Error::io(&file, e))?;
+                if let Some(dir) = file.parent() {
+                    // Only succeeds when the page's folder is now empty.
+                    let _ = std::fs::remove_dir(dir);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How one changed path is handled.
@@ -94,31 +126,34 @@ struct Shown {
 }
 
 impl Session {
-    /// Build the whole site (as `build` does) and keep what an incremental rebuild needs.
-    pub fn start(opts: BuildOptions) -> Result<Session> {
+    /// Render the whole site (as `build` does, into memory) and keep what an incremental
+    /// rebuild needs. The files come back in the first [`Rebuilt`].
+    pub fn start(opts: BuildOptions) -> Result<(Session, Rebuilt)> {
         let root = absolute(&opts.root)?;
-        let state = State::load(&opts)?;
+        let (state, site) = State::load(&opts)?;
         let out = absolute(&super::output_dir(&opts, &state.project))?;
-        Ok(Session {
+        let session = Session {
             opts,
             root,
             out,
             state,
             pending: BTreeSet::new(),
-        })
+        };
+        Ok((session, site))
     }
 
     pub fn report(&self) -> &Report {
         &self.state.report
     }
 
-    /// The folder the site is written to.
+    /// Where `build` would write the site (`--out`, or `<root>/site`); changes there are
+    /// ignored.
     pub fn out_dir(&self) -> &Path {
         &self.out
     }
 
-    /// Bring the output up to date with the files at `changed` (as a file watcher reports
-    /// them). On error the output and the session are as before the call.
+    /// The files that change after the files at `changed` changed (paths as a file
+    /// watcher reports them). On error the session is as before the call.
     pub fn rebuild(&mut self, changed: &[PathBuf]) -> Result<Rebuilt> {
         for p in changed {
             let p = absolute(p)?;
@@ -192,13 +227,9 @@ impl Session {
     }
 
     fn full(&mut self) -> Result<Rebuilt> {
-        self.state = State::load(&self.opts)?;
-        Ok(Rebuilt {
-            report: self.state.report.clone(),
-            full: true,
-            written: Vec::new(),
-            removed: Vec::new(),
-        })
+        let (state, site) = State::load(&self.opts)?;
+        self.state = state;
+        Ok(site)
     }
 
     fn incremental(
@@ -261,7 +292,7 @@ impl Session {
             };
             undo.signoffs.push((id, old));
         }
-        match self.state.apply(&self.opts, &self.out, &changed, &undo) {
+        match self.state.apply(&self.opts, &changed, &undo) {
             Ok(r) => Ok(r),
             Err(e) => {
                 undo.revert(&mut self.state.project);
@@ -297,13 +328,22 @@ impl Undo {
 }
 
 impl State {
-    fn load(opts: &BuildOptions) -> Result<State> {
+    fn load(opts: &BuildOptions) -> Result<(State, Rebuilt)> {
         let project = Project::load(&opts.root)?;
         let tera = load_templates(&project.layout.templates())?;
         let assessments = assess_all(&project, opts.today)?;
-        let written = render_and_write(opts, &project, &tera, &assessments)?;
+        let files = std::sync::Mutex::new(Vec::new());
+        let mut rendered = render_through(opts, &project, &tera, &assessments, &|f| {
+            files.lock().unwrap_or_else(|p| p.into_inner()).push(f);
+            Ok(())
+        })?;
+        let static_dir = project.layout.templates().join("static");
+        rendered.site_links.check(&static_dir, None)?;
+        let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        rendered.report.pages_written = files.len();
         let mut linked_from: HashMap<EntryId, HashSet<EntryId>> = HashMap::new();
-        for (from, tos) in &written.links.links_to {
+        for (from, tos) in &rendered.links.links_to {
             for to in tos {
                 linked_from
                     .entry(to.clone())
@@ -330,18 +370,27 @@ impl State {
                 (rel.to_path_buf(), i)
             })
             .collect();
-        Ok(State {
+        let site = Rebuilt {
+            report: rendered.report.clone(),
+            full: true,
+            files,
+            removed: Vec::new(),
+            static_dir,
+        };
+        let state = State {
             project,
             tera,
             assessments,
-            pages: written.pages,
-            published: written.published,
-            links: written.links,
+            pages: rendered.pages,
+            published: rendered.published,
+            links: rendered.links,
+            site_links: rendered.site_links,
             linked_from,
             related_from,
             by_file,
-            report: written.report,
-        })
+            report: rendered.report,
+        };
+        Ok((state, site))
     }
 
     fn index_of(&self, id: &EntryId) -> Option<usize> {
@@ -368,7 +417,6 @@ impl State {
     fn apply(
         &mut self,
         opts: &BuildOptions,
-        out: &Path,
         changed: &BTreeSet<EntryId>,
         undo: &Undo,
     ) -> Result<Rebuilt> {
@@ -434,6 +482,7 @@ impl State {
             tera: &self.tera,
             pages: &pages,
             published: &published,
+            today: opts.today,
         };
         let assessment_of = |id: &EntryId| -> Option<&Assessment> {
             let i = self.index_of(id)?;
@@ -481,9 +530,16 @@ impl State {
         }
         Error::collect(errors)?;
 
-        let new_links: Vec<(EntryId, Vec<String>, Vec<EntryId>)> = rendered
+        let new_links: Vec<(EntryId, Vec<String>, Vec<EntryId>, String)> = rendered
             .iter()
-            .map(|(e, r)| (e.id.clone(), r.heading_ids.clone(), linked_entries(r)))
+            .map(|(e, r)| {
+                (
+                    e.id.clone(),
+                    r.heading_ids.clone(),
+                    linked_entries(r),
+                    r.text.clone(),
+                )
+            })
             .collect();
         let mut files = rendered
             .into_par_iter()
@@ -497,29 +553,64 @@ impl State {
         if index_changed {
             files.push(render_index(&input)?);
         }
-
-        // Everything rendered: write, then commit the new state.
-        let mut written = Vec::new();
-        for f in &files {
-            if write_live(&out.join(&f.path), &f.bytes)? {
-                written.push(f.path.clone());
+        // The search index, sitemap, feed and search page list every published entry with
+        // its text: remade when a changed entry is or was published.
+        let site_wide = changed
+            .iter()
+            .any(|id| self.published.contains(id) || published.contains(id));
+        let mut texts_undo: Vec<(EntryId, Option<String>)> = Vec::new();
+        if site_wide {
+            for (id, _, _, text) in &new_links {
+                if changed.contains(id) && published.contains(id) {
+                    let old = self.links.texts.insert(id.clone(), text.clone());
+                    texts_undo.push((id.clone(), old));
+                }
             }
-        }
-        let mut removed = Vec::new();
-        for id in changed {
-            if self.pages.contains(id) && !pages.contains(id) {
-                let path = page_path(id);
-                let file = out.join(&path);
-                if file.is_file() {
-                    std::fs::remove_file(&file).map_err(|e| Error::io(&file, e))?;
-                    if let Some(dir) = file.parent() {
-                        let _ = std::fs::remove_dir(dir);
-                    }
-                    removed.push(path);
+            for id in changed {
+                if !published.contains(id) {
+                    let old = self.links.texts.remove(id);
+                    texts_undo.push((id.clone(), old));
+                }
+            }
+            match render_site_wide_from(&input, &self.links.texts) {
+                Ok(more) => files.extend(more),
+                Err(e) => {
+                    restore_texts(&mut self.links.texts, texts_undo);
+                    return Err(e);
                 }
             }
         }
+        let removed: Vec<PathBuf> = changed
+            .iter()
+            .filter(|id| self.pages.contains(*id) && !pages.contains(*id))
+            .map(page_path)
+            .collect();
 
+        // The links templates made in the new files, checked against the whole site.
+        let facts: Vec<(String, PageLinks)> = files.par_iter().map(page_links).collect();
+        let made: Vec<String> = facts.iter().map(|(p, _)| p.clone()).collect();
+        let mut links_undo: Vec<(String, Option<PageLinks>)> = Vec::new();
+        for path in &removed {
+            let key = path.to_string_lossy().replace('\\', "/");
+            links_undo.push((key.clone(), self.site_links.take(&key)));
+        }
+        for (path, page) in facts {
+            links_undo.push((path.clone(), self.site_links.take(&path)));
+            self.site_links.insert((path, page));
+        }
+        let static_dir = project.layout.templates().join("static");
+        if let Err(e) = self.site_links.check(&static_dir, Some(&made)) {
+            for (path, old) in links_undo.into_iter().rev() {
+                self.site_links.take(&path);
+                if let Some(old) = old {
+                    self.site_links.insert((path, old));
+                }
+            }
+            restore_texts(&mut self.links.texts, texts_undo);
+            return Err(e);
+        }
+
+        // Everything made and checked: commit the new state.
         for (i, a) in assessed {
             self.assessments[i] = a;
         }
@@ -540,7 +631,7 @@ impl State {
                 }
             }
         }
-        for (id, headings, links) in new_links {
+        for (id, headings, links, _) in new_links {
             if let Some(old) = self.links.links_to.get(&id) {
                 for to in old {
                     if let Some(set) = self.linked_from.get_mut(to) {
@@ -557,20 +648,16 @@ impl State {
             self.links.headings.insert(id.clone(), headings);
             self.links.links_to.insert(id, links);
         }
-        for id in changed {
-            if !pages.contains(id) {
-                self.links.headings.remove(id);
-            }
-        }
         self.pages = pages;
         self.published = published;
         self.report = Report::from_assessments(&self.assessments);
-        self.report.pages_written = self.pages.len() + 1;
+        self.report.pages_written = self.site_links.len();
         Ok(Rebuilt {
             report: self.report.clone(),
             full: false,
-            written,
+            files,
             removed,
+            static_dir,
         })
     }
 
@@ -595,6 +682,15 @@ impl State {
                 .map(|u| EntryId::new(Kind::Term, u.slug())),
         );
         ids
+    }
+}
+
+fn restore_texts(texts: &mut HashMap<EntryId, String>, undo: Vec<(EntryId, Option<String>)>) {
+    for (id, old) in undo.into_iter().rev() {
+        match old {
+            Some(t) => texts.insert(id, t),
+            None => texts.remove(&id),
+        };
     }
 }
 

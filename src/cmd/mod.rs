@@ -3,3 +3,5 @@
 pub mod build;
 pub mod check;
 pub mod new;
+pub mod review;
+pub mod serve;

@@ -30,8 +30,7 @@ pub fn split_front_matter<'a>(path: &Path, text: &'a str) -> Result<Split<'a>> {
     }
     let rest = &text[first_line_end..];
     let mut offset = 0;
-    let mut line = 2;
-    for raw_line in rest.split_inclusive('\n') {
+    for (line, raw_line) in (2..).zip(rest.split_inclusive('\n')) {
         if raw_line.trim_end() == "---" {
             let yaml = &rest[..offset];
             let body = &rest[offset + raw_line.len()..];
@@ -43,7 +42,6 @@ pub fn split_front_matter<'a>(path: &Path, text: &'a str) -> Result<Split<'a>> {
             });
         }
         offset += raw_line.len();
-        line += 1;
     }
     Err(Error::content(
         path,
@@ -62,18 +60,28 @@ pub fn parse_front_matter(path: &Path, split: &Split<'_>) -> Result<FrontMatter>
         Error::content(
             path,
             at,
-            format!("front matter: {}", strip_location(&e.to_string())),
+            format!("front matter: {}", drop_positions(&e.to_string())),
         )
     })
 }
 
-/// serde_yaml appends " at line L column C" to its messages; the error already carries the
-/// file-relative location, so drop the YAML-relative one to avoid two disagreeing lines.
-fn strip_location(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(i) => message[..i].to_string(),
-        None => message.to_string(),
+/// Drop every " at line N column M" from a YAML message: those count lines inside the
+/// front matter, while the error's own location counts lines of the file.
+fn drop_positions(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(" at line ") {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + " at line ".len()..];
+        let skip = tail
+            .char_indices()
+            .find(|&(_, c)| !(c.is_ascii_digit() || c == ' ' || "column".contains(c)))
+            .map(|(j, _)| j)
+            .unwrap_or(tail.len());
+        rest = &tail[skip..];
     }
+    out.push_str(rest);
+    out
 }
 
 /// The file line (1-based) of the first front-matter line that mentions `needle` after

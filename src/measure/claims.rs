@@ -45,12 +45,13 @@ pub fn check_claim(test: &ClaimTest, column: &str, citation: &Citation<'_>) -> R
             let r = a / b;
             let shown = format!("{column}: {of} = {a:.4}, {to} = {b:.4}, ratio {r:.3}");
             if let Some(below) = below {
-                if !(r < *below) {
+                // NaN fails both bounds: a ratio that is not a number supports nothing.
+                if r.is_nan() || r >= *below {
                     return Err(format!("{shown}, not below {below}"));
                 }
             }
             if let Some(above) = above {
-                if !(r > *above) {
+                if r.is_nan() || r <= *above {
                     return Err(format!("{shown}, not above {above}"));
                 }
             }

@@ -224,7 +224,7 @@ impl Record {
     /// The provenance line printed under every table cut from this record.
     pub fn provenance(&self) -> String {
         format!(
-            "{gpu} (compute capability {cc}, {sms} SMs), driver {drv}, CUDA driver API {api}, NVRTC {nvrtc}, options `{opts}`, captured {date} by glossary {tool}",
+            "{gpu} (compute capability {cc}, {sms} SMs), driver {drv}, CUDA driver API {api}, NVRTC {nvrtc}, options {opts}, captured {date} by glossary {tool}",
             gpu = self.gpu.name,
             cc = self.gpu.compute_capability,
             sms = self.gpu.sm_count,

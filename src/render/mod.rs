@@ -1,11 +1,17 @@
 //! Rendering: Markdown, measured tables, diagrams and templates into HTML pages. Nothing
 //! here decides what is published; the build passes that in.
 
+pub mod chart;
 pub mod diagram;
+pub mod feed;
 pub mod highlight;
 pub mod links;
 pub mod markdown;
 pub mod pages;
+pub mod search;
+pub mod site_links;
+pub mod site_wide;
+pub mod sitemap;
 pub mod tables;
 pub mod templates;
 pub mod values;

@@ -2,7 +2,7 @@
 //! the index. Which entries get pages was decided by the gate before this runs.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -14,14 +14,23 @@ use crate::error::{Error, Location, Result};
 
 use super::links::LinkTarget;
 use super::markdown::{render as render_markdown, LinkPolicy, RenderedMarkdown};
+use super::site_wide::{render_site_wide, PublishedPage};
 use super::tables::TableView;
 use super::templates::render as render_template;
 
 #[derive(Serialize)]
-struct SiteCtx<'a> {
+pub struct SiteCtx<'a> {
     title: &'a str,
     base_url: &'a str,
     description: &'a str,
+}
+
+pub fn site_ctx(config: &crate::config::Config) -> SiteCtx<'_> {
+    SiteCtx {
+        title: &config.title,
+        base_url: &config.base_url,
+        description: &config.description,
+    }
 }
 
 /// A link to another page; `url` is None when that page is not part of this build, so
@@ -66,6 +75,8 @@ struct PageCtx<'a> {
     draft: Option<Vec<String>>,
     body: String,
     tables: &'a [TableView],
+    /// A bar chart per table (same order), where the table has a metric to chart.
+    charts: Vec<Option<String>>,
     diagram: Option<String>,
     related: Vec<LinkCtx>,
     meet: Vec<LinkCtx>,
@@ -84,9 +95,12 @@ pub struct RenderInput<'a> {
     pub pages: &'a HashSet<EntryId>,
     /// Entries the gate published (a subset of `pages` unless drafts are off).
     pub published: &'a HashSet<EntryId>,
+    /// The build date: the feed's `updated` when nothing is published yet.
+    pub today: chrono::NaiveDate,
 }
 
-/// Render every page of the site. Link errors from all pages are reported together.
+/// Render every page of the site into memory. Link errors from all pages are reported
+/// together.
 pub fn render_site(input: &RenderInput<'_>) -> Result<Vec<OutputFile>> {
     let files = std::sync::Mutex::new(Vec::new());
     render_site_into(input, &|f| {
@@ -94,25 +108,26 @@ pub fn render_site(input: &RenderInput<'_>) -> Result<Vec<OutputFile>> {
         Ok(())
     })?;
     let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
-    // Rendering runs in parallel; keep the listing in entry order, the index last.
-    let index = files.iter().position(|f| f.path == Path::new("index.html"));
-    let index = index.map(|i| files.remove(i));
+    // Pages are rendered in parallel; list them in a stable order.
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    files.extend(index);
     Ok(files)
 }
 
-/// What a whole-site render learned about each page, for incremental rebuilds.
+/// What a whole-site render learned, for incremental rebuilds (`build::Session`).
 #[derive(Default)]
 pub struct SiteLinks {
-    /// Page -> its heading ids, for anchor checks.
+    /// Entry -> its heading ids, for anchor checks.
     pub headings: HashMap<EntryId, Vec<String>>,
-    /// Page -> the entries its body links to.
+    /// Entry -> the entries its body links to.
     pub links_to: HashMap<EntryId, Vec<EntryId>>,
+    /// Entry -> plain text of its body (the search index needs every published one).
+    pub texts: HashMap<EntryId, String>,
 }
 
 /// Render every page, handing each file to `sink` as soon as it is made, so a build never
-/// holds the whole site in memory. Link errors are found before any page is handed over.
+/// holds the whole site's HTML at once. Body links are checked before any page is handed
+/// over; the links templates make are checked by the caller (`site_links::SiteLinkIndex`)
+/// as the files pass.
 pub fn render_site_into(
     input: &RenderInput<'_>,
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
@@ -120,15 +135,10 @@ pub fn render_site_into(
     let project = input.project;
     let by_id: HashMap<&EntryId, &Assessment> =
         input.assessments.iter().map(|a| (&a.id, a)).collect();
-    let entries: Vec<&Entry> = project
-        .content
-        .entries
-        .iter()
-        .filter(|e| input.pages.contains(&e.id))
-        .collect();
-
-    // Pass 1: every page's headings and links (no HTML), so links are checked before any
-    // page is rendered and no page's HTML is held longer than it takes to write it.
+    // Pass 1: headings, links and text of every entry (no HTML, no highlighting), so every
+    // page's heading ids are known before links are checked, and a broken link is an error
+    // even in an entry that is not published.
+    let entries: Vec<&Entry> = project.content.entries.iter().collect();
     let outlines: Vec<RenderedMarkdown> = entries
         .par_iter()
         .map(|e| page_outline(input, e, by_id.get(&e.id).copied()))
@@ -146,26 +156,36 @@ pub fn render_site_into(
     }
     Error::collect(errors)?;
     drop(headings);
-    let links = SiteLinks {
-        links_to: entries
-            .iter()
-            .zip(&outlines)
-            .map(|(e, r)| (e.id.clone(), linked_entries(r)))
-            .collect(),
-        headings: entries
-            .iter()
-            .zip(outlines)
-            .map(|(e, r)| (e.id.clone(), r.heading_ids))
-            .collect(),
-    };
+    let published: Vec<PublishedPage<'_>> = entries
+        .iter()
+        .zip(&outlines)
+        .filter(|(e, _)| input.published.contains(&e.id))
+        .map(|(e, r)| published_page(project, e, &r.text))
+        .collect();
+    for f in render_site_wide(input, &published)? {
+        sink(f)?;
+    }
+    drop(published);
 
     // Pass 2: Markdown and templates, each page handed over as soon as it is rendered.
-    entries.par_iter().try_for_each(|e| {
-        let a = by_id[&e.id];
-        let r = render_page_markdown(input, e, Some(a));
-        sink(render_page(input, e, a, r)?)
-    })?;
+    entries
+        .par_iter()
+        .filter(|e| input.pages.contains(&e.id))
+        .try_for_each(|e| {
+            let a = by_id[&e.id];
+            let r = render_page_markdown(input, e, Some(a));
+            sink(render_page(input, e, a, r)?)
+        })?;
     sink(render_index(input)?)?;
+
+    let mut links = SiteLinks::default();
+    for (e, r) in entries.iter().zip(outlines) {
+        links.links_to.insert(e.id.clone(), linked_entries(&r));
+        links.headings.insert(e.id.clone(), r.heading_ids);
+        if input.published.contains(&e.id) {
+            links.texts.insert(e.id.clone(), r.text);
+        }
+    }
     Ok(links)
 }
 
@@ -191,30 +211,33 @@ pub fn page_path(id: &EntryId) -> PathBuf {
         .join("index.html")
 }
 
-/// Pass 1 for one page: its Markdown (after value expansion) to HTML.
+fn link_policy<'a>(input: &'a RenderInput<'_>, page_path: &'a str) -> LinkPolicy<'a> {
+    LinkPolicy {
+        page_path,
+        linkable: input.pages,
+    }
+}
+
+/// Pass 1 for one entry: headings, links and text only.
+pub fn page_outline(
+    input: &RenderInput<'_>,
+    e: &Entry,
+    a: Option<&Assessment>,
+) -> RenderedMarkdown {
+    let page_path = e.id.url_path();
+    let md = a.map(|a| a.markdown.as_str()).unwrap_or(&e.body);
+    super::markdown::outline(md, e.body_line, &link_policy(input, &page_path))
+}
+
+/// Pass 2 for one page: its Markdown (after value expansion) to HTML.
 pub fn render_page_markdown(
     input: &RenderInput<'_>,
     e: &Entry,
     a: Option<&Assessment>,
 ) -> RenderedMarkdown {
     let page_path = e.id.url_path();
-    let policy = LinkPolicy {
-        page_path: &page_path,
-        linkable: input.pages,
-    };
     let md = a.map(|a| a.markdown.as_str()).unwrap_or(&e.body);
-    render_markdown(md, e.body_line, &policy)
-}
-
-/// Pass 1 for one page: headings and links only.
-fn page_outline(input: &RenderInput<'_>, e: &Entry, a: Option<&Assessment>) -> RenderedMarkdown {
-    let page_path = e.id.url_path();
-    let policy = LinkPolicy {
-        page_path: &page_path,
-        linkable: input.pages,
-    };
-    let md = a.map(|a| a.markdown.as_str()).unwrap_or(&e.body);
-    super::markdown::outline(md, e.body_line, &policy)
+    render_markdown(md, e.body_line, &link_policy(input, &page_path))
 }
 
 /// Pass 2 for one page: the template around its rendered Markdown.
@@ -224,22 +247,50 @@ pub fn render_page(
     a: &Assessment,
     r: RenderedMarkdown,
 ) -> Result<OutputFile> {
-    let html = render_entry(input, &site_ctx(input.project), e, a, r)?;
+    let html = render_entry(input, &site_ctx(&input.project.config), e, a, r)?;
     Ok(OutputFile {
         path: page_path(&e.id),
         bytes: html.into_bytes(),
     })
 }
 
-fn site_ctx(project: &Project) -> SiteCtx<'_> {
-    SiteCtx {
-        title: &project.config.title,
-        base_url: &project.config.base_url,
-        description: &project.config.description,
+/// The site-wide files for the published entries whose body text is in `texts`.
+pub fn render_site_wide_from(
+    input: &RenderInput<'_>,
+    texts: &HashMap<EntryId, String>,
+) -> Result<Vec<OutputFile>> {
+    let project = input.project;
+    let published: Vec<PublishedPage<'_>> = project
+        .content
+        .entries
+        .iter()
+        .filter(|e| input.published.contains(&e.id))
+        .filter_map(|e| Some(published_page(project, e, texts.get(&e.id)?)))
+        .collect();
+    render_site_wide(input, &published)
+}
+
+fn published_page<'a>(project: &'a Project, e: &'a Entry, text: &'a str) -> PublishedPage<'a> {
+    let signoff = project.signoffs.get(&e.id);
+    let dates = signoff
+        .into_iter()
+        .flat_map(|s| [s.author.as_ref(), s.reviewer.as_ref()])
+        .flatten()
+        .map(|s| s.date);
+    PublishedPage {
+        entry: e,
+        text,
+        updated: dates.max(),
+        author: signoff
+            .and_then(|s| s.author.as_ref())
+            .map(|s| s.name.trim()),
     }
 }
 
-/// Link errors on one page; `headings` gives the heading ids of any page.
+/// Files every build writes besides the entry pages and the index (see `site_wide`).
+const SITE_WIDE_FILES: &[&str] = &["feed.xml", "sitemap.xml", "search/", "404.html"];
+
+/// Body link errors on one page; `headings` gives the heading ids of any entry.
 pub fn check_links<'h>(
     project: &Project,
     entry: &Entry,
@@ -284,7 +335,11 @@ pub fn check_links<'h>(
                 format!("link `{dest}` points outside the site"),
             )),
             LinkTarget::Other { path, .. } => {
-                let known = path.is_empty() || path.starts_with("static/");
+                let known = path.is_empty()
+                    || SITE_WIDE_FILES.contains(&path.as_str())
+                    || path.strip_prefix("static/").is_some_and(|f| {
+                        project.layout.templates().join("static").join(f).is_file()
+                    });
                 if !known {
                     errors.push(Error::content(
                         &entry.path,
@@ -374,10 +429,6 @@ fn render_entry(
             .map(|s| s.date.to_string()),
         last_checked_on: a.last_checked.map(|d| d.to_string()),
     };
-    let diagram = match &e.meta.diagram {
-        Some(d) => Some(super::diagram::render(d, project, a)?),
-        None => None,
-    };
     let ctx = PageCtx {
         kind: e.id.kind.singular(),
         slug: &e.id.slug,
@@ -395,7 +446,8 @@ fn render_entry(
             .then(|| a.verdict.refusals.iter().map(|r| r.to_string()).collect()),
         body: r.html,
         tables: &a.tables,
-        diagram,
+        charts: a.tables.iter().map(super::chart::bar_chart).collect(),
+        diagram: a.diagram.clone(),
         related,
         meet,
         terms,
@@ -414,7 +466,6 @@ fn render_entry(
     let mut tctx = Context::new();
     tctx.insert("site", site);
     tctx.insert("page", &ctx);
-    // base.html links the stylesheet and home page through `root`, on every page kind.
     tctx.insert("root", ENTRY_ROOT);
     let template = format!("{}.html", e.id.kind.singular());
     render_template(input.tera, &template, &tctx, &project.layout.templates())
@@ -428,7 +479,7 @@ struct LetterGroup {
 
 /// The home page: every page of this build, terms A-Z, lessons by day, guides.
 pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
-    let site = &site_ctx(input.project);
+    let site = &site_ctx(&input.project.config);
     let content = &input.project.content;
     let listed = |kind| {
         content

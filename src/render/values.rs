@@ -251,7 +251,8 @@ impl Lookup {
         };
         let record = match self.resolved.get(&key) {
             Some(Ok(r)) => r,
-            Some(Err(why)) => return problem(why.to_string()),
+            // Already a refusal reason for the entry as a whole; once is enough.
+            Some(Err(_)) => return None,
             None => {
                 return problem(format!(
                     "{}/{} is not cited by this entry's front matter",
@@ -349,14 +350,10 @@ mod tests {
         HashMap::from([(("e".into(), "n".into()), Ok(Arc::new(record)))])
     }
 
+    type Problems = Vec<(String, String)>;
+
     /// The fast path must mean exactly what Tera means, problems included.
-    fn both(
-        body: &str,
-    ) -> (
-        Option<(String, Vec<(String, String)>)>,
-        String,
-        Vec<(String, String)>,
-    ) {
+    fn both(body: &str) -> (Option<(String, Problems)>, String, Problems) {
         let e = entry(body);
         let fresh = || {
             Arc::new(Lookup {

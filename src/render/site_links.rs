@@ -1,0 +1,276 @@
+//! Link check of the generated site: every relative `href`/`src` in every HTML file must
+//! reach a file of the site (a page, a static file, a site-wide file) and, with a
+//! `#fragment`, an element with that id. Links written in entry bodies are checked earlier
+//! against their source line (`pages::check_links`); this pass catches the links
+//! templates make, which no source line holds, and names the generated page and line.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::build::OutputFile;
+use crate::error::{Error, Location, Result};
+
+/// Check `files` (plus the static files under `static_dir`, served at `static/`).
+pub fn check_site_links(files: &[OutputFile], static_dir: &Path) -> Result<()> {
+    let mut index = SiteLinkIndex::default();
+    for (path, page) in files.par_iter().map(page_links).collect::<Vec<_>>() {
+        index.pages.insert(path, page);
+    }
+    index.check(static_dir, None)
+}
+
+/// The links and ids of each generated file, gathered as files are made, so a build that
+/// streams its pages to disk can check them without holding the pages.
+#[derive(Default)]
+pub struct SiteLinkIndex {
+    pages: HashMap<String, PageLinks>,
+}
+
+/// One file's `href`/`src` values (with their line) and element ids; empty for non-HTML.
+#[derive(Default, PartialEq)]
+pub struct PageLinks {
+    links: Vec<(String, usize)>,
+    ids: HashSet<String>,
+}
+
+/// The site path and links of one file. Pure, so callers can run it in parallel.
+pub fn page_links(f: &OutputFile) -> (String, PageLinks) {
+    let path = f.path.to_string_lossy().replace('\\', "/");
+    let mut page = PageLinks::default();
+    let text = std::str::from_utf8(&f.bytes).ok();
+    if let (true, Some(text)) = (f.path.extension().is_some_and(|x| x == "html"), text) {
+        page.ids = attribute_values(text, "id").map(|(v, _)| v).collect();
+        let line_starts: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+        for attr in ["href", "src"] {
+            for (value, offset) in attribute_values(text, attr) {
+                let line = line_starts.partition_point(|&n| n < offset) + 1;
+                page.links.push((value, line));
+            }
+        }
+    }
+    (path, page)
+}
+
+impl SiteLinkIndex {
+    pub fn insert(&mut self, (path, page): (String, PageLinks)) {
+        self.pages.insert(path, page);
+    }
+
+    /// Forget a file, handing back what was known of it.
+    pub fn take(&mut self, path: &str) -> Option<PageLinks> {
+        self.pages.remove(path)
+    }
+
+    /// How many files are known.
+    pub fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pages.is_empty()
+    }
+
+    /// Check the links of `only` (every file when None) against every file and id known.
+    pub fn check(&self, static_dir: &Path, only: Option<&[String]>) -> Result<()> {
+        let mut exists: HashSet<&str> = self.pages.keys().map(String::as_str).collect();
+        let mut statics = Vec::new();
+        for item in walkdir::WalkDir::new(static_dir)
+            .into_iter()
+            .filter_map(|i| i.ok())
+        {
+            if item.file_type().is_file() {
+                if let Ok(rel) = item.path().strip_prefix(static_dir) {
+                    statics.push(format!(
+                        "static/{}",
+                        rel.to_string_lossy().replace('\\', "/")
+                    ));
+                }
+            }
+        }
+        exists.extend(statics.iter().map(String::as_str));
+        let mut checked: Vec<(&String, &PageLinks)> = match only {
+            None => self.pages.iter().collect(),
+            Some(paths) => paths
+                .iter()
+                .filter_map(|p| self.pages.get_key_value(p))
+                .collect(),
+        };
+        checked.sort_by(|a, b| a.0.cmp(b.0));
+        let exists = &exists;
+        let errors: Vec<Error> = checked
+            .par_iter()
+            .flat_map_iter(|(path, page)| {
+                page.links.iter().filter_map(move |(value, line)| {
+                    let why = check_one(path, value, exists, &self.pages)?;
+                    Some(Error::content(
+                        format!("generated page {path}"),
+                        Some(Location {
+                            line: *line,
+                            column: 1,
+                        }),
+                        format!("{why} (made by a template; check templates/)"),
+                    ))
+                })
+            })
+            .collect();
+        Error::collect(errors)
+    }
+}
+
+fn check_one(
+    page: &str,
+    link: &str,
+    exists: &HashSet<&str>,
+    pages: &HashMap<String, PageLinks>,
+) -> Option<String> {
+    // Other sites, other schemes, and root-absolute links (only the 404 page uses those,
+    // relative to where the site is deployed) are not this site's files to check.
+    if link.is_empty() || link.starts_with('/') || has_scheme(link) {
+        return None;
+    }
+    let (path, fragment) = match link.split_once('#') {
+        Some((p, f)) => (p, Some(f)),
+        None => (link, None),
+    };
+    let path = path.split('?').next().unwrap_or(path);
+    let target = if path.is_empty() {
+        page.to_string()
+    } else {
+        let dir = page.rsplit_once('/').map_or("", |(d, _)| d);
+        let mut segments: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+        for seg in path.split('/') {
+            match seg {
+                "" | "." => {}
+                ".." => {
+                    if segments.pop().is_none() {
+                        return Some(format!("link `{link}` points outside the site"));
+                    }
+                }
+                s => segments.push(s),
+            }
+        }
+        let mut t = segments.join("/");
+        if path.ends_with('/') || t.is_empty() {
+            if !t.is_empty() {
+                t.push('/');
+            }
+            t.push_str("index.html");
+        }
+        t
+    };
+    if !exists.contains(target.as_str()) {
+        return Some(format!("link `{link}` to missing file `{target}`"));
+    }
+    // Only HTML files have ids to check a fragment against.
+    let known = pages
+        .get(&target)
+        .filter(|_| target.ends_with(".html"))
+        .map(|p| &p.ids);
+    match (fragment, known) {
+        (Some(f), Some(known)) if !f.is_empty() && !known.contains(f) => Some(format!(
+            "link `{link}` to missing anchor `#{f}` in `{target}`"
+        )),
+        _ => None,
+    }
+}
+
+fn has_scheme(link: &str) -> bool {
+    match link.split_once(':') {
+        Some((scheme, _)) => {
+            !scheme.is_empty()
+                && !scheme.contains('/')
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        }
+        None => false,
+    }
+}
+
+/// Values of `name="…"` attributes (double-quoted, as templates and the Markdown renderer
+/// write them), entity-decoded, with the byte offset where each was found.
+fn attribute_values<'a>(
+    html: &'a str,
+    name: &'a str,
+) -> impl Iterator<Item = (String, usize)> + 'a {
+    let needle = format!(" {name}=\"");
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = html[from..].find(&needle)? + from;
+        let start = at + needle.len();
+        let end = html[start..].find('"').map_or(html.len(), |e| start + e);
+        from = end;
+        Some((decode_entities(&html[start..end]), at))
+    })
+}
+
+fn decode_entities(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_string();
+    }
+    s.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&#x2F;", "/")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn file(path: &str, html: &str) -> OutputFile {
+        OutputFile {
+            path: PathBuf::from(path),
+            bytes: html.as_bytes().to_vec(),
+        }
+    }
+
+    fn check(files: &[OutputFile]) -> Vec<String> {
+        let none = tempfile::tempdir().expect("temp dir");
+        match check_site_links(files, none.path()) {
+            Ok(()) => Vec::new(),
+            Err(e) => e.flatten().iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn good_links_pass() {
+        let files = [
+            file("index.html", "<a href=\"terms/a/index.html#x\">a</a>\n<a href=\"https://example.org/\">e</a>"),
+            file("terms/a/index.html", "<h2 id=\"x\">X</h2><a href=\"../../index.html\">home</a> <a href=\"#x\">self</a> <a href=\"../b/\">b</a>"),
+            file("terms/b/index.html", "<a href=\"mailto:a@example.org\">m</a>"),
+        ];
+        assert!(check(&files).is_empty(), "{:?}", check(&files));
+    }
+
+    #[test]
+    fn missing_file_and_anchor_name_the_page_and_line() {
+        let files = [
+            file("index.html", "<p>\n<a href=\"terms/nope/index.html\">x</a>\n<a href=\"terms/a/index.html#gone\">y</a>"),
+            file("terms/a/index.html", "<link rel=\"stylesheet\" href=\"../../static/missing.css\">"),
+        ];
+        let errs = check(&files);
+        assert_eq!(errs.len(), 3, "{errs:?}");
+        assert!(
+            errs.iter()
+                .any(|e| e.starts_with("generated page index.html:2:")
+                    && e.contains("terms/nope/index.html")),
+            "{errs:?}"
+        );
+        assert!(
+            errs.iter()
+                .any(|e| e.starts_with("generated page index.html:3:") && e.contains("#gone")),
+            "{errs:?}"
+        );
+        assert!(
+            errs.iter().any(|e| e.contains("static/missing.css")),
+            "{errs:?}"
+        );
+    }
+}

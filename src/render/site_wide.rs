@@ -1,0 +1,137 @@
+//! Files about the whole site rather than one entry: the search index, `sitemap.xml`, the
+//! Atom feed, the search page and `404.html`. Only published entries appear in any of
+//! them; a `--drafts` preview never leaks a draft into what search engines or feed readers
+//! see.
+
+use std::path::PathBuf;
+
+use chrono::NaiveDate;
+use tera::Context;
+
+use crate::build::OutputFile;
+use crate::content::Entry;
+use crate::error::Result;
+
+use super::pages::RenderInput;
+use super::templates::render as render_template;
+
+/// A published entry as the site-wide files see it.
+pub struct PublishedPage<'a> {
+    pub entry: &'a Entry,
+    /// Plain text of the rendered body.
+    pub text: &'a str,
+    /// Newest signature date: when the published text was last approved.
+    pub updated: Option<NaiveDate>,
+    /// The signing author's name, for the feed.
+    pub author: Option<&'a str>,
+}
+
+impl PublishedPage<'_> {
+    /// Root-relative URL of the page file (`terms/occupancy/index.html`).
+    pub fn file_url(&self) -> String {
+        format!("{}index.html", self.entry.id.url_path())
+    }
+
+    /// The absolute, canonical URL (`https://…/terms/occupancy/`).
+    pub fn canonical(&self, base_url: &str) -> String {
+        format!(
+            "{}/{}",
+            base_url.trim_end_matches('/'),
+            self.entry.id.url_path()
+        )
+    }
+}
+
+/// Every site-wide file. `pages` is every published entry with its body text, in id order.
+pub fn render_site_wide(
+    input: &RenderInput<'_>,
+    pages: &[PublishedPage<'_>],
+) -> Result<Vec<OutputFile>> {
+    let config = &input.project.config;
+    let mut files = super::search::index_files(pages);
+    files.push(super::sitemap::sitemap(&config.base_url, pages));
+    files.push(super::feed::atom_feed(config, pages, input.today));
+    for (template, path, root) in [
+        ("404.html", "404.html", not_found_root(&config.base_url)),
+        ("search.html", "search/index.html", "../".to_string()),
+    ] {
+        // Optional templates: a project without them simply has no such page.
+        if !input.tera.get_template_names().any(|n| n == template) {
+            continue;
+        }
+        let mut ctx = Context::new();
+        ctx.insert("site", &super::pages::site_ctx(config));
+        ctx.insert("root", &root);
+        ctx.insert(
+            "canonical",
+            &format!("{}/{}", config.base_url.trim_end_matches('/'), path),
+        );
+        ctx.insert("entries", &search_fallback_list(pages, &root));
+        let html = render_template(
+            input.tera,
+            template,
+            &ctx,
+            &input.project.layout.templates(),
+        )?;
+        files.push(OutputFile {
+            path: PathBuf::from(path),
+            bytes: html.into_bytes(),
+        });
+    }
+    Ok(files)
+}
+
+/// A 404 page is served for any missing path, at any depth, so its links cannot be
+/// relative: they start from the path of `base_url` (usually `/`).
+fn not_found_root(base_url: &str) -> String {
+    let after_scheme = base_url.split_once("://").map_or(base_url, |(_, r)| r);
+    let path = after_scheme.split_once('/').map_or("", |(_, p)| p);
+    let path = path.trim_matches('/');
+    if path.is_empty() {
+        "/".into()
+    } else {
+        format!("/{path}/")
+    }
+}
+
+#[derive(serde::Serialize)]
+struct ListedEntry {
+    name: String,
+    kind: &'static str,
+    summary: String,
+    url: String,
+}
+
+/// The search page without script lists every published entry, so the search box still
+/// leads somewhere useful.
+fn search_fallback_list(pages: &[PublishedPage<'_>], root: &str) -> Vec<ListedEntry> {
+    let mut list: Vec<ListedEntry> = pages
+        .iter()
+        .map(|p| ListedEntry {
+            name: p.entry.name().to_string(),
+            kind: p.entry.id.kind.singular(),
+            summary: p.entry.meta.summary.clone(),
+            url: format!("{root}{}", p.file_url()),
+        })
+        .collect();
+    list.sort_by_key(|e| e.name.to_lowercase());
+    list
+}
+
+/// Atom and sitemaps want full timestamps; a signature has a date, taken as UTC midnight.
+pub fn rfc3339(date: NaiveDate) -> String {
+    format!("{}T00:00:00Z", date.format("%Y-%m-%d"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_found_links_start_at_the_base_path() {
+        assert_eq!(not_found_root("https://example.org"), "/");
+        assert_eq!(not_found_root("https://example.org/"), "/");
+        assert_eq!(not_found_root("https://example.org/gpu/"), "/gpu/");
+        assert_eq!(not_found_root("https://example.org/a/b"), "/a/b/");
+    }
+}

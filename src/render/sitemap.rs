@@ -1,0 +1,32 @@
+//! `sitemap.xml`: the index and every published entry at its canonical URL.
+
+use std::path::PathBuf;
+
+use crate::build::OutputFile;
+
+use super::highlight::escape;
+use super::site_wide::PublishedPage;
+
+pub fn sitemap(base_url: &str, pages: &[PublishedPage<'_>]) -> OutputFile {
+    let base = base_url.trim_end_matches('/');
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
+    );
+    let newest = pages.iter().filter_map(|p| p.updated).max();
+    xml.push_str(&url_element(&format!("{base}/"), newest));
+    for p in pages {
+        xml.push_str(&url_element(&p.canonical(base_url), p.updated));
+    }
+    xml.push_str("</urlset>\n");
+    OutputFile {
+        path: PathBuf::from("sitemap.xml"),
+        bytes: xml.into_bytes(),
+    }
+}
+
+fn url_element(loc: &str, lastmod: Option<chrono::NaiveDate>) -> String {
+    let lastmod = lastmod
+        .map(|d| format!("<lastmod>{}</lastmod>", d.format("%Y-%m-%d")))
+        .unwrap_or_default();
+    format!("  <url><loc>{}</loc>{lastmod}</url>\n", escape(loc))
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Browser tests of the built site. Builds the glossary binary, writes the signed fixture
+# site, installs the pinned npm packages if needed and runs the tests in headless Debian
+# Chromium. Exits non-zero on any failure. Without Chromium the browser tests are skipped
+# with a message, except under CI=1, where a missing Chromium is itself a failure.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+chromium="${CHROMIUM:-/usr/bin/chromium}"
+
+if [[ ! -x "$chromium" ]]; then
+  if [[ "${CI:-}" == "1" ]]; then
+    echo "error: Chromium is not installed at $chromium (apt-get install -y chromium); CI requires the browser tests" >&2
+    exit 1
+  fi
+  echo "warning: Chromium is not installed at $chromium; browser tests will be skipped" >&2
+fi
+
+cd "$repo"
+cargo build --quiet
+target="${CARGO_TARGET_DIR:-$repo/target}"
+export GLOSSARY_BIN="$target/debug/glossary"
+
+fixture="$(mktemp -d)"
+trap 'rm -rf "$fixture"' EXIT
+GLOSSARY_FIXTURE_OUT="$fixture/site" cargo test --quiet --test browser_fixture -- --ignored --exact write_browser_fixture >/dev/null
+export GLOSSARY_FIXTURE="$fixture/site"
+
+cd "$here"
+if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules ]]; then
+  npm ci --no-audit --no-fund
+fi
+mkdir -p out
+node --test --test-concurrency=1 tests/

@@ -1,0 +1,83 @@
+//! Bad input: one small broken site per failure under tests/fixtures/invalid/. Each must
+//! fail with an error naming the file (and line where the file has one) and leave the
+//! previous site untouched.
+
+mod support;
+
+use std::path::Path;
+
+use support::*;
+
+/// A fixture is a `content/` folder and an `expect` file: lines that must all appear in
+/// the error output.
+fn check_fixture(fixture: &Path) -> Result<(), String> {
+    let site = empty_site();
+    let root = site.path();
+    copy_dir(&fixture.join("content"), &root.join("content"));
+    // A previous build's output, which the failed build must not touch.
+    write(root, "site/.glossary-site", "");
+    write(root, "site/index.html", "previous build\n");
+    let before = snapshot(&root.join("site"));
+
+    let mut problems = Vec::new();
+    for command in [&["build"][..], &["check"][..]] {
+        let out = run(root, command);
+        let err = stderr(&out);
+        if out.status.code() != Some(1) {
+            problems.push(format!(
+                "{command:?} exited {:?}:\n{err}",
+                out.status.code()
+            ));
+        }
+        if err.contains("panicked") {
+            problems.push(format!("{command:?} panicked:\n{err}"));
+        }
+        let expect = std::fs::read_to_string(fixture.join("expect")).unwrap();
+        for line in expect.lines().filter(|l| !l.is_empty()) {
+            if !err.contains(line) {
+                problems.push(format!("{command:?}: expected `{line}` in:\n{err}"));
+            }
+        }
+    }
+    if snapshot(&root.join("site")) != before {
+        problems.push("site/ changed".into());
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+#[test]
+fn every_broken_fixture_fails_with_its_error_and_leaves_site_untouched() {
+    let dir = repo().join("tests/fixtures/invalid");
+    let mut fixtures: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    fixtures.sort();
+    assert!(fixtures.len() >= 12, "fixtures went missing: {fixtures:?}");
+    let failures: Vec<String> = fixtures
+        .iter()
+        .filter_map(|f| {
+            check_fixture(f)
+                .err()
+                .map(|e| format!("== {}\n{e}", f.display()))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn check_lists_every_error_not_only_the_first() {
+    let site = empty_site();
+    copy_dir(
+        &repo().join("tests/fixtures/invalid/several-errors/content"),
+        &site.path().join("content"),
+    );
+    let out = run(site.path(), &["check"]);
+    let err = stderr(&out);
+    assert_eq!(err.matches("error: ").count(), 3, "{err}"); // two errors and the count line
+    assert!(err.contains("2 error(s)"), "{err}");
+}

@@ -1,0 +1,382 @@
+//! `glossary build` on a valid site: what is published, what is refused, what the pages show.
+
+mod support;
+
+use glossary::content::Kind;
+use support::*;
+
+fn build(root: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["build"];
+    args.extend_from_slice(extra);
+    let o = run(root, &args);
+    assert!(
+        o.status.success(),
+        "build failed:\n{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    o
+}
+
+/// alpha: properly signed; beta: one person twice; gamma: no reviewer; delta: no author.
+fn signed_site() -> tempfile::TempDir {
+    let site = valid_site();
+    let root = site.path();
+    sign(
+        root,
+        Kind::Term,
+        "alpha",
+        Some("author-a"),
+        Some("reviewer-b"),
+    );
+    sign(
+        root,
+        Kind::Term,
+        "beta",
+        Some("Author One"),
+        Some(" author  ONE "),
+    );
+    sign(root, Kind::Term, "gamma", Some("author-a"), None);
+    sign(root, Kind::Term, "delta", None, Some("reviewer-b"));
+    sign(
+        root,
+        Kind::Lesson,
+        "day-1-basics",
+        Some("author-a"),
+        Some("reviewer-b"),
+    );
+    sign(
+        root,
+        Kind::Guide,
+        "reading-alpha",
+        Some("author-a"),
+        Some("reviewer-b"),
+    );
+    site
+}
+
+#[test]
+fn signed_entry_is_published_with_every_section() {
+    let site = signed_site();
+    let root = site.path();
+    let out = build(root, &[]);
+    let summary = stdout(&out);
+    assert!(summary.contains("published 3, refused 3"), "{summary}");
+
+    let page = read(root, "site/terms/alpha/index.html");
+    let sections = [
+        "<h1>What is alpha?</h1>",
+        "class=\"definition\"",
+        "id=\"measured\"",
+        "id=\"diagram\"",
+        "id=\"related\"",
+        "id=\"meet\"",
+        "id=\"sources\"",
+        "id=\"byline\"",
+    ];
+    let mut last = 0;
+    for s in sections {
+        let at = page[last..].find(s).map(|i| i + last);
+        let at = at.unwrap_or_else(|| panic!("{s} missing or out of order in:\n{page}"));
+        last = at;
+    }
+    // Numbers in prose and table come from the record.
+    assert!(
+        page.contains("Alpha runs at 1200.0 GB/s, 0.67 of which"),
+        "{page}"
+    );
+    assert!(page.contains("<td class=\"num\">1200.0</td>"), "{page}");
+    assert!(
+        page.contains("Test GPU (compute capability 9.0, 4 SMs), driver 580.0"),
+        "{page}"
+    );
+    // Byline from the signatures; last checked = newest of record capture and sources.
+    assert!(
+        page.contains("<dt>Written by</dt><dd>author-a</dd>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<dt>Reviewed by</dt><dd>reviewer-b</dd>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<dt>Last checked on</dt><dd>2026-11-02</dd>"),
+        "{page}"
+    );
+    assert!(page.contains("(checked 2026-11-01)"));
+    // Where you meet this: derived from the lesson that lists alpha.
+    assert!(
+        page.contains("Basics</a> — where alpha is introduced"),
+        "{page}"
+    );
+    assert!(!page.contains("draft-banner"));
+    assert!(!page.contains("noindex"));
+}
+
+#[test]
+fn refused_entries_appear_nowhere() {
+    let site = signed_site();
+    let root = site.path();
+    let out = build(root, &[]);
+    let summary = stdout(&out);
+    assert!(
+        summary
+            .contains("refused terms/beta: author and reviewer are the same person (author one)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("refused terms/gamma: no named reviewer has signed it"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("refused terms/delta: no named author has signed it"),
+        "{summary}"
+    );
+
+    for slug in ["beta", "gamma", "delta"] {
+        assert!(
+            !root.join(format!("site/terms/{slug}")).exists(),
+            "{slug} has a page"
+        );
+    }
+    // No index row and no link anywhere in the site.
+    for (path, bytes) in snapshot(&root.join("site")) {
+        let html = String::from_utf8_lossy(&bytes);
+        for slug in ["beta", "gamma", "delta"] {
+            assert!(
+                !html.contains(&format!("terms/{slug}/")),
+                "{} links to {slug}",
+                path.display()
+            );
+        }
+    }
+    let index = read(root, "site/index.html");
+    assert!(index.contains("terms/alpha/index.html"));
+    assert!(
+        !index.contains("What is beta") && !index.contains(">beta<"),
+        "{index}"
+    );
+    // The lesson mentions beta as plain text, not a dead link.
+    let lesson = read(root, "site/lessons/day-1-basics/index.html");
+    assert!(lesson.contains("and beta."), "{lesson}");
+}
+
+#[test]
+fn gate_applies_to_lessons_and_guides() {
+    let site = valid_site();
+    let root = site.path();
+    sign(
+        root,
+        Kind::Term,
+        "alpha",
+        Some("author-a"),
+        Some("reviewer-b"),
+    );
+    sign(
+        root,
+        Kind::Lesson,
+        "day-1-basics",
+        Some("author-a"),
+        Some("AUTHOR-A"),
+    );
+    let out = build(root, &[]);
+    let summary = stdout(&out);
+    assert!(
+        summary.contains("refused lessons/day-1-basics: author and reviewer are the same person"),
+        "{summary}"
+    );
+    assert!(summary.contains("refused guides/reading-alpha: no named author has signed it; no named reviewer has signed it"), "{summary}");
+    assert!(!root.join("site/lessons/day-1-basics").exists());
+    assert!(!root.join("site/guides/reading-alpha").exists());
+    let alpha = read(root, "site/terms/alpha/index.html");
+    assert!(
+        !alpha.contains("lessons/day-1-basics"),
+        "where-you-meet links a refused lesson"
+    );
+    assert!(
+        alpha.contains("Basics"),
+        "the refused lesson is still named as text"
+    );
+}
+
+#[test]
+fn drafts_render_everything_marked() {
+    let site = valid_site();
+    let root = site.path();
+    sign(
+        root,
+        Kind::Term,
+        "alpha",
+        Some("author-a"),
+        Some("reviewer-b"),
+    );
+    let out = build(root, &["--drafts"]);
+    assert!(
+        stdout(&out).contains("published 1, refused 5"),
+        "{}",
+        stdout(&out)
+    );
+    let beta = read(root, "site/terms/beta/index.html");
+    assert!(beta.contains("class=\"draft-banner\""), "{beta}");
+    assert!(beta.contains("no named author has signed it"), "{beta}");
+    assert!(beta.contains(r#"<meta name="robots" content="noindex">"#));
+    let alpha = read(root, "site/terms/alpha/index.html");
+    assert!(!alpha.contains("class=\"draft-banner\""));
+    assert!(!alpha.contains("noindex"));
+    assert!(root.join("site/guides/reading-alpha/index.html").exists());
+}
+
+#[test]
+fn edited_entry_is_refused_as_changed_since_review() {
+    let site = valid_site();
+    let root = site.path();
+    sign(
+        root,
+        Kind::Term,
+        "alpha",
+        Some("author-a"),
+        Some("reviewer-b"),
+    );
+    let path = root.join("content/terms/alpha.md");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("More.", "More, edited.");
+    std::fs::write(&path, text).unwrap();
+    let out = build(root, &[]);
+    assert!(
+        stdout(&out).contains("refused terms/alpha: changed since reviewed by reviewer-b on 2026-11-04; changed since signed by its author author-a on 2026-11-03"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn stale_and_wrong_node_records_refuse_the_entry() {
+    let site = valid_site();
+    let root = site.path();
+    sign(
+        root,
+        Kind::Term,
+        "alpha",
+        Some("author-a"),
+        Some("reviewer-b"),
+    );
+    // Edit the kernel: the record no longer matches the experiment.
+    write(
+        root,
+        &format!("measurements/{EXPERIMENT}/kernel.cu"),
+        "// edited\n",
+    );
+    let out = build(root, &[]);
+    assert!(
+        stdout(&out).contains("record is stale: the experiment changed since it was measured"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!root.join("site/terms/alpha").exists());
+
+    // A record from another GPU is refused even with the right digest.
+    write_record(root, |r| r.gpu.name = "Tesla T4".into());
+    let out = run(root, &["check"]);
+    assert!(stdout(&out).contains("record is from the wrong node: expected testnode (Test GPU, cc 9.0), found testnode (Tesla T4, cc 9.0)"), "{}", stdout(&out));
+}
+
+#[test]
+fn unsupported_claim_refuses_the_entry_with_numbers() {
+    let site = valid_site();
+    let root = site.path();
+    let path = root.join("content/terms/alpha.md");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "diagram:",
+        "claims:\n  - says: full and half take the same time\n    column: median_ms\n    rows: [full, half]\n    within: 0.05\n  - says: half keeps under 70% of the bandwidth\n    column: gbps\n    ratio: [half, full]\n    below: 0.7\ndiagram:",
+    );
+    std::fs::write(&path, text).unwrap();
+    sign(
+        root,
+        Kind::Term,
+        "alpha",
+        Some("author-a"),
+        Some("reviewer-b"),
+    );
+    let out = build(root, &[]);
+    let s = stdout(&out);
+    assert!(s.contains("claim \"full and half take the same time\" is not supported by the record: median_ms: full = 1.0000, half = 1.5000; spread 50.0% exceeds 5.0%"), "{s}");
+    // 800/1200 = 0.667 is below 0.7: that claim holds and is not listed.
+    assert!(!s.contains("half keeps under 70%"), "{s}");
+}
+
+#[test]
+fn failed_build_leaves_previous_site_byte_for_byte() {
+    let site = valid_site();
+    let root = site.path();
+    sign(
+        root,
+        Kind::Term,
+        "alpha",
+        Some("author-a"),
+        Some("reviewer-b"),
+    );
+    build(root, &[]);
+    let before = snapshot(&root.join("site"));
+    assert!(before.len() > 2);
+    write(root, "content/terms/beta.md", "---\ntitle: [broken\n---\n");
+    let out = run(root, &["build"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("beta.md:2:"), "{}", stderr(&out));
+    assert_eq!(before, snapshot(&root.join("site")));
+    // No staging folders are left beside it.
+    let leftovers: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".site."))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn refuses_to_replace_a_folder_it_did_not_write() {
+    let site = valid_site();
+    let root = site.path();
+    write(root, "precious/notes.txt", "keep me");
+    let out = run(
+        root,
+        &["build", "--out", root.join("precious").to_str().unwrap()],
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("refusing to replace a folder that glossary did not write"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(root, "precious/notes.txt"), "keep me");
+}
+
+#[test]
+fn check_lists_refusals_and_exits_zero_without_errors() {
+    let site = valid_site();
+    let out = run(site.path(), &["check"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("published 0, refused 6"));
+}
+
+#[test]
+fn new_term_creates_a_draft_that_builds() {
+    let site = valid_site();
+    let root = site.path();
+    let o = bin()
+        .args(["new", "term", "warp-divergence", "--root"])
+        .arg(root)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(root.join("content/terms/warp-divergence.md").exists());
+    let o = bin()
+        .args(["new", "term", "Bad/Slug", "--root"])
+        .arg(root)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let out = run(root, &["check"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("refused terms/warp-divergence"));
+}

@@ -1,0 +1,345 @@
+//! The editorial review workflow, end to end: `glossary review sign/status/diff` and
+//! `glossary build` on a fixture site, asserting on what a signer sees.
+
+mod common;
+
+use common::{days_ago, Site, NODE};
+use serde_json::Value;
+
+const ENTRY: &str = "terms/occupancy";
+const SIGNATURES: &str = "content/reviews/terms/occupancy.yaml";
+const PAGE: &str = "site/terms/occupancy/index.html";
+
+/// A site with one term citing one current record.
+fn signed_site_fixture() -> Site {
+    let site = Site::new("");
+    site.experiment("tiny");
+    site.record("tiny", &format!("{}T09:30:00Z", days_ago(3)));
+    site.term("occupancy", days_ago(20), Some("tiny"));
+    site
+}
+
+fn status_of(site: &Site, entry: &str) -> Value {
+    let r = site.ok(&["review", "status", "--json"]);
+    let all: Value = serde_json::from_str(&r.stdout).expect("status --json is JSON");
+    all["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .find(|e| e["entry"] == entry)
+        .unwrap_or_else(|| panic!("{entry} not in status:\n{}", r.stdout))
+        .clone()
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|s| s.as_str().expect("string").to_string())
+        .collect()
+}
+
+fn sign(site: &Site, role: &str, name: &str) -> common::Run {
+    site.run(&["review", "sign", "occupancy", "--as", role, "--name", name])
+}
+
+fn edit_body(site: &Site) {
+    let path = "content/terms/occupancy.md";
+    let text = site.read(path).replace(
+        "The second paragraph.",
+        "The second paragraph, now rewritten.",
+    );
+    site.write(path, &text);
+}
+
+#[test]
+fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
+    let site = signed_site_fixture();
+
+    // Unsigned: a draft that names both missing signatures, and no page.
+    let s = status_of(&site, ENTRY);
+    assert_eq!(s["state"], "draft");
+    assert_eq!(
+        strings(&s["missing"]),
+        ["author signature", "reviewer signature"]
+    );
+    assert_eq!(s["published"], false);
+    let b = site.ok(&["build"]);
+    assert!(
+        b.stdout
+            .contains("refused terms/occupancy: no named author"),
+        "{b:?}"
+    );
+    assert!(!site.path(PAGE).exists());
+
+    // The author signs: still a draft, waiting for a reviewer.
+    let r = sign(&site, "author", "author-a");
+    assert!(r.ok, "{r:?}");
+    assert!(
+        r.stdout
+            .contains("signed terms/occupancy as author: author-a on"),
+        "{r:?}"
+    );
+    let s = status_of(&site, ENTRY);
+    assert_eq!(s["state"], "draft");
+    assert_eq!(s["author"]["name"], "author-a");
+    assert_eq!(s["author"]["current"], true);
+    assert_eq!(strings(&s["missing"]), ["reviewer signature"]);
+    let author_date = s["author"]["date"].as_str().expect("date").to_string();
+
+    // The reviewer signs: ready, and the build publishes it.
+    assert!(sign(&site, "reviewer", "reviewer-b").ok);
+    let s = status_of(&site, ENTRY);
+    assert_eq!(s["state"], "ready", "{s}");
+    assert!(strings(&s["missing"]).is_empty());
+    assert_eq!(s["published"], true);
+    let review_date = s["reviewer"]["date"].as_str().expect("date").to_string();
+    let table = site.ok(&["review", "status"]).stdout;
+    let row = table
+        .lines()
+        .find(|l| l.starts_with(ENTRY))
+        .expect("a row for the entry");
+    assert!(row.contains("ready"), "{table}");
+    assert!(
+        row.contains(&format!("reviewer-b {review_date}")),
+        "{table}"
+    );
+
+    let b = site.ok(&["build"]);
+    assert!(b.stdout.contains("published 1, refused 0"), "{b:?}");
+    let page = site.read(PAGE);
+    assert!(
+        page.contains("<dt>Written by</dt><dd>author-a</dd>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<dt>Reviewed by</dt><dd>reviewer-b</dd>"),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!("<dt>Written on</dt><dd>{author_date}</dd>")),
+        "{page}"
+    );
+    // Last checked: the newer of the record's capture (3 days ago) and the source (20).
+    assert!(
+        page.contains(&format!("<dt>Last checked on</dt><dd>{}</dd>", days_ago(3))),
+        "{page}"
+    );
+    let index = site.read("site/index.html");
+    assert!(
+        index.contains("href=\"terms/occupancy/index.html\">occupancy</a>"),
+        "{index}"
+    );
+
+    // The text is edited: changed, refused with the reviewer's name and date, page gone.
+    edit_body(&site);
+    let s = status_of(&site, ENTRY);
+    assert_eq!(s["state"], "changed");
+    assert_eq!(s["reviewer"]["current"], false);
+    let missing = strings(&s["missing"]).join("; ");
+    assert!(
+        missing.contains(&format!(
+            "changed since reviewed by reviewer-b on {review_date}"
+        )),
+        "{missing}"
+    );
+    let b = site.ok(&["build"]);
+    assert!(
+        b.stdout.contains(&format!(
+            "refused terms/occupancy: changed since reviewed by reviewer-b on {review_date}"
+        )),
+        "{b:?}"
+    );
+    assert!(!site.path(PAGE).exists());
+    assert!(!site.read("site/index.html").contains("terms/occupancy/"));
+
+    // The diff shows the edit against the text the reviewer signed.
+    let d = site.ok(&["review", "diff", "occupancy"]).stdout;
+    assert!(
+        d.contains(&format!(
+            "changes since reviewed by reviewer-b on {review_date}"
+        )),
+        "{d}"
+    );
+    assert!(d.contains("\n-The second paragraph.\n"), "{d}");
+    assert!(
+        d.contains("\n+The second paragraph, now rewritten.\n"),
+        "{d}"
+    );
+
+    // The author re-signs: the reviewer's old signature stays, and still counts as changed.
+    let r = sign(&site, "author", "author-a");
+    assert!(r.ok, "{r:?}");
+    assert!(
+        r.stdout.starts_with("re-signed terms/occupancy as author"),
+        "{r:?}"
+    );
+    assert!(
+        r.stdout.contains("the reviewer's signature (reviewer-b on"),
+        "{r:?}"
+    );
+    let s = status_of(&site, ENTRY);
+    assert_eq!(s["state"], "changed");
+    assert_eq!(s["author"]["current"], true);
+    assert_eq!(s["reviewer"]["current"], false);
+    assert!(
+        site.ok(&["build"])
+            .stdout
+            .contains("changed since reviewed by reviewer-b"),
+        "refused until the reviewer re-signs"
+    );
+
+    // The reviewer re-signs: published again, with the new text.
+    assert!(sign(&site, "reviewer", "reviewer-b").ok);
+    assert_eq!(status_of(&site, ENTRY)["state"], "ready");
+    let b = site.ok(&["build"]);
+    assert!(b.stdout.contains("published 1, refused 0"), "{b:?}");
+    assert!(site.read(PAGE).contains("now rewritten"));
+    let d = site.ok(&["review", "diff", "terms/occupancy"]).stdout;
+    assert!(d.contains("unchanged since reviewed by reviewer-b"), "{d}");
+}
+
+#[test]
+fn re_measured_record_moves_a_signed_entry_to_changed() {
+    let site = signed_site_fixture();
+    assert!(sign(&site, "author", "author-a").ok);
+    assert!(sign(&site, "reviewer", "reviewer-b").ok);
+    assert_eq!(status_of(&site, ENTRY)["state"], "ready");
+
+    // Re-measured: same experiment, a new capture. The text did not change.
+    site.record("tiny", &format!("{}T08:00:00Z", days_ago(1)));
+    let s = status_of(&site, ENTRY);
+    assert_eq!(s["state"], "changed", "{s}");
+    let citation = format!("tiny/{NODE}");
+    assert_eq!(s["changed_records"][0]["citation"], citation.as_str());
+    assert_eq!(s["changed_records"][0]["change"], "changed");
+    let b = site.ok(&["build"]);
+    assert!(
+        b.stdout
+            .contains("refused terms/occupancy: changed since reviewed by reviewer-b"),
+        "{b:?}"
+    );
+    let d = site.ok(&["review", "diff", "occupancy"]).stdout;
+    assert!(d.contains("text: unchanged"), "{d}");
+    assert!(
+        d.contains(&format!("record {citation}: changed since signed")),
+        "{d}"
+    );
+    let table = site.ok(&["review", "status"]).stdout;
+    assert!(
+        table.contains(&format!("record {citation}: changed since signed")),
+        "{table}"
+    );
+}
+
+#[test]
+fn self_review_is_refused_in_any_spelling() {
+    let site = signed_site_fixture();
+    assert!(sign(&site, "author", "Author A").ok);
+    let before = site.read(SIGNATURES);
+    for spelling in [
+        "Author A",
+        " author a",
+        "AUTHOR  A",
+        "\u{ff21}\u{ff55}\u{ff54}\u{ff48}\u{ff4f}\u{ff52} \u{ff21}",
+    ] {
+        let r = sign(&site, "reviewer", spelling);
+        assert!(!r.ok, "{spelling:?} was allowed to review:\n{r:?}");
+        assert!(r.stderr.contains("as its author on"), "{spelling:?}: {r:?}");
+        assert_eq!(site.read(SIGNATURES), before, "the refusal wrote nothing");
+    }
+    assert_eq!(status_of(&site, ENTRY)["state"], "draft");
+
+    // The other way round: the reviewer may not become the author.
+    assert!(sign(&site, "reviewer", "reviewer-b").ok);
+    let r = sign(&site, "author", "REVIEWER-B");
+    assert!(!r.ok, "{r:?}");
+    assert!(r.stderr.contains("as its reviewer on"), "{r:?}");
+    assert_eq!(status_of(&site, ENTRY)["author"]["name"], "Author A");
+}
+
+#[test]
+fn signer_name_defaults_to_git_user_name_and_is_required() {
+    let site = signed_site_fixture();
+    // No --name, no git user anywhere: a clear error, and no signature file.
+    let r = site.run(&["review", "sign", "occupancy", "--as", "author"]);
+    assert!(!r.ok, "{r:?}");
+    assert!(
+        r.stderr.contains("no signer name: pass --name NAME"),
+        "{r:?}"
+    );
+    assert!(!site.path(SIGNATURES).exists());
+
+    // A blank --name is no name either.
+    let r = sign(&site, "author", "   ");
+    assert!(!r.ok && r.stderr.contains("blank"), "{r:?}");
+
+    // git's user.name in the site's repository is used.
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(site.root())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", site.root())
+            .status()
+            .expect("git runs")
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "--quiet"]);
+    git(&["config", "user.name", "author-a"]);
+    let r = site.ok(&["review", "sign", "occupancy", "--as", "author"]);
+    assert!(r.stdout.contains("as author: author-a on"), "{r:?}");
+}
+
+#[test]
+fn bare_slug_used_by_two_kinds_asks_which() {
+    let site = signed_site_fixture();
+    site.write(
+        "content/lessons/occupancy.md",
+        "---\ntitle: Occupancy, the lesson\nsummary: A lesson.\nday: 1\n---\nBody.\n",
+    );
+    let r = sign(&site, "author", "author-a");
+    assert!(!r.ok, "{r:?}");
+    assert!(r.stderr.contains("e.g. `terms/occupancy`"), "{r:?}");
+    assert!(r.stderr.contains("lessons/occupancy"), "{r:?}");
+    site.ok(&[
+        "review",
+        "sign",
+        "lessons/occupancy",
+        "--as",
+        "author",
+        "--name",
+        "author-a",
+    ]);
+    assert!(site
+        .path("content/reviews/lessons/occupancy.yaml")
+        .is_file());
+    assert!(!site.path(SIGNATURES).exists());
+
+    let r = site.run(&[
+        "review", "sign", "warp", "--as", "author", "--name", "author-a",
+    ]);
+    assert!(!r.ok && r.stderr.contains("no entry `warp`"), "{r:?}");
+}
+
+#[test]
+fn diff_without_any_signature_says_so() {
+    let site = signed_site_fixture();
+    let r = site.run(&["review", "diff", "occupancy"]);
+    assert!(!r.ok, "{r:?}");
+    assert!(
+        r.stderr.contains("terms/occupancy has no signature yet"),
+        "{r:?}"
+    );
+
+    // With only the author's signature, the diff is against the author's text.
+    assert!(sign(&site, "author", "author-a").ok);
+    edit_body(&site);
+    let d = site.ok(&["review", "diff", "occupancy"]).stdout;
+    assert!(
+        d.contains("changes since signed by its author author-a"),
+        "{d}"
+    );
+    assert!(d.contains("+The second paragraph, now rewritten."), "{d}");
+}

@@ -1,0 +1,110 @@
+//! What a reader and a search engine get from a build: search index, sitemap, feed, 404,
+//! highlighted code and charts, with drafts kept out of everything site-wide.
+
+#[path = "signed_fixture/mod.rs"]
+mod common;
+
+use common::*;
+
+fn built(drafts: bool) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    small_site(dir.path());
+    let out = build(dir.path(), if drafts { &["--drafts"] } else { &[] });
+    assert!(out.status.success(), "build failed: {}", stderr(&out));
+    let site = dir.path().join("site");
+    (dir, site)
+}
+
+#[test]
+fn search_index_holds_published_entries_with_body_text() {
+    let (_dir, site) = built(true);
+    let index: serde_json::Value =
+        serde_json::from_str(&read(&site.join("search-index.json"))).expect("json index");
+    let docs = index.as_array().expect("an array");
+    let urls: Vec<&str> = docs.iter().filter_map(|d| d["url"].as_str()).collect();
+    assert!(urls.contains(&"terms/occupancy/index.html"), "{urls:?}");
+    assert!(
+        urls.contains(&"lessons/day-1-fixture/index.html"),
+        "{urls:?}"
+    );
+    assert!(
+        !urls.iter().any(|u| u.contains("unsigned-draft")),
+        "{urls:?}"
+    );
+    let occupancy = docs
+        .iter()
+        .find(|d| d["url"] == "terms/occupancy/index.html")
+        .expect("occupancy indexed");
+    assert_eq!(occupancy["title"], "What is occupancy in CUDA?");
+    assert!(occupancy["text"]
+        .as_str()
+        .unwrap_or("")
+        .contains("warp slots"));
+    let script = read(&site.join("search-index.js"));
+    assert!(script.starts_with("window.glossarySearchIndex = ["));
+    assert!(!script.contains("Draftonlyword"));
+}
+
+#[test]
+fn sitemap_and_feed_list_published_entries_at_canonical_urls() {
+    let (_dir, site) = built(true);
+    let sitemap = read(&site.join("sitemap.xml"));
+    assert!(sitemap.contains("<loc>https://fixture.example.org/gpu/terms/occupancy/</loc>"));
+    assert!(sitemap.contains("<loc>https://fixture.example.org/gpu/</loc>"));
+    assert!(sitemap.contains("<lastmod>2026-11-02</lastmod>"));
+    assert!(!sitemap.contains("unsigned-draft"));
+    let feed = read(&site.join("feed.xml"));
+    assert!(feed.contains("<feed xmlns=\"http://www.w3.org/2005/Atom\">"));
+    assert!(feed.contains("<id>https://fixture.example.org/gpu/guides/fixture-guide/</id>"));
+    assert!(feed.contains("<updated>2026-11-02T00:00:00Z</updated>"));
+    assert!(feed.contains("<name>author-a</name>"));
+    assert!(!feed.contains("unsigned-draft"));
+    let page = read(&site.join("terms/occupancy/index.html"));
+    assert!(page.contains(
+        r#"<link rel="canonical" href="https://fixture.example.org/gpu/terms/occupancy/">"#
+    ));
+}
+
+#[test]
+fn not_found_page_links_from_the_base_path() {
+    let (_dir, site) = built(false);
+    let page = read(&site.join("404.html"));
+    assert!(page.contains("Page not found"));
+    assert!(page.contains(r#"href="/gpu/static/style.css""#), "{page}");
+}
+
+#[test]
+fn cuda_code_is_highlighted_at_build_time() {
+    let (_dir, site) = built(false);
+    let page = read(&site.join("terms/occupancy/index.html"));
+    assert!(page.contains(r#"<code class="language-cuda">"#));
+    assert!(page.contains(r#"<span class="hl-cuda">__global__</span>"#));
+    assert!(page.contains(r#"<span class="hl-cuda">__shared__</span>"#));
+    assert!(page.contains(r#"<span class="hl-builtin">__syncthreads</span>"#));
+    assert!(page.contains(r#"<span class="hl-comment">// launch: scale&lt;&lt;&lt;(n + 255) / 256, 256&gt;&gt;&gt;(2.0f, d_y, n);</span>"#));
+}
+
+#[test]
+fn measured_table_is_also_an_accessible_bar_chart_of_gbps() {
+    let (_dir, site) = built(false);
+    let page = read(&site.join("terms/occupancy/index.html"));
+    assert!(
+        page.contains(r#"<svg class="bar-chart" role="img""#),
+        "{page}"
+    );
+    assert!(page.contains(
+        "<title>Bar chart of GB/s by label: full 400.0, half 300.0, quarter 200.0.</title>"
+    ));
+}
+
+#[test]
+fn drafts_are_kept_out_without_the_flag() {
+    let (_dir, site) = built(false);
+    assert!(!site.join("terms/unsigned-draft/index.html").exists());
+    let page = read(&site.join("terms/occupancy/index.html"));
+    assert!(
+        page.contains("unsigned draft"),
+        "related term is named as text"
+    );
+    assert!(!page.contains("unsigned-draft/index.html"));
+}

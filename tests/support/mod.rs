@@ -1,0 +1,245 @@
+//! Test sites on disk: a small valid glossary built from parts, and helpers to run the
+//! real binary on it and read what it wrote.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use chrono::{NaiveDate, TimeZone, Utc};
+use glossary::content::{EntryId, Kind};
+use glossary::measure::record::{
+    ConfigRecord, ConfigStatus, GpuInfo, Problem, Record, Timing, RECORD_SCHEMA,
+};
+use glossary::measure::Experiment;
+use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
+
+mod files;
+#[allow(unused_imports)] // each test crate uses a different subset
+pub use files::{copy_dir, snapshot};
+
+pub const NODE: &str = "testnode";
+pub const EXPERIMENT: &str = "axpy-test";
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_glossary"))
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn run(root: &Path, args: &[&str]) -> Output {
+    bin()
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .output()
+        .expect("run glossary")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+pub fn read(root: &Path, rel: &str) -> String {
+    std::fs::read_to_string(root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+pub fn config() -> String {
+    format!(
+        r#"title = "Test Glossary"
+base_url = "https://glossary.test"
+description = "A test site."
+
+[nodes.{NODE}]
+gpu = "Test GPU"
+compute_capability = "9.0"
+arch = "sm_90"
+sm_count = 4
+"#
+    )
+}
+
+/// A site with the repo's templates and a config, but no content.
+pub fn empty_site() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "glossary.toml", &config());
+    copy_dir(&repo().join("templates"), &dir.path().join("templates"));
+    dir
+}
+
+pub fn term(title: &str, summary: &str, extra: &str, body: &str) -> String {
+    format!("---\ntitle: {title}\nsummary: {summary}\n{extra}---\n{body}\n")
+}
+
+/// Experiment files for a tiny test experiment, and a record of it for `NODE` whose digest
+/// matches. The numbers are fixture values for rendering tests, not measurements.
+pub fn add_experiment_with_record(root: &Path) {
+    write(
+        root,
+        &format!("measurements/{EXPERIMENT}/experiment.yaml"),
+        "title: Test axpy\nkernels: [kernel.cu]\ncompile_options: [\"--std=c++17\"]\n",
+    );
+    write(
+        root,
+        &format!("measurements/{EXPERIMENT}/kernel.cu"),
+        "extern \"C\" __global__ void axpy(float a, const float* x, float* y) { y[threadIdx.x] += a * x[threadIdx.x]; }\n",
+    );
+    write_record(root, |_| {});
+}
+
+/// (Re)write the test record, letting the caller adjust it first.
+pub fn write_record(root: &Path, adjust: impl FnOnce(&mut Record)) {
+    let exp = Experiment::load(&root.join("measurements").join(EXPERIMENT)).unwrap();
+    // `reserved` is the unused dynamic shared memory that sets `blocks`: the diagram
+    // checks the occupancy model against this driver count, so the two must agree.
+    let config = |label: &str, blocks: u32, reserved: u32, ms: f64, gbps: f64| ConfigRecord {
+        label: label.into(),
+        kernel: "axpy".into(),
+        status: ConfigStatus::Passed,
+        block_size: 512,
+        elements_per_thread: 1,
+        smem_reserved: reserved,
+        grid_size: 1024,
+        registers: 16,
+        static_smem: 0,
+        local_bytes: 0,
+        blocks_per_sm: blocks,
+        warps_per_sm: blocks * 16,
+        occupancy: blocks as f64 * 16.0 / 64.0,
+        loads_in_flight: blocks * 32,
+        waves: 1024.0 / (blocks as f64 * 4.0),
+        achieved_occupancy: None,
+        timing: Some(Timing {
+            samples_ms: vec![ms; 10],
+            median_ms: ms,
+            min_ms: ms,
+            max_ms: ms,
+            rsd: 0.001,
+            gbps,
+            sm_clock_mhz: None,
+            throttled_samples: 0,
+            converged: true,
+        }),
+    };
+    let mut record = Record {
+        schema: RECORD_SCHEMA,
+        experiment: EXPERIMENT.into(),
+        node: NODE.into(),
+        spec_digest: exp.digest.clone(),
+        tool_version: "test".into(),
+        captured_at: Utc.with_ymd_and_hms(2026, 11, 2, 12, 0, 0).unwrap(),
+        gpu: GpuInfo {
+            name: "Test GPU".into(),
+            uuid: "GPU-test".into(),
+            compute_capability: "9.0".into(),
+            sm_count: 4,
+            driver_version: "580.0".into(),
+            cuda_driver_api: "13.0".into(),
+            nvrtc_version: "13.0".into(),
+            l2_bytes: None,
+        },
+        compile_options: vec!["--std=c++17".into(), "--gpu-architecture=sm_90".into()],
+        problem: Problem {
+            elements: 1 << 20,
+            bytes_per_launch: 12 << 20,
+        },
+        configs: vec![
+            config("full", 4, 0, 1.0, 1200.0),
+            // 80 KiB + the driver's 1 KiB per block: two fit in sm_90's 228 KiB.
+            config("half", 2, 80 * 1024, 1.5, 800.0),
+        ],
+        extra: serde_json::Value::Null,
+    };
+    adjust(&mut record);
+    record.write_atomic(&exp.record_path(NODE)).unwrap();
+}
+
+/// The test site's own `residency-dials` preset: the repository's names the day 45
+/// labels, and the test record has `full` and `half`.
+pub const STEPPER_PRESET_PATH: &str = "templates/diagrams/occupancy-stepper/residency-dials.yaml";
+pub const STEPPER_PRESET: &str =
+    "title: Test dial\ndescription: Half the blocks leave.\nsteps: [full, half]\n";
+
+/// The valid test site: four terms, a lesson and a guide; nothing signed yet.
+pub fn valid_site() -> tempfile::TempDir {
+    let dir = empty_site();
+    let root = dir.path();
+    add_experiment_with_record(root);
+    write(root, STEPPER_PRESET_PATH, STEPPER_PRESET);
+    let measured = format!(
+        "measured:\n  - experiment: {EXPERIMENT}\n    node: {NODE}\n    rows: [full, half]\n    columns: [label, occupancy, median_ms, gbps]\n    caption: Two test rows.\n"
+    );
+    let diagram = format!(
+        "diagram:\n  kind: occupancy-stepper\n  preset: residency-dials\n  experiment: {EXPERIMENT}\n  node: {NODE}\n  alt: \"Warp slots filling step by step.\"\n"
+    );
+    let sources = "sources:\n  - title: CUDA Programming Guide\n    url: https://docs.nvidia.com/cuda/\n    checked: 2026-11-01\n";
+    write(
+        root,
+        "content/terms/alpha.md",
+        &term(
+            "What is alpha?",
+            "Alpha is the first test term.",
+            &format!("name: alpha\nrelated: [beta, gamma]\n{sources}{measured}{diagram}"),
+            "Alpha runs at {{ value(row=\"full\", column=\"gbps\") }} GB/s, {{ ratio(column=\"gbps\", of=\"half\", to=\"full\") }} of which half keeps.\n\nSee [beta](../beta/) and [gamma](../gamma/).\n\n## Details\n\nMore.",
+        ),
+    );
+    for (slug, related) in [("beta", "alpha"), ("gamma", "alpha"), ("delta", "alpha")] {
+        write(
+            root,
+            &format!("content/terms/{slug}.md"),
+            &term(
+                &format!("What is {slug}?"),
+                &format!("{slug} is a test term."),
+                &format!("name: {slug}\nrelated: [{related}]\n{sources}"),
+                &format!("Body of {slug}, which mentions [alpha](../alpha/)."),
+            ),
+        );
+    }
+    write(
+        root,
+        "content/lessons/day-1-basics.md",
+        "---\ntitle: Basics\nday: 1\nsummary: The first lesson.\nterms:\n  - {slug: alpha, note: \"where alpha is introduced\"}\n  - beta\n---\nThis lesson uses [alpha](../../terms/alpha/) and [beta](../../terms/beta/).\n",
+    );
+    write(
+        root,
+        "content/guides/reading-alpha.md",
+        "---\ntitle: Reading alpha\nsummary: How to read alpha.\nterms: [alpha]\n---\nRead [alpha](../../terms/alpha/#details) carefully.\n",
+    );
+    dir
+}
+
+pub fn date(y: i32, m: u32, d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, d).unwrap()
+}
+
+/// Sign `id` as the given people, over its current text and records. `None` leaves that
+/// role unsigned. Uses the library's own digest, as `review sign` does.
+pub fn sign(root: &Path, kind: Kind, slug: &str, author: Option<&str>, reviewer: Option<&str>) {
+    let project = glossary::build::Project::load(root).expect("project loads");
+    let id = EntryId::new(kind, slug);
+    let entry = project.content.get(&id).expect("entry exists");
+    let material = signed_digest(entry, &project.library);
+    let sig = |name: &str, d: NaiveDate| Signature {
+        name: name.into(),
+        date: d,
+        digest: material.digest.clone(),
+        records: material.records.clone(),
+        text: Some(entry.raw.clone()),
+    };
+    let signoff = SignOff {
+        author: author.map(|n| sig(n, date(2026, 11, 3))),
+        reviewer: reviewer.map(|n| sig(n, date(2026, 11, 4))),
+    };
+    save_signoff(&root.join("content/reviews"), &id, &signoff).unwrap();
+}

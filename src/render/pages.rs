@@ -162,21 +162,28 @@ pub fn render_site_into(
         .filter(|(e, _)| input.published.contains(&e.id))
         .map(|(e, r)| published_page(project, e, &r.text))
         .collect();
-    for f in render_site_wide(input, &published)? {
-        sink(f)?;
-    }
+    // Pass 2: Markdown and templates, each page handed over as soon as it is rendered. The
+    // site-wide files (one thread: the search index is one document) are made alongside.
+    let (site_wide, pages) = rayon::join(
+        || {
+            let files = render_site_wide(input, &published)?;
+            files.into_iter().try_for_each(sink)?;
+            sink(render_index(input)?)
+        },
+        || {
+            entries
+                .par_iter()
+                .filter(|e| input.pages.contains(&e.id))
+                .try_for_each(|e| {
+                    let a = by_id[&e.id];
+                    let r = render_page_markdown(input, e, Some(a));
+                    sink(render_page(input, e, a, r)?)
+                })
+        },
+    );
+    site_wide?;
+    pages?;
     drop(published);
-
-    // Pass 2: Markdown and templates, each page handed over as soon as it is rendered.
-    entries
-        .par_iter()
-        .filter(|e| input.pages.contains(&e.id))
-        .try_for_each(|e| {
-            let a = by_id[&e.id];
-            let r = render_page_markdown(input, e, Some(a));
-            sink(render_page(input, e, a, r)?)
-        })?;
-    sink(render_index(input)?)?;
 
     let mut links = SiteLinks::default();
     for (e, r) in entries.iter().zip(outlines) {

@@ -41,13 +41,18 @@ pub fn page_links(f: &OutputFile) -> (String, PageLinks) {
     let mut page = PageLinks::default();
     let text = std::str::from_utf8(&f.bytes).ok();
     if let (true, Some(text)) = (f.path.extension().is_some_and(|x| x == "html"), text) {
-        page.ids = attribute_values(text, "id").map(|(v, _)| v).collect();
-        let line_starts: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
-        for attr in ["href", "src"] {
-            for (value, offset) in attribute_values(text, attr) {
-                let line = line_starts.partition_point(|&n| n < offset) + 1;
-                page.links.push((value, line));
+        let mut line = 1;
+        let mut counted = 0;
+        // One pass over the page for all three attributes: this runs on every file a build
+        // writes.
+        for (name, value, offset) in attributes(text, &["id", "href", "src"]) {
+            if name == "id" {
+                page.ids.insert(value);
+                continue;
             }
+            line += text[counted..offset].matches('\n').count();
+            counted = offset;
+            page.links.push((value, line));
         }
     }
     (path, page)
@@ -190,7 +195,9 @@ fn has_scheme(link: &str) -> bool {
 }
 
 /// Values of `name="…"` attributes (double-quoted, as templates and the Markdown renderer
-/// write them), entity-decoded, with the byte offset where each was found.
+/// write them), entity-decoded, with the byte offset where each was found. The reference
+/// that [`attributes`] is tested against.
+#[cfg(test)]
 fn attribute_values<'a>(
     html: &'a str,
     name: &'a str,
@@ -203,6 +210,29 @@ fn attribute_values<'a>(
         let end = html[start..].find('"').map_or(html.len(), |e| start + e);
         from = end;
         Some((decode_entities(&html[start..end]), at))
+    })
+}
+
+/// `name="…"` attributes for any of `names`, in page order: (name, decoded value, offset
+/// of the space before the name), as [`attribute_values`] finds them one name at a time.
+fn attributes<'a>(
+    html: &'a str,
+    names: &'a [&'a str],
+) -> impl Iterator<Item = (&'a str, String, usize)> + 'a {
+    let mut from = 0;
+    std::iter::from_fn(move || loop {
+        let eq = html[from..].find("=\"")? + from;
+        let start = eq + 2;
+        let end = html[start..].find('"').map_or(html.len(), |e| start + e);
+        from = end;
+        let before = &html[..eq];
+        if let Some(name) = names
+            .iter()
+            .find(|n| before.ends_with(*n) && before[..before.len() - n.len()].ends_with(' '))
+        {
+            let at = eq - name.len() - 1;
+            return Some((*name, decode_entities(&html[start..end]), at));
+        }
     })
 }
 
@@ -236,6 +266,19 @@ mod tests {
         match check_site_links(files, none.path()) {
             Ok(()) => Vec::new(),
             Err(e) => e.flatten().iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn one_pass_finds_what_each_attribute_search_finds() {
+        let html = "<a href=\"x\" id=\"a\">\n<img src=\"s.png\" data-href=\"no\" class=\"c\">\n<p id=\"b&amp;c\" title=\"x=\\\"\">";
+        for name in ["id", "href", "src"] {
+            let one: Vec<(String, usize)> = attributes(html, &["id", "href", "src"])
+                .filter(|(n, _, _)| *n == name)
+                .map(|(_, v, at)| (v, at))
+                .collect();
+            let each: Vec<(String, usize)> = attribute_values(html, name).collect();
+            assert_eq!(one, each, "{name}");
         }
     }
 

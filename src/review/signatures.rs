@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use walkdir::WalkDir;
 
@@ -53,19 +54,21 @@ pub fn load_signoffs(reviews_dir: &Path, known: &HashSet<&EntryId>) -> Result<Si
     if !reviews_dir.is_dir() {
         return Ok(out);
     }
+    let mut files = Vec::new();
     for item in WalkDir::new(reviews_dir).min_depth(1).sort_by_file_name() {
-        let item = match item {
-            Ok(i) => i,
-            Err(e) => {
-                errors.push(Error::Other(format!("{}: {e}", reviews_dir.display())));
-                continue;
-            }
-        };
-        if !item.file_type().is_file() {
-            continue;
+        match item {
+            Ok(i) if i.file_type().is_file() => files.push(i.into_path()),
+            Ok(_) => {}
+            Err(e) => errors.push(Error::Other(format!("{}: {e}", reviews_dir.display()))),
         }
-        let path = item.path();
-        match load_one(reviews_dir, path, known) {
+    }
+    // Parsing YAML is most of the cost and the files are independent.
+    let loaded: Vec<Result<(EntryId, SignOff)>> = files
+        .par_iter()
+        .map(|path| load_one(reviews_dir, path, known))
+        .collect();
+    for r in loaded {
+        match r {
             Ok((id, s)) => {
                 out.insert(id, s);
             }

@@ -20,6 +20,8 @@ enum Command {
     Check(cmd::check::CheckArgs),
     /// Create a new entry from a template.
     New(cmd::new::NewArgs),
+    /// Run the cited kernels on the verification node and record what they measured.
+    Verify(cmd::verify::VerifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
         Command::Build(a) => cmd::build::run(a),
         Command::Check(a) => cmd::check::run(a),
         Command::New(a) => cmd::new::run(a),
+        Command::Verify(a) => cmd::verify::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -44,6 +44,25 @@ pub struct GpuInfo {
     pub l2_bytes: Option<u64>,
 }
 
+/// Per-SM and per-block limits from `cuDeviceGetAttribute`: what an occupancy model needs
+/// to reproduce the driver's answers. Stored in `Record::extra` under `device_limits` (a
+/// field of its own would break code that builds `GpuInfo` literally).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct DeviceLimits {
+    pub warp_size: u32,
+    pub max_threads_per_block: u32,
+    pub max_threads_per_sm: u32,
+    pub max_blocks_per_sm: u32,
+    pub registers_per_sm: u32,
+    pub registers_per_block: u32,
+    pub shared_memory_per_sm: u32,
+    pub shared_memory_per_block: u32,
+    pub shared_memory_per_block_optin: u32,
+    pub reserved_shared_memory_per_block: u32,
+    /// The maximum SM clock (`CU_DEVICE_ATTRIBUTE_CLOCK_RATE`), in MHz.
+    pub max_sm_clock_mhz: u32,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Problem {
     pub elements: u64,

@@ -326,6 +326,8 @@ fn render_entry(
     let mut tctx = Context::new();
     tctx.insert("site", site);
     tctx.insert("page", &ctx);
+    // base.html links stylesheets and the index through `root`, as the index page does.
+    tctx.insert("root", ENTRY_ROOT);
     let template = format!("{}.html", e.id.kind.singular());
     render_template(input.tera, &template, &tctx, &project.layout.templates())
 }

@@ -58,7 +58,11 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
     if args.json {
         use std::io::Write;
         // A closed pipe (`| head`) is the reader's choice, not an error worth a panic.
-        let _ = writeln!(std::io::stdout(), "{}", serde_json::to_string_pretty(&report)?);
+        let _ = writeln!(
+            std::io::stdout(),
+            "{}",
+            serde_json::to_string_pretty(&report)?
+        );
     } else {
         if let Some(gpu) = &report.gpu {
             println!("node {}: {gpu}", report.node);
@@ -98,10 +102,29 @@ fn print_outcome(id: &str, outcome: &Outcome) {
             (configs, notes)
         }
     };
+    if configs.iter().all(|c| c.registers.is_none()) {
+        if !configs.is_empty() {
+            let labels: Vec<&str> = configs.iter().map(|c| c.label.as_str()).collect();
+            println!("  configs: {}", labels.join(", "));
+        }
+        for n in notes {
+            println!("  note: {n}");
+        }
+        return;
+    }
     if !configs.is_empty() {
         println!(
             "  {:<10} {:>5} {:>8} {:>7} {:>9} {:>9} {:>6} {:>10} {:>8} {:>6}",
-            "label", "regs", "smem", "blk/SM", "occupancy", "achieved", "loads", "median ms", "GB/s", "rsd"
+            "label",
+            "regs",
+            "smem",
+            "blk/SM",
+            "occupancy",
+            "achieved",
+            "loads",
+            "median ms",
+            "GB/s",
+            "rsd"
         );
     }
     for c in configs {

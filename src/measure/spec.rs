@@ -247,7 +247,11 @@ impl Experiment {
             let p = self.dir.join(k);
             let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
             if text.contains('\0') {
-                return Err(Error::content(&p, None, "kernel source contains a NUL byte"));
+                return Err(Error::content(
+                    &p,
+                    None,
+                    "kernel source contains a NUL byte",
+                ));
             }
             src.push_str(&text);
             src.push('\n');
@@ -341,27 +345,42 @@ impl TimedSpec {
             bad(Some("elements"), "`elements` must be at most 2^32".into());
         }
         if self.bytes_per_element == 0 {
-            bad(Some("bytes_per_element"), "`bytes_per_element` must be at least 1".into());
+            bad(
+                Some("bytes_per_element"),
+                "`bytes_per_element` must be at least 1".into(),
+            );
         }
         if let Some(c) = self.carveout_percent {
             if c > 100 {
-                bad(Some("carveout_percent"), format!("`carveout_percent` {c} is over 100"));
+                bad(
+                    Some("carveout_percent"),
+                    format!("`carveout_percent` {c} is over 100"),
+                );
             }
         }
         let t = &self.timing;
         if !(t.max_rsd > 0.0 && t.max_rsd < 1.0) {
-            bad(Some("max_rsd"), format!("`max_rsd` {} must be between 0 and 1", t.max_rsd));
+            bad(
+                Some("max_rsd"),
+                format!("`max_rsd` {} must be between 0 and 1", t.max_rsd),
+            );
         }
         if t.min_samples < 3 {
-            bad(Some("min_samples"), "`min_samples` must be at least 3".into());
+            bad(
+                Some("min_samples"),
+                "`min_samples` must be at least 3".into(),
+            );
         }
         if t.max_samples < t.min_samples {
-            bad(Some("max_samples"), "`max_samples` is below `min_samples`".into());
+            bad(
+                Some("max_samples"),
+                "`max_samples` is below `min_samples`".into(),
+            );
         }
-        if !(t.time_cap_ms > 0.0) {
+        if t.time_cap_ms.is_nan() || t.time_cap_ms <= 0.0 {
             bad(Some("time_cap_ms"), "`time_cap_ms` must be positive".into());
         }
-        if !(t.warmup_ms >= 0.0) {
+        if t.warmup_ms.is_nan() || t.warmup_ms < 0.0 {
             bad(Some("warmup_ms"), "`warmup_ms` must not be negative".into());
         }
         if self.configs.is_empty() {
@@ -371,28 +390,49 @@ impl TimedSpec {
         for c in &self.configs {
             let near = Some(c.label.as_str());
             if !is_label(&c.label) {
-                bad(near, format!("label `{}` must be lowercase letters, digits and '-'", c.label));
+                bad(
+                    near,
+                    format!(
+                        "label `{}` must be lowercase letters, digits and '-'",
+                        c.label
+                    ),
+                );
             }
             if !seen.insert(c.label.as_str()) {
                 bad(near, format!("label `{}` is used twice", c.label));
             }
             if !is_identifier(&c.kernel) {
-                bad(near, format!("{}: kernel `{}` is not a C identifier", c.label, c.kernel));
+                bad(
+                    near,
+                    format!("{}: kernel `{}` is not a C identifier", c.label, c.kernel),
+                );
             }
             if c.block_size == 0 || c.block_size > 1024 || c.block_size % 32 != 0 {
                 bad(
                     near,
-                    format!("{}: block_size {} must be a multiple of 32 from 32 to 1024", c.label, c.block_size),
+                    format!(
+                        "{}: block_size {} must be a multiple of 32 from 32 to 1024",
+                        c.label, c.block_size
+                    ),
                 );
             }
             if c.elements_per_thread == 0 {
-                bad(near, format!("{}: elements_per_thread must be at least 1", c.label));
+                bad(
+                    near,
+                    format!("{}: elements_per_thread must be at least 1", c.label),
+                );
             }
             if c.loads_before_first_use == 0 {
-                bad(near, format!("{}: loads_before_first_use must be at least 1", c.label));
+                bad(
+                    near,
+                    format!("{}: loads_before_first_use must be at least 1", c.label),
+                );
             }
             if c.target_blocks_per_sm == Some(0) {
-                bad(near, format!("{}: target_blocks_per_sm must be at least 1", c.label));
+                bad(
+                    near,
+                    format!("{}: target_blocks_per_sm must be at least 1", c.label),
+                );
             }
         }
     }
@@ -401,7 +441,10 @@ impl TimedSpec {
 impl SweepSpec {
     fn problems<'a>(&'a self, bad: &mut Complain<'_, 'a>) {
         if !is_identifier(&self.kernel) {
-            bad(Some("kernel"), format!("kernel `{}` is not a C identifier", self.kernel));
+            bad(
+                Some("kernel"),
+                format!("kernel `{}` is not a C identifier", self.kernel),
+            );
         }
         let lists = [
             ("registers", &self.registers, 1u32, 255u32),
@@ -427,8 +470,7 @@ impl SweepSpec {
 
 fn is_label(s: &str) -> bool {
     !s.is_empty()
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
@@ -505,18 +547,27 @@ measure:
 
     #[test]
     fn unknown_field_names_file_and_line() {
-        let text = GOOD.replace("        block_size: 256\n        elements_per_thread: 2", "        block_size: 256\n        blocksize: 3\n        elements_per_thread: 2");
+        let text = GOOD.replace(
+            "        block_size: 256\n        elements_per_thread: 2",
+            "        block_size: 256\n        blocksize: 3\n        elements_per_thread: 2",
+        );
         let e = parse(&text).unwrap_err().to_string();
-        assert!(e.starts_with("m/x/experiment.yaml:17:"), "{e}");
+        assert!(e.starts_with("m/x/experiment.yaml:18:"), "{e}");
         assert!(e.contains("blocksize"), "{e}");
     }
 
     #[test]
     fn bad_block_size_names_the_config_line() {
-        let text = GOOD.replace("block_size: 256\n        elements_per_thread: 2", "block_size: 100\n        elements_per_thread: 2");
+        let text = GOOD.replace(
+            "block_size: 256\n        elements_per_thread: 2",
+            "block_size: 100\n        elements_per_thread: 2",
+        );
         let e = parse(&text).unwrap_err().to_string();
         assert!(e.starts_with("m/x/experiment.yaml:15:1:"), "{e}");
-        assert!(e.contains("two: block_size 100 must be a multiple of 32"), "{e}");
+        assert!(
+            e.contains("two: block_size 100 must be a multiple of 32"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -526,7 +577,9 @@ measure:
             .replace("[--std=c++17]", "[--std=c++17, --gpu-architecture=sm_90]");
         let all = parse(&text).unwrap_err().flatten();
         assert_eq!(all.len(), 2, "{all:?}");
-        assert!(all[0].to_string().contains("experiment.yaml:3:1: compile option"));
+        assert!(all[0]
+            .to_string()
+            .contains("experiment.yaml:3:1: compile option"));
         assert!(all[1].to_string().contains("label `one` is used twice"));
     }
 
@@ -534,7 +587,10 @@ measure:
     fn parses_an_occupancy_sweep_and_rejects_register_caps_over_255() {
         let text = "title: s\nkernels: [p.cu]\nmeasure:\n  occupancy_sweep:\n    kernel: pressure\n    registers: [32, 256]\n    block_sizes: [128]\n    dynamic_smem: [0]\n";
         let e = parse(text).unwrap_err().to_string();
-        assert!(e.contains(":6:1: `registers`: 256 is outside 1..=255"), "{e}");
+        assert!(
+            e.contains(":6:1: `registers`: 256 is outside 1..=255"),
+            "{e}"
+        );
         let ok = parse(&text.replace("256", "255")).unwrap();
         assert!(matches!(ok.measure, Measure::OccupancySweep(_)));
     }

@@ -26,7 +26,12 @@ impl ClockMonitor {
     /// None when nvidia-smi is missing or cannot read this GPU's clock.
     pub fn start(uuid: &str) -> Option<ClockMonitor> {
         let probe = Command::new("nvidia-smi")
-            .args(["--query-gpu=clocks.sm", "--format=csv,noheader,nounits", "-i", uuid])
+            .args([
+                "--query-gpu=clocks.sm",
+                "--format=csv,noheader,nounits",
+                "-i",
+                uuid,
+            ])
             .output()
             .ok()?;
         if !probe.status.success() || parse_mhz(&String::from_utf8_lossy(&probe.stdout)).is_none() {
@@ -77,7 +82,12 @@ impl ClockMonitor {
         }
         self.readings
             .lock()
-            .map(|r| r.iter().filter(|x| x.at >= from && x.at <= to).cloned().collect())
+            .map(|r| {
+                r.iter()
+                    .filter(|x| x.at >= from && x.at <= to)
+                    .cloned()
+                    .collect()
+            })
             .unwrap_or_default()
     }
 }
@@ -110,7 +120,10 @@ pub const THROTTLE_FRACTION: f64 = 0.9;
 
 /// `batches`: per batch of samples, its sample count and the readings taken during it.
 pub fn judge(batches: &[(usize, Vec<u32>)], max_mhz: u32) -> ClockVerdict {
-    let mut all: Vec<u32> = batches.iter().flat_map(|(_, r)| r.iter().copied()).collect();
+    let mut all: Vec<u32> = batches
+        .iter()
+        .flat_map(|(_, r)| r.iter().copied())
+        .collect();
     all.sort_unstable();
     let floor = THROTTLE_FRACTION * max_mhz as f64;
     let throttled = batches

@@ -106,7 +106,18 @@ mod tests {
 
     #[test]
     fn architecture_follows_experiment_options() {
-        let o = options_for(&["--std=c++17".into()], "sm_90", &["--maxrregcount=32".into()]);
-        assert_eq!(o, ["--std=c++17", "--gpu-architecture=sm_90", "--maxrregcount=32"]);
+        let o = options_for(
+            &["--std=c++17".into()],
+            "sm_90",
+            &["--maxrregcount=32".into()],
+        );
+        assert_eq!(
+            o,
+            [
+                "--std=c++17",
+                "--gpu-architecture=sm_90",
+                "--maxrregcount=32"
+            ]
+        );
     }
 }

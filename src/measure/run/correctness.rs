@@ -42,7 +42,10 @@ pub fn check_axpy(a: f32, x: &[f32], y: &[f32], out: &[f32]) -> Result<(), Misma
         let ok = (out[i] as f64 - expected).abs() <= ULPS * f32::EPSILON as f64 * scale;
         (!ok).then_some(expected)
     };
-    let wrong = (0..out.len()).into_par_iter().filter(|&i| bad(i).is_some()).count();
+    let wrong = (0..out.len())
+        .into_par_iter()
+        .filter(|&i| bad(i).is_some())
+        .count();
     if wrong == 0 {
         return Ok(());
     }

@@ -63,7 +63,10 @@ mod tests {
             let r = find_reservation(target, 227 * 1024, toy).unwrap().unwrap();
             assert_eq!(toy(r).unwrap(), target);
             if r > 0 {
-                assert!(toy(r - 1).unwrap() > target, "target {target}: {r} is not the smallest");
+                assert!(
+                    toy(r - 1).unwrap() > target,
+                    "target {target}: {r} is not the smallest"
+                );
             }
         }
         assert_eq!(find_reservation(4, 227 * 1024, toy).unwrap(), Ok(0));

@@ -5,14 +5,16 @@ use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error("no CUDA driver found (libcuda is not loadable): verify must run on the verification node")]
+    #[error(
+        "no CUDA driver found (libcuda is not loadable): verify must run on the verification node"
+    )]
     NoDriver,
     #[error("no NVRTC library found (libnvrtc is not loadable): verify compiles kernels with NVRTC and must run on the verification node, where the CUDA toolkit's NVRTC is installed")]
     NoNvrtc,
     #[error("the CUDA driver sees no GPU: {0}")]
     NoDevice(String),
     #[error(transparent)]
-    NodeMismatch(#[from] super::node::NodeMismatch),
+    NodeMismatch(Box<super::node::NodeMismatch>),
     #[error("{doing}: {error}")]
     Driver { doing: String, error: String },
     #[error("{}: NVRTC could not compile the kernels (options: {}):\n{log}", path.display(), options.join(" "))]
@@ -33,6 +35,12 @@ pub enum RunError {
     Spec(#[from] crate::Error),
     #[error("{0}")]
     Other(String),
+}
+
+impl From<super::node::NodeMismatch> for RunError {
+    fn from(m: super::node::NodeMismatch) -> RunError {
+        RunError::NodeMismatch(Box::new(m))
+    }
 }
 
 /// Attach what was being done to a driver (or NVRTC) error.

@@ -41,7 +41,8 @@ impl Gpu {
         if !nvrtc_present() {
             return Err(RunError::NoNvrtc);
         }
-        let count = CudaContext::device_count().map_err(|e| RunError::NoDevice(format!("{e:?}")))?;
+        let count =
+            CudaContext::device_count().map_err(|e| RunError::NoDevice(format!("{e:?}")))?;
         if count < 1 {
             return Err(RunError::NoDevice("device count is 0".into()));
         }
@@ -118,7 +119,12 @@ fn driver_version() -> String {
         }
     }
     std::process::Command::new("nvidia-smi")
-        .args(["--query-gpu=driver_version", "--format=csv,noheader", "-i", "0"])
+        .args([
+            "--query-gpu=driver_version",
+            "--format=csv,noheader",
+            "-i",
+            "0",
+        ])
         .output()
         .ok()
         .filter(|o| o.status.success())

@@ -9,16 +9,20 @@ const CHUNK: usize = 1 << 16;
 /// (`seed`, `stream`): two streams of one seed are unrelated.
 pub fn seeded_floats(n: usize, seed: u64, stream: u64) -> Vec<f32> {
     let mut out = vec![0f32; n];
-    out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
-        let mut state = seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03) ^ (c as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        for v in chunk {
-            let r = splitmix64(&mut state);
-            // 24 bits of mantissa-sized uniform in [0, 1).
-            let u = (r >> 40) as f32 / (1u64 << 24) as f32;
-            let magnitude = 0.25 + 1.75 * u;
-            *v = if r & 1 == 0 { magnitude } else { -magnitude };
-        }
-    });
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut state = seed
+                ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03)
+                ^ (c as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            for v in chunk {
+                let r = splitmix64(&mut state);
+                // 24 bits of mantissa-sized uniform in [0, 1).
+                let u = (r >> 40) as f32 / (1u64 << 24) as f32;
+                let magnitude = 0.25 + 1.75 * u;
+                *v = if r & 1 == 0 { magnitude } else { -magnitude };
+            }
+        });
     out
 }
 

@@ -188,7 +188,12 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
         return Ok(report);
     }
     let gpu = gpu::Gpu::open()?;
-    node::check_node(&gpu.info.name, &gpu.info.compute_capability, &req.node, &profile)?;
+    node::check_node(
+        &gpu.info.name,
+        &gpu.info.compute_capability,
+        &req.node,
+        &profile,
+    )?;
     report.gpu = Some(format!("{} ({})", gpu.info.name, gpu.info.uuid));
     progress.set_length(
         experiments
@@ -219,12 +224,19 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
 
 fn plan_only(e: &Experiment) -> Outcome {
     let configs = match &e.spec.measure {
-        Measure::Timed(t) => t.configs.iter().map(|c| ConfigSummary::planned(&c.label)).collect(),
+        Measure::Timed(t) => t
+            .configs
+            .iter()
+            .map(|c| ConfigSummary::planned(&c.label))
+            .collect(),
         Measure::OccupancySweep(_) => Vec::new(),
     };
     Outcome::Planned {
         configs,
-        notes: vec!["no CUDA driver on this machine: experiment parsed and validated; GPU checks skipped".into()],
+        notes: vec![
+            "no CUDA driver on this machine: experiment parsed and validated; GPU checks skipped"
+                .into(),
+        ],
     }
 }
 
@@ -262,7 +274,10 @@ fn run_one(
             if req.launch_once {
                 timed::launch_once(gpu, spec, &prepared)?;
                 return Ok(Outcome::Planned {
-                    configs: prepared.iter().map(|p| ConfigSummary::of(&p.record)).collect(),
+                    configs: prepared
+                        .iter()
+                        .map(|p| ConfigSummary::of(&p.record))
+                        .collect(),
                     notes: vec!["launched each configuration once".into()],
                 });
             }
@@ -271,7 +286,10 @@ fn run_one(
                     tick(&p.spec.label);
                 }
                 return Ok(Outcome::Planned {
-                    configs: prepared.iter().map(|p| ConfigSummary::of(&p.record)).collect(),
+                    configs: prepared
+                        .iter()
+                        .map(|p| ConfigSummary::of(&p.record))
+                        .collect(),
                     notes: vec![format!("compiled with {}", compiled.options.join(" "))],
                 });
             }
@@ -334,14 +352,22 @@ fn run_one(
                     )],
                 });
             }
-            let result = sweep::run(gpu, &file, &source, &exp.spec.compile_options, spec, &mut tick)?;
+            let result = sweep::run(
+                gpu,
+                &file,
+                &source,
+                &exp.spec.compile_options,
+                spec,
+                &mut tick,
+            )?;
             let points = result.points.len();
             let mut record = record_base(compile::options_for(
                 &exp.spec.compile_options,
                 &gpu.arch,
                 &["--maxrregcount=<registers requested>".into()],
             ));
-            record.extra = serde_json::to_value(&result).map_err(|e| RunError::Other(e.to_string()))?;
+            record.extra =
+                serde_json::to_value(&result).map_err(|e| RunError::Other(e.to_string()))?;
             let path = exp.record_path(&req.node);
             record.write_atomic(&path)?;
             Ok(Outcome::Written {
@@ -372,7 +398,10 @@ fn achieved_under_ncu(
     }
     for (c, (kernel, _)) in configs.iter().zip(&rows) {
         if !kernel.starts_with(&c.kernel) {
-            return Err(format!("ncu launch order mismatch: expected {}, found {kernel}", c.kernel));
+            return Err(format!(
+                "ncu launch order mismatch: expected {}, found {kernel}",
+                c.kernel
+            ));
         }
     }
     for (c, (_, v)) in configs.iter_mut().zip(rows) {

@@ -24,9 +24,23 @@ pub fn achieved_occupancy(
     experiment: &str,
 ) -> Result<Vec<(String, f64)>, String> {
     let out = Command::new("ncu")
-        .args(["--csv", "--clock-control", "none", "--metrics", ACHIEVED_METRIC])
+        .args([
+            "--csv",
+            "--clock-control",
+            "none",
+            "--metrics",
+            ACHIEVED_METRIC,
+        ])
         .arg(exe)
-        .args(["verify", "--launch-once", "--node", node, "--only", experiment, "--root"])
+        .args([
+            "verify",
+            "--launch-once",
+            "--node",
+            node,
+            "--only",
+            experiment,
+            "--root",
+        ])
         .arg(root)
         .output()
         .map_err(|e| format!("could not start ncu: {e}"))?;
@@ -36,7 +50,13 @@ pub fn achieved_occupancy(
         return Err(format!(
             "ncu exited with {}: {}",
             out.status,
-            stderr.lines().chain(stdout.lines()).rev().take(5).collect::<Vec<_>>().join(" | ")
+            stderr
+                .lines()
+                .chain(stdout.lines())
+                .rev()
+                .take(5)
+                .collect::<Vec<_>>()
+                .join(" | ")
         ));
     }
     let rows = parse_metric(&stdout, ACHIEVED_METRIC)?;
@@ -56,15 +76,23 @@ pub fn parse_metric(text: &str, metric: &str) -> Result<Vec<(String, f64)>, Stri
             continue;
         };
         let col = |name: &str| h.iter().position(|f| f == name);
-        let (Some(id), Some(kernel), Some(name), Some(value)) =
-            (col("ID"), col("Kernel Name"), col("Metric Name"), col("Metric Value"))
-        else {
-            return Err(format!("ncu CSV header lacks ID/Kernel Name/Metric Name/Metric Value: {h:?}"));
+        let (Some(id), Some(kernel), Some(name), Some(value)) = (
+            col("ID"),
+            col("Kernel Name"),
+            col("Metric Name"),
+            col("Metric Value"),
+        ) else {
+            return Err(format!(
+                "ncu CSV header lacks ID/Kernel Name/Metric Name/Metric Value: {h:?}"
+            ));
         };
         if fields.get(name).map(String::as_str) != Some(metric) {
             continue;
         }
-        let id: u64 = fields.get(id).and_then(|v| v.parse().ok()).ok_or("ncu CSV row without a numeric ID")?;
+        let id: u64 = fields
+            .get(id)
+            .and_then(|v| v.parse().ok())
+            .ok_or("ncu CSV row without a numeric ID")?;
         let raw = fields.get(value).cloned().unwrap_or_default();
         let v: f64 = raw
             .replace(',', "")
@@ -115,7 +143,10 @@ mod tests {
     #[test]
     fn reads_one_metric_per_launch_in_id_order() {
         let rows = parse_metric(SAMPLE, ACHIEVED_METRIC).unwrap();
-        assert_eq!(rows, vec![("axpy_ept1".into(), 88.5), ("axpy_ept4".into(), 91.25)]);
+        assert_eq!(
+            rows,
+            vec![("axpy_ept1".into(), 88.5), ("axpy_ept4".into(), 91.25)]
+        );
     }
 
     #[test]
@@ -125,6 +156,9 @@ mod tests {
 
     #[test]
     fn splits_quoted_fields_with_commas() {
-        assert_eq!(split_csv(r#""a","(1, 2)","say ""hi""""#), ["a", "(1, 2)", "say \"hi\""]);
+        assert_eq!(
+            split_csv(r#""a","(1, 2)","say ""hi""""#),
+            ["a", "(1, 2)", "say \"hi\""]
+        );
     }
 }

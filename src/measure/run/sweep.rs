@@ -75,7 +75,9 @@ pub fn run(
                 .map(|v| v.max(0) as u32)
         };
         let static_smem = attr(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?;
-        let max_dynamic = limits.shared_memory_per_block_optin.saturating_sub(static_smem);
+        let max_dynamic = limits
+            .shared_memory_per_block_optin
+            .saturating_sub(static_smem);
         f.set_attribute(
             FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             max_dynamic as i32,

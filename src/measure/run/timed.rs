@@ -58,8 +58,11 @@ pub fn prepare(
                 .map(|v| v.max(0) as u32)
         };
         if let Some(p) = spec.carveout_percent {
-            f.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, p as i32)
-                .doing(|| format!("{}: setting the shared-memory carveout", c.label))?;
+            f.set_attribute(
+                FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                p as i32,
+            )
+            .doing(|| format!("{}: setting the shared-memory carveout", c.label))?;
         }
         let static_smem = fattr(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?;
         // Above 48 KB a block must opt in to dynamic shared memory; opt in to all of it
@@ -72,7 +75,12 @@ pub fn prepare(
             FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             max_dynamic as i32,
         )
-        .doing(|| format!("{}: opting in to {max_dynamic} bytes of dynamic shared memory", c.label))?;
+        .doing(|| {
+            format!(
+                "{}: opting in to {max_dynamic} bytes of dynamic shared memory",
+                c.label
+            )
+        })?;
         let max_threads = fattr(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
         if c.block_size > max_threads {
             return Err(cfg_err(format!(
@@ -90,7 +98,9 @@ pub fn prepare(
         };
         let blocks_per_sm = blocks_at(reserved)?;
         if blocks_per_sm == 0 {
-            return Err(cfg_err("the driver says no block of this launch fits on an SM".into()));
+            return Err(cfg_err(
+                "the driver says no block of this launch fits on an SM".into(),
+            ));
         }
         let per_block = c.block_size as u64 * c.elements_per_thread as u64;
         let grid = spec.elements.div_ceil(per_block);
@@ -150,8 +160,12 @@ impl AxpyBuffers {
         let x_host = seeded_floats(n, spec.seed, 0);
         let y_host = seeded_floats(n, spec.seed, 1);
         let s = &gpu.stream;
-        let x = s.clone_htod(&x_host).doing(|| "copying x to the device".into())?;
-        let y = s.clone_htod(&y_host).doing(|| "copying y to the device".into())?;
+        let x = s
+            .clone_htod(&x_host)
+            .doing(|| "copying x to the device".into())?;
+        let y = s
+            .clone_htod(&y_host)
+            .doing(|| "copying y to the device".into())?;
         // SAFETY: poisoned before every checked launch; never read before written.
         let out = unsafe { s.alloc::<f32>(n) }.doing(|| "allocating the output".into())?;
         Ok(AxpyBuffers {
@@ -167,7 +181,11 @@ impl AxpyBuffers {
     pub fn launch(&mut self, stream: &CudaStream, p: &Prepared) -> Result<(), RunError> {
         let a = AXPY_A;
         let mut b = stream.launch_builder(&p.function);
-        b.arg(&a).arg(&self.x).arg(&self.y).arg(&mut self.out).arg(&self.n);
+        b.arg(&a)
+            .arg(&self.x)
+            .arg(&self.y)
+            .arg(&mut self.out)
+            .arg(&self.n);
         // SAFETY: the argument list is the axpy workload's fixed signature; the grid
         // covers `n` and the kernel bounds-checks its indices.
         unsafe { b.launch(p.launch) }
@@ -191,7 +209,11 @@ impl AxpyBuffers {
         .doing(|| "poisoning the output".into())
     }
 
-    fn check(&mut self, stream: &Arc<CudaStream>, p: &Prepared) -> Result<Result<(), String>, RunError> {
+    fn check(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        p: &Prepared,
+    ) -> Result<Result<(), String>, RunError> {
         self.poison(stream)?;
         if let Err(e) = self.launch(stream, p) {
             return Ok(Err(e.to_string()));
@@ -218,7 +240,10 @@ pub fn run(
     let flush = if spec.timing.flush_l2 {
         // Twice L2 so that no line the kernel will read survives.
         let bytes = (2 * gpu.info.l2_bytes.unwrap_or(64 << 20)).max(1 << 20) as usize;
-        Some(unsafe { gpu.stream.alloc::<u8>(bytes) }.doing(|| "allocating the L2 flush buffer".into())?)
+        Some(
+            unsafe { gpu.stream.alloc::<u8>(bytes) }
+                .doing(|| "allocating the L2 flush buffer".into())?,
+        )
     } else {
         None
     };
@@ -232,7 +257,8 @@ pub fn run(
                 record.status = ConfigStatus::Failed { reason };
             }
             Ok(()) => {
-                let timing = time_config(gpu, &spec.timing, &mut buffers, &p, flush.as_mut(), clocks)?;
+                let timing =
+                    time_config(gpu, &spec.timing, &mut buffers, &p, flush.as_mut(), clocks)?;
                 record.timing = Some(finish_timing(timing, bytes_per_launch));
             }
         }
@@ -257,7 +283,11 @@ fn time_config(
     clocks: Option<&ClockMonitor>,
 ) -> Result<RawTiming, RunError> {
     let stream = &gpu.stream;
-    let sync = |what: &str| stream.synchronize().doing(|| format!("{}: {what}", p.spec.label));
+    let sync = |what: &str| {
+        stream
+            .synchronize()
+            .doing(|| format!("{}: {what}", p.spec.label))
+    };
     // Warm-up: one launch to learn its length, then enough to fill the warm-up time.
     let t0 = Instant::now();
     buffers.launch(stream, p)?;

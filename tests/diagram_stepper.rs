@@ -232,7 +232,7 @@ fn write_day45_fixture(root: &std::path::Path) {
     write(
         &dir,
         "experiment.yaml",
-        "title: Day 45 occupancy (browser-test fixture)\nkernels: [axpy.cu]\n",
+        "title: Day 45 occupancy (browser-test fixture)\nkernels: [axpy.cu]\nmeasure:\n  timed:\n    workload: axpy\n    elements: 1048576\n    bytes_per_element: 12\n    configs:\n      - {label: tlp1, kernel: axpy, block_size: 512, elements_per_thread: 1, loads_before_first_use: 2}\n",
     );
     write(
         &dir,

@@ -63,7 +63,7 @@ fn published_page_draws_every_step_with_model_and_record_numbers() {
     let page = build_ok(root, &["build"]);
 
     assert!(
-        page.contains(r#"<figure class="stepper" id="occupancy-stepper" role="group" aria-label="Warp slots filling step by step." data-stepper>"#),
+        page.contains(r#"<figure class="stepper" id="occupancy-stepper" aria-label="Warp slots filling step by step." data-stepper>"#),
         "{page}"
     );
     assert!(page.contains("static/stepper.js"), "script not linked");

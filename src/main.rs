@@ -26,6 +26,8 @@ enum Command {
     Review(cmd::review::ReviewArgs),
     /// Serve the site on localhost, rebuilding and reloading open pages on every save.
     Serve(cmd::serve::ServeArgs),
+    /// Run the cited kernels on the verification node and record what they measured.
+    Verify(cmd::verify::VerifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Command::Occupancy(a) => glossary::occupancy::run_cli(a),
         Command::Review(a) => cmd::review::run(a),
         Command::Serve(a) => cmd::serve::run(a),
+        Command::Verify(a) => cmd::verify::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

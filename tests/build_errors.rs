@@ -81,3 +81,56 @@ fn check_lists_every_error_not_only_the_first() {
     assert_eq!(err.matches("error: ").count(), 3, "{err}"); // two errors and the count line
     assert!(err.contains("2 error(s)"), "{err}");
 }
+
+/// Hostile files: invalid UTF-8, an alias bomb, deep nesting, an absurd date. Each is an
+/// error naming its file; nothing panics or hangs. (CRLF line ends are fine.)
+#[test]
+fn hostile_input_gives_errors_not_panics() {
+    let site = empty_site();
+    let root = site.path();
+    let mut bomb = String::from("---\ntitle: x\nsummary: y\nrelated: &a [\"w\",\"w\",\"w\",\"w\",\"w\",\"w\",\"w\",\"w\",\"w\"]\n");
+    let mut prev = 'a';
+    for n in 'b'..='j' {
+        bomb.push_str(&format!(
+            "slug: &{n} [{}]\n",
+            vec![format!("*{prev}"); 9].join(",")
+        ));
+        prev = n;
+    }
+    bomb.push_str("---\n");
+    write(root, "content/terms/bomb.md", &bomb);
+    write(
+        root,
+        "content/terms/deep.md",
+        &format!(
+            "---\ntitle: x\nsummary: y\nrelated: {}\n---\n",
+            "[".repeat(5000)
+        ),
+    );
+    write(root, "content/terms/date.md", "---\ntitle: x\nsummary: y\nsources:\n  - title: t\n    url: u\n    checked: 99999-01-01\n---\n");
+    write(
+        root,
+        "content/terms/crlf.md",
+        "---\r\ntitle: What is crlf?\r\nsummary: Windows line ends.\r\n---\r\nBody.\r\n",
+    );
+    std::fs::write(
+        root.join("content/terms/binary.md"),
+        [0xff, 0xfe, 0x00, 0x2d, 0x2d, 0x2d, 0x0a, 0xc3],
+    )
+    .unwrap();
+
+    let out = run(root, &["check"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for file in ["bomb.md:", "deep.md:", "date.md:7:", "binary.md:"] {
+        assert!(
+            err.contains(&format!("content/terms/{file}")),
+            "{file} not named in:\n{err}"
+        );
+    }
+    assert!(
+        !err.contains("crlf.md"),
+        "CRLF front matter is valid:\n{err}"
+    );
+}

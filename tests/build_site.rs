@@ -288,7 +288,7 @@ fn unsupported_claim_refuses_the_entry_with_numbers() {
     let path = root.join("content/terms/alpha.md");
     let text = std::fs::read_to_string(&path).unwrap().replace(
         "diagram:",
-        "claims:\n  - says: full and half take the same time\n    column: median_ms\n    rows: [full, half]\n    within: 0.05\n  - says: half keeps under 70% of the bandwidth\n    column: gbps\n    ratio: [half, full]\n    below: 0.7\ndiagram:",
+        "claims:\n  - says: full and half take the same time\n    column: median_ms\n    rows: [full, half]\n    within: 0.05\n  - says: half keeps under 70% of the bandwidth\n    column: gbps\n    ratio: [half, full]\n    below: 0.7\n  - says: full moves over 2000 GB/s\n    column: gbps\n    row: full\n    above: 2000\ndiagram:",
     );
     std::fs::write(&path, text).unwrap();
     sign(
@@ -301,6 +301,7 @@ fn unsupported_claim_refuses_the_entry_with_numbers() {
     let out = build(root, &[]);
     let s = stdout(&out);
     assert!(s.contains("claim \"full and half take the same time\" is not supported by the record: median_ms: full = 1.0000, half = 1.5000; spread 50.0% exceeds 5.0%"), "{s}");
+    assert!(s.contains("claim \"full moves over 2000 GB/s\" is not supported by the record: gbps: full = 1200.0000, not above 2000"), "{s}");
     // 800/1200 = 0.667 is below 0.7: that claim holds and is not listed.
     assert!(!s.contains("half keeps under 70%"), "{s}");
 }

@@ -63,7 +63,7 @@ fn published_page_draws_every_step_with_model_and_record_numbers() {
     let page = build_ok(root, &["build"]);
 
     assert!(
-        page.contains(r#"<figure class="stepper" id="occupancy-stepper" role="group" aria-label="Warp slots filling step by step." data-stepper>"#),
+        page.contains(r#"<figure class="stepper" id="occupancy-stepper" aria-label="Warp slots filling step by step." data-stepper>"#),
         "{page}"
     );
     assert!(page.contains("static/stepper.js"), "script not linked");
@@ -232,7 +232,7 @@ fn write_day45_fixture(root: &std::path::Path) {
     write(
         &dir,
         "experiment.yaml",
-        "title: Day 45 occupancy (browser-test fixture)\nkernels: [axpy.cu]\n",
+        "title: Day 45 occupancy (browser-test fixture)\nkernels: [axpy.cu]\nmeasure:\n  timed:\n    workload: axpy\n    elements: 1048576\n    bytes_per_element: 12\n    configs:\n      - {label: tlp1, kernel: axpy, block_size: 512, elements_per_thread: 1, loads_before_first_use: 2}\n",
     );
     write(
         &dir,

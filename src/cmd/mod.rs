@@ -5,3 +5,4 @@ pub mod check;
 pub mod new;
 pub mod review;
 pub mod serve;
+pub mod verify;

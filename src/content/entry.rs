@@ -202,6 +202,9 @@ pub struct Claim {
     pub rows: Vec<String>,
     #[serde(default)]
     pub within: Option<f64>,
+    /// `row: a` with `below` and/or `above`: bounds on value(a) itself.
+    #[serde(default)]
+    pub row: Option<String>,
     /// `ratio: [a, b]` with `below` and/or `above`: bounds on value(a) / value(b).
     #[serde(default)]
     pub ratio: Option<[String; 2]>,
@@ -224,18 +227,26 @@ pub enum ClaimTest {
         below: Option<f64>,
         above: Option<f64>,
     },
+    Value {
+        row: String,
+        below: Option<f64>,
+        above: Option<f64>,
+    },
 }
 
 impl Claim {
     /// The test this claim states, or why it states none or several.
     pub fn test(&self) -> Result<ClaimTest, String> {
-        match (&self.within, &self.ratio) {
-            (Some(tol), None) => {
+        let bounded = self.below.is_some() || self.above.is_some();
+        match (&self.within, &self.ratio, &self.row) {
+            (Some(tol), None, None) => {
                 if self.rows.len() < 2 {
                     return Err("a `within` claim needs at least two `rows`".into());
                 }
-                if self.below.is_some() || self.above.is_some() {
-                    return Err("`below`/`above` belong to `ratio` claims, not `within`".into());
+                if bounded {
+                    return Err(
+                        "`below`/`above` belong to `ratio` and `row` claims, not `within`".into(),
+                    );
                 }
                 if !tol.is_finite() || *tol < 0.0 {
                     return Err(format!("`within` must be a non-negative number, got {tol}"));
@@ -245,22 +256,27 @@ impl Claim {
                     tolerance: *tol,
                 })
             }
-            (None, Some([of, to])) => {
-                if !self.rows.is_empty() {
-                    return Err("a `ratio` claim names its rows in `ratio`, not `rows`".into());
-                }
-                if self.below.is_none() && self.above.is_none() {
-                    return Err("a `ratio` claim needs `below`, `above` or both".into());
-                }
-                Ok(ClaimTest::Ratio {
-                    of: of.clone(),
-                    to: to.clone(),
-                    below: self.below,
-                    above: self.above,
-                })
+            (None, Some(_), None) | (None, None, Some(_)) if !self.rows.is_empty() => {
+                Err("`rows` belongs to `within` claims".into())
             }
-            (Some(_), Some(_)) => Err("a claim is either `within` or `ratio`, not both".into()),
-            (None, None) => Err("a claim needs `within` (with `rows`) or `ratio`".into()),
+            (None, Some(_), None) | (None, None, Some(_)) if !bounded => {
+                Err("a `ratio` or `row` claim needs `below`, `above` or both".into())
+            }
+            (None, Some([of, to]), None) => Ok(ClaimTest::Ratio {
+                of: of.clone(),
+                to: to.clone(),
+                below: self.below,
+                above: self.above,
+            }),
+            (None, None, Some(row)) => Ok(ClaimTest::Value {
+                row: row.clone(),
+                below: self.below,
+                above: self.above,
+            }),
+            (None, None, None) => {
+                Err("a claim needs `within` (with `rows`), `ratio` or `row`".into())
+            }
+            _ => Err("a claim is one of `within`, `ratio` or `row`, not several".into()),
         }
     }
 }

@@ -44,18 +44,27 @@ pub fn check_claim(test: &ClaimTest, column: &str, citation: &Citation<'_>) -> R
             let (a, b) = (value(of)?, value(to)?);
             let r = a / b;
             let shown = format!("{column}: {of} = {a:.4}, {to} = {b:.4}, ratio {r:.3}");
-            if let Some(below) = below {
-                // NaN fails both bounds: a ratio that is not a number supports nothing.
-                if r.is_nan() || r >= *below {
-                    return Err(format!("{shown}, not below {below}"));
-                }
-            }
-            if let Some(above) = above {
-                if r.is_nan() || r <= *above {
-                    return Err(format!("{shown}, not above {above}"));
-                }
-            }
-            Ok(())
+            check_bounds(r, *below, *above).map_err(|why| format!("{shown}, {why}"))
+        }
+        ClaimTest::Value { row, below, above } => {
+            let v = value(row)?;
+            check_bounds(v, *below, *above)
+                .map_err(|why| format!("{column}: {row} = {v:.4}, {why}"))
         }
     }
+}
+
+/// NaN fails every bound: a value that is not a number supports nothing.
+fn check_bounds(v: f64, below: Option<f64>, above: Option<f64>) -> Result<(), String> {
+    if let Some(below) = below {
+        if v.is_nan() || v >= below {
+            return Err(format!("not below {below}"));
+        }
+    }
+    if let Some(above) = above {
+        if v.is_nan() || v <= above {
+            return Err(format!("not above {above}"));
+        }
+    }
+    Ok(())
 }

@@ -5,6 +5,7 @@
 pub mod claims;
 pub mod library;
 pub mod record;
+pub mod run;
 pub mod spec;
 
 pub use library::{Citation, Library, Staleness};

@@ -44,6 +44,25 @@ pub struct GpuInfo {
     pub l2_bytes: Option<u64>,
 }
 
+/// Per-SM and per-block limits from `cuDeviceGetAttribute`: what an occupancy model needs
+/// to reproduce the driver's answers. Stored in `Record::extra` under `device_limits` (a
+/// field of its own would break code that builds `GpuInfo` literally).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct DeviceLimits {
+    pub warp_size: u32,
+    pub max_threads_per_block: u32,
+    pub max_threads_per_sm: u32,
+    pub max_blocks_per_sm: u32,
+    pub registers_per_sm: u32,
+    pub registers_per_block: u32,
+    pub shared_memory_per_sm: u32,
+    pub shared_memory_per_block: u32,
+    pub shared_memory_per_block_optin: u32,
+    pub reserved_shared_memory_per_block: u32,
+    /// The maximum SM clock (`CU_DEVICE_ATTRIBUTE_CLOCK_RATE`), in MHz.
+    pub max_sm_clock_mhz: u32,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Problem {
     pub elements: u64,
@@ -254,5 +273,88 @@ impl Record {
             .map_err(|e| Error::io(path, e))?;
         tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(median: f64) -> Record {
+        Record {
+            schema: RECORD_SCHEMA,
+            experiment: "e".into(),
+            node: "h200".into(),
+            spec_digest: "sha256:00".into(),
+            tool_version: "0.1.0".into(),
+            captured_at: DateTime::parse_from_rfc3339("2026-11-30T16:24:47Z")
+                .unwrap()
+                .with_timezone(&Utc),
+            gpu: GpuInfo::default(),
+            compile_options: vec!["--gpu-architecture=sm_90".into()],
+            problem: Problem::default(),
+            configs: vec![ConfigRecord {
+                label: "tlp1".into(),
+                kernel: "k".into(),
+                status: ConfigStatus::Passed,
+                block_size: 512,
+                elements_per_thread: 1,
+                smem_reserved: 0,
+                grid_size: 8,
+                registers: 10,
+                static_smem: 0,
+                local_bytes: 0,
+                blocks_per_sm: 4,
+                warps_per_sm: 64,
+                occupancy: 1.0,
+                loads_in_flight: 128,
+                waves: 0.5,
+                achieved_occupancy: Some(0.69),
+                timing: Some(Timing {
+                    samples_ms: vec![median, median],
+                    median_ms: median,
+                    min_ms: median,
+                    max_ms: median,
+                    rsd: 0.0,
+                    gbps: 1.0,
+                    sm_clock_mhz: Some(1980),
+                    throttled_samples: 0,
+                    converged: true,
+                }),
+            }],
+            extra: serde_json::json!({"device_limits": DeviceLimits::default()}),
+        }
+    }
+
+    #[test]
+    fn a_record_round_trips_through_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("records/h200.json");
+        record(0.5).write_atomic(&path).unwrap();
+        assert_eq!(Record::load(&path).unwrap(), record(0.5));
+    }
+
+    #[test]
+    fn rewriting_replaces_the_whole_file_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h200.json");
+        record(0.5).write_atomic(&path).unwrap();
+        record(0.25).write_atomic(&path).unwrap();
+        assert_eq!(Record::load(&path).unwrap(), record(0.25));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_truncated_record_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h200.json");
+        record(0.5).write_atomic(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+        let e = Record::load(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("h200.json:") && e.contains("record does not parse"),
+            "{e}"
+        );
     }
 }

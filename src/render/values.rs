@@ -4,6 +4,10 @@
 //! `{{ value(row="tlp1", column="gbps") }}` and
 //! `{{ ratio(column="gbps", of="tlp1-b1", to="tlp1") }}` read the entry's first measured
 //! table; `experiment=` and `node=` pick another cited record.
+//!
+//! `{{ occupancy(arch="sm_90", block=256, regs=40, show="warps") }}` asks the occupancy model
+//! (tested against every point of the driver sweep recorded on the H200) for a launch that
+//! no experiment ran: `show` is one of blocks, warps, occupancy, binding.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -72,6 +76,7 @@ fn expand_with_tera(entry: &Entry, shared: &Arc<Lookup>) -> Result<String> {
     tera.register_function("value", move |args: &HashMap<String, Value>| l.value(args));
     let l = shared.clone();
     tera.register_function("ratio", move |args: &HashMap<String, Value>| l.ratio(args));
+    tera.register_function("occupancy", occupancy_function);
     let name = entry.path.display().to_string();
     let template_error = |e: tera::Error| Error::Template {
         path: entry.path.clone(),
@@ -286,6 +291,34 @@ impl Lookup {
             ),
         }
     }
+}
+
+/// The occupancy model as a template function. A bad launch is an author's error, so it
+/// fails the build rather than refusing the entry.
+fn occupancy_function(args: &HashMap<String, Value>) -> tera::Result<Value> {
+    use crate::occupancy::{occupancy_for, Launch};
+    let arch = arg(args, "arch")?;
+    let num = |name: &str, default: Option<u64>| {
+        args.get(name)
+            .and_then(Value::as_u64)
+            .or(default)
+            .ok_or_else(|| tera::Error::msg(format!("missing number argument `{name}`")))
+    };
+    let launch = Launch::new(num("block", None)? as u32, num("regs", None)? as u32)
+        .with_dynamic_shared_memory(num("smem", Some(0))?)
+        .with_static_shared_memory(num("static_smem", Some(0))?);
+    let occ = occupancy_for(&arch, &launch, None).map_err(|e| tera::Error::msg(e.to_string()))?;
+    Ok(Value::String(match arg(args, "show")?.as_str() {
+        "blocks" => occ.blocks_per_sm.to_string(),
+        "warps" => occ.warps_per_sm.to_string(),
+        "occupancy" => format!("{:.0}%", occ.occupancy * 100.0),
+        "binding" => occ.binding.label().to_string(),
+        other => {
+            return Err(tera::Error::msg(format!(
+                "`show` must be blocks, warps, occupancy or binding, not `{other}`"
+            )))
+        }
+    }))
 }
 
 fn arg(args: &HashMap<String, Value>, name: &str) -> tera::Result<String> {

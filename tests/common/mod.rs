@@ -115,7 +115,7 @@ impl Site {
     pub fn experiment(&self, id: &str) {
         self.write(
             &format!("measurements/{id}/experiment.yaml"),
-            "title: A fixture experiment\nkernels: [copy.cu]\ncompile_options: [--std=c++17]\n",
+            "title: A fixture experiment\nkernels: [copy.cu]\ncompile_options: [--std=c++17]\nmeasure:\n  timed:\n    workload: axpy\n    elements: 1024\n    bytes_per_element: 12\n    configs:\n      - {label: b256, kernel: copy, block_size: 256, elements_per_thread: 1, loads_before_first_use: 2}\n",
         );
         self.write(
             &format!("measurements/{id}/copy.cu"),

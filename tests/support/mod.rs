@@ -88,7 +88,7 @@ pub fn add_experiment_with_record(root: &Path) {
     write(
         root,
         &format!("measurements/{EXPERIMENT}/experiment.yaml"),
-        "title: Test axpy\nkernels: [kernel.cu]\ncompile_options: [\"--std=c++17\"]\n",
+        "title: Test axpy\nkernels: [kernel.cu]\ncompile_options: [\"--std=c++17\"]\nmeasure:\n  timed:\n    workload: axpy\n    elements: 1048576\n    bytes_per_element: 12\n    configs:\n      - {label: full, kernel: axpy, block_size: 512, elements_per_thread: 1, loads_before_first_use: 2}\n      - {label: half, kernel: axpy, block_size: 512, elements_per_thread: 1, loads_before_first_use: 2, target_blocks_per_sm: 2}\n",
     );
     write(
         root,

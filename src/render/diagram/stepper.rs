@@ -236,7 +236,7 @@ impl Figure<'_> {
         let data = if interactive { " data-stepper" } else { "" };
         let _ = write!(
             out,
-            r#"<figure class="stepper" id="{ID}" role="group" aria-label="{alt}"{data}>"#,
+            r#"<figure class="stepper" id="{ID}" aria-label="{alt}"{data}>"#,
             alt = escape(self.alt),
         );
         let _ = write!(

@@ -83,7 +83,7 @@ describe('occupancy stepper', { skip: noChromium }, () => {
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(pageUrl);
 
-    const figure = page.getByRole('group', { name: alt, exact: true });
+    const figure = page.getByRole('figure', { name: alt, exact: true });
     assert.equal(await figure.count(), 1, 'a figure named by the alt text');
     const steps = figure.locator('.stepper-step');
     const total = await steps.count();
@@ -149,7 +149,7 @@ describe('occupancy stepper', { skip: noChromium }, () => {
     const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1100, height: 1400 } });
     const page = await context.newPage();
     await page.goto(pageUrl);
-    const figure = page.getByRole('group', { name: alt, exact: true });
+    const figure = page.getByRole('figure', { name: alt, exact: true });
     const total = await figure.locator('.stepper-step').count();
     assert.ok(total >= 2);
     assert.equal(await figure.locator('.stepper-step:visible').count(), total);

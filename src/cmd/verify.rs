@@ -1,0 +1,152 @@
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::measure::run::{verify, Outcome, VerifyRequest};
+
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    /// The verification node this machine must be (a name under [nodes] in glossary.toml).
+    #[arg(long)]
+    pub node: String,
+    /// Run only this experiment (its folder name under measurements/).
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Check the node, compile and resolve every configuration; time and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print a machine-readable summary on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// The glossary project's root folder.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// Do not run the ncu pass that records achieved occupancy.
+    #[arg(long)]
+    pub no_ncu: bool,
+    /// Launch each configuration once and exit: the pass ncu profiles.
+    #[arg(long, hide = true)]
+    pub launch_once: bool,
+}
+
+pub fn run(args: &VerifyArgs) -> Result<()> {
+    let req = VerifyRequest {
+        root: args.root.clone(),
+        node: args.node.clone(),
+        only: args.only.clone(),
+        dry_run: args.dry_run,
+        achieved_occupancy: !args.no_ncu,
+        launch_once: args.launch_once,
+    };
+    let bar = if args.launch_once {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed:>4} [{bar:30}] {pos}/{len} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar
+    };
+    let report = verify(&req, &bar)?;
+    bar.finish_and_clear();
+    if args.launch_once {
+        return Ok(());
+    }
+    if args.json {
+        use std::io::Write;
+        // A closed pipe (`| head`) is the reader's choice, not an error worth a panic.
+        let _ = writeln!(
+            std::io::stdout(),
+            "{}",
+            serde_json::to_string_pretty(&report)?
+        );
+    } else {
+        if let Some(gpu) = &report.gpu {
+            println!("node {}: {gpu}", report.node);
+        }
+        for (id, outcome) in &report.experiments {
+            print_outcome(id, outcome);
+        }
+    }
+    if !report.all_passed() {
+        bail!("verify did not pass: see the failures above");
+    }
+    Ok(())
+}
+
+fn print_outcome(id: &str, outcome: &Outcome) {
+    let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
+    let num = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |v| format!("{v:.d$}"));
+    let (configs, notes) = match outcome {
+        Outcome::Failed { error } => {
+            println!("{id}: FAILED, nothing written: {error}");
+            return;
+        }
+        Outcome::Written {
+            record,
+            configs,
+            points,
+            notes,
+        } => {
+            match points {
+                Some(n) => println!("{id}: {n} occupancy points -> {}", record.display()),
+                None => println!("{id}: {} configs -> {}", configs.len(), record.display()),
+            }
+            (configs, notes)
+        }
+        Outcome::Planned { configs, notes } => {
+            println!("{id}: dry run, {} configs", configs.len());
+            (configs, notes)
+        }
+    };
+    if configs.iter().all(|c| c.registers.is_none()) {
+        if !configs.is_empty() {
+            let labels: Vec<&str> = configs.iter().map(|c| c.label.as_str()).collect();
+            println!("  configs: {}", labels.join(", "));
+        }
+        for n in notes {
+            println!("  note: {n}");
+        }
+        return;
+    }
+    if !configs.is_empty() {
+        println!(
+            "  {:<10} {:>5} {:>8} {:>7} {:>9} {:>9} {:>6} {:>10} {:>8} {:>6}",
+            "label",
+            "regs",
+            "smem",
+            "blk/SM",
+            "occupancy",
+            "achieved",
+            "loads",
+            "median ms",
+            "GB/s",
+            "rsd"
+        );
+    }
+    for c in configs {
+        if let Some(reason) = &c.reason {
+            println!("  {:<10} FAILED: {reason}", c.label);
+            continue;
+        }
+        println!(
+            "  {:<10} {:>5} {:>8} {:>7} {:>9} {:>9} {:>6} {:>10} {:>8} {:>6}",
+            c.label,
+            c.registers.map_or("-".into(), |v| v.to_string()),
+            c.smem_reserved.map_or("-".into(), |v| v.to_string()),
+            c.blocks_per_sm.map_or("-".into(), |v| v.to_string()),
+            pct(c.occupancy),
+            pct(c.achieved_occupancy),
+            c.loads_in_flight.map_or("-".into(), |v| v.to_string()),
+            num(c.median_ms, 4),
+            num(c.gbps, 1),
+            pct(c.rsd),
+        );
+    }
+    for n in notes {
+        println!("  note: {n}");
+    }
+}

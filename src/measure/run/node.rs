@@ -1,0 +1,66 @@
+//! Is this GPU the node's? A pure check over what the driver reported and the profile in
+//! `glossary.toml`, so the refusal message is tested without a GPU.
+
+use crate::config::Node;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("this GPU is {found_name} (compute capability {found_cc}), but node {node} is {expected_name} ({expected_cc}); run verify on that node or pick the node that matches this GPU")]
+pub struct NodeMismatch {
+    pub node: String,
+    pub found_name: String,
+    pub found_cc: String,
+    pub expected_name: String,
+    pub expected_cc: String,
+}
+
+pub fn check_node(
+    found_name: &str,
+    found_cc: &str,
+    node: &str,
+    profile: &Node,
+) -> Result<(), NodeMismatch> {
+    if found_name.trim() == profile.gpu && found_cc == profile.compute_capability {
+        Ok(())
+    } else {
+        Err(NodeMismatch {
+            node: node.to_string(),
+            found_name: found_name.trim().to_string(),
+            found_cc: found_cc.to_string(),
+            expected_name: profile.gpu.clone(),
+            expected_cc: profile.compute_capability.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t4() -> Node {
+        Node {
+            gpu: "Tesla T4".into(),
+            compute_capability: "7.5".into(),
+            arch: "sm_75".into(),
+            sm_count: 40,
+        }
+    }
+
+    #[test]
+    fn refuses_t4_node_on_an_h200_naming_both() {
+        let e = check_node("NVIDIA H200", "9.0", "t4", &t4()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "this GPU is NVIDIA H200 (compute capability 9.0), but node t4 is Tesla T4 (7.5); run verify on that node or pick the node that matches this GPU"
+        );
+    }
+
+    #[test]
+    fn same_name_other_capability_is_refused() {
+        assert!(check_node("Tesla T4", "8.0", "t4", &t4()).is_err());
+    }
+
+    #[test]
+    fn matching_gpu_passes() {
+        assert_eq!(check_node("Tesla T4", "7.5", "t4", &t4()), Ok(()));
+    }
+}

@@ -1,0 +1,156 @@
+//! Sample statistics and the stopping rule: pure functions over sample streams, so the
+//! rule that decides how long a configuration is timed is tested without a GPU.
+
+use crate::measure::spec::TimingPolicy;
+
+/// Summary of one configuration's samples, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    /// Sample standard deviation over the mean (0.005 = 0.5%).
+    pub rsd: f64,
+}
+
+/// None for an empty stream or one holding a non-finite value.
+pub fn summarize(samples: &[f64]) -> Option<Summary> {
+    if samples.is_empty() || samples.iter().any(|s| !s.is_finite()) {
+        return None;
+    }
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    };
+    let mean = sorted.iter().sum::<f64>() / n as f64;
+    let rsd = if n < 2 || mean == 0.0 {
+        f64::INFINITY
+    } else {
+        let var = sorted.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        var.sqrt() / mean
+    };
+    Some(Summary {
+        median,
+        min: sorted[0],
+        max: sorted[n - 1],
+        mean,
+        rsd,
+    })
+}
+
+/// What the timing loop does next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    Sample,
+    /// `converged`: the spread fell under the bound with at least the minimum samples.
+    Stop {
+        converged: bool,
+    },
+}
+
+/// The stopping rule: sample until there are at least `min_samples` and their relative
+/// standard deviation is under `max_rsd`, or until `max_samples` or the time cap.
+pub fn next_step(samples: &[f64], elapsed_ms: f64, policy: &TimingPolicy) -> Next {
+    let converged = samples.len() >= policy.min_samples
+        && summarize(samples).is_some_and(|s| s.rsd <= policy.max_rsd);
+    if converged {
+        Next::Stop { converged: true }
+    } else if samples.len() >= policy.max_samples || elapsed_ms >= policy.time_cap_ms {
+        Next::Stop { converged: false }
+    } else {
+        Next::Sample
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy() -> TimingPolicy {
+        TimingPolicy {
+            min_samples: 10,
+            max_samples: 100,
+            max_rsd: 0.005,
+            time_cap_ms: 1000.0,
+            ..TimingPolicy::default()
+        }
+    }
+
+    /// Feed a stream one sample at a time, as the timing loop does, with each sample
+    /// costing `ms_per_sample` of wall time; return how many were taken and the verdict.
+    fn run(stream: impl Iterator<Item = f64>, ms_per_sample: f64) -> (usize, bool) {
+        let p = policy();
+        let mut taken = Vec::new();
+        for s in stream {
+            taken.push(s);
+            if let Next::Stop { converged } =
+                next_step(&taken, taken.len() as f64 * ms_per_sample, &p)
+            {
+                return (taken.len(), converged);
+            }
+        }
+        panic!("stream ended before the rule stopped");
+    }
+
+    #[test]
+    fn summary_of_odd_and_even_streams() {
+        let s = summarize(&[3.0, 1.0, 2.0]).unwrap();
+        assert_eq!((s.median, s.min, s.max, s.mean), (2.0, 1.0, 3.0, 2.0));
+        assert!((s.rsd - 0.5).abs() < 1e-12);
+        assert_eq!(summarize(&[4.0, 1.0, 2.0, 3.0]).unwrap().median, 2.5);
+        assert!(summarize(&[]).is_none());
+        assert!(summarize(&[1.0, f64::NAN]).is_none());
+    }
+
+    #[test]
+    fn a_steady_stream_stops_at_the_minimum_count() {
+        let steady = (0..).map(|i| 1.0 + 0.001 * ((i % 3) as f64 - 1.0));
+        assert_eq!(run(steady, 1.0), (10, true));
+    }
+
+    #[test]
+    fn a_noisy_start_is_sampled_past_the_minimum_until_the_spread_settles() {
+        let noisy = (0..).map(|i| {
+            if i < 5 {
+                1.0 + 0.02 * (i % 2) as f64
+            } else {
+                1.0
+            }
+        });
+        let (n, converged) = run(noisy, 1.0);
+        assert!(converged);
+        assert!(n > 10, "stopped after {n}");
+        let mut samples: Vec<f64> = (0..n)
+            .map(|i| {
+                if i < 5 {
+                    1.0 + 0.02 * (i % 2) as f64
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        assert!(summarize(&samples).unwrap().rsd <= 0.005);
+        samples.pop();
+        assert!(
+            summarize(&samples).unwrap().rsd > 0.005,
+            "did not stop at the first chance"
+        );
+    }
+
+    #[test]
+    fn a_stream_that_never_settles_stops_at_max_samples_unconverged() {
+        let alternating = (0..).map(|i| if i % 2 == 0 { 1.0 } else { 1.2 });
+        assert_eq!(run(alternating, 1.0), (100, false));
+    }
+
+    #[test]
+    fn the_time_cap_stops_a_slow_unsettled_stream() {
+        let alternating = (0..).map(|i| if i % 2 == 0 { 1.0 } else { 1.2 });
+        assert_eq!(run(alternating, 100.0), (10, false));
+    }
+}

@@ -1,0 +1,222 @@
+//! `glossary verify` and the records it leaves, run as a user runs them: the real binary
+//! on a fixture project in a temp dir. Tests that need a GPU skip with a printed reason
+//! where there is none; tests of the no-driver path skip where there is one.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn glossary(root: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_glossary"))
+        .args(args)
+        .arg("--root")
+        .arg(root)
+        .output()
+        .expect("the glossary binary runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A project with the repository's config, templates and Day 45 experiment (its committed
+/// H200 record included), and one term that cites that record.
+fn fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::copy(repo().join("glossary.toml"), root.join("glossary.toml")).unwrap();
+    copy_dir(&repo().join("templates"), &root.join("templates"));
+    copy_dir(
+        &repo().join("measurements/day45-occupancy"),
+        &root.join("measurements/day45-occupancy"),
+    );
+    std::fs::create_dir_all(root.join("content/terms")).unwrap();
+    std::fs::write(
+        root.join("content/terms/occupancy.md"),
+        "---\ntitle: What is occupancy?\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    node: h200\n    rows: [tlp1, ilp4-b1, tlp1-b1]\n    columns: [label, occupancy, loads_in_flight, median_ms, gbps]\n    caption: Three Day 45 rows.\n---\nBody.\n",
+    )
+    .unwrap();
+    dir
+}
+
+fn driver_present() -> bool {
+    glossary::measure::run::gpu::driver_present()
+}
+
+#[test]
+fn verify_without_a_driver_says_so_and_does_not_panic() {
+    if driver_present() {
+        eprintln!("skipped: a CUDA driver is present on this machine");
+        return;
+    }
+    let site = fixture();
+    let out = glossary(site.path(), &["verify", "--node", "h200"]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("no CUDA driver found (libcuda is not loadable): verify must run on the verification node"),
+        "{said}"
+    );
+    assert!(!said.contains("panicked"), "{said}");
+}
+
+#[test]
+fn verify_refuses_a_node_that_is_not_in_the_config() {
+    let site = fixture();
+    let out = glossary(site.path(), &["verify", "--node", "a100"]);
+    let said = text(&out);
+    assert!(!out.status.success());
+    assert!(
+        said.contains("unknown node `a100` (glossary.toml defines: h200, t4)"),
+        "{said}"
+    );
+}
+
+#[test]
+fn dry_run_without_a_driver_validates_the_experiments() {
+    if driver_present() {
+        eprintln!("skipped: a CUDA driver is present on this machine");
+        return;
+    }
+    let site = fixture();
+    let out = glossary(
+        site.path(),
+        &["verify", "--node", "h200", "--dry-run", "--json"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let day45 = &report["experiments"][0];
+    assert_eq!(day45[0], "day45-occupancy");
+    assert_eq!(day45[1]["outcome"], "planned");
+    assert_eq!(day45[1]["configs"].as_array().unwrap().len(), 10);
+}
+
+#[test]
+fn a_broken_experiment_file_is_reported_with_file_and_line() {
+    let site = fixture();
+    let exp = site
+        .path()
+        .join("measurements/day45-occupancy/experiment.yaml");
+    let text_before = std::fs::read_to_string(&exp).unwrap();
+    let broken = text_before.replacen("block_size: 512", "block_size: 500", 1);
+    std::fs::write(&exp, &broken).unwrap();
+    let line = broken
+        .lines()
+        .position(|l| l.contains("label: tlp1"))
+        .unwrap()
+        + 1;
+    let out = glossary(site.path(), &["verify", "--node", "h200", "--dry-run"]);
+    let said = text(&out);
+    assert!(!out.status.success());
+    assert!(
+        said.contains(&format!(
+            "experiment.yaml:{line}:1: tlp1: block_size 500 must be a multiple of 32"
+        )),
+        "{said}"
+    );
+}
+
+#[test]
+fn the_committed_record_is_current_and_editing_the_kernel_makes_it_stale() {
+    let site = fixture();
+    let out = glossary(site.path(), &["check"]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(!said.contains("stale"), "{said}");
+
+    let kernel = site.path().join("measurements/day45-occupancy/axpy.cu");
+    let mut src = std::fs::read_to_string(&kernel).unwrap();
+    src.push_str("// an edit after the measurement\n");
+    std::fs::write(&kernel, src).unwrap();
+    let out = glossary(
+        site.path(),
+        &[
+            "build",
+            "--out",
+            &site.path().join("site").to_string_lossy(),
+        ],
+    );
+    let said = text(&out);
+    assert!(
+        said.contains("refused terms/occupancy")
+            && said.contains("measurement day45-occupancy/h200: record is stale: the experiment changed since it was measured"),
+        "{said}"
+    );
+}
+
+#[test]
+fn the_committed_h200_records_say_where_they_came_from() {
+    use glossary::measure::record::{ConfigStatus, Record};
+    let r = Record::load(&repo().join("measurements/day45-occupancy/records/h200.json")).unwrap();
+    assert_eq!(
+        (r.node.as_str(), r.gpu.name.as_str()),
+        ("h200", "NVIDIA H200")
+    );
+    assert_eq!(r.gpu.compute_capability, "9.0");
+    assert!(r
+        .compile_options
+        .iter()
+        .any(|o| o == "--gpu-architecture=sm_90"));
+    assert_eq!(r.configs.len(), 10);
+    for c in &r.configs {
+        assert_eq!(c.status, ConfigStatus::Passed, "{}", c.label);
+        let t = c.timing.as_ref().unwrap();
+        assert!(t.samples_ms.len() >= 30, "{}", c.label);
+        // The loads-in-flight column is resident warps times loads before first use.
+        assert_eq!(c.loads_in_flight % c.warps_per_sm, 0, "{}", c.label);
+    }
+    let sweep =
+        Record::load(&repo().join("measurements/occupancy-sweep/records/h200.json")).unwrap();
+    let points = sweep.extra["points"].as_array().unwrap();
+    assert_eq!(points.len(), 13 * 11 * 9);
+    assert!(
+        sweep.extra["device_limits"]["shared_memory_per_sm"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+}
+
+/// On the verification node: the whole Day 45 verify, dry run (compile and dial).
+#[test]
+fn gpu_dry_run_resolves_every_day45_config() {
+    if !driver_present() {
+        eprintln!("skipped: no CUDA driver on this machine");
+        return;
+    }
+    let site = fixture();
+    let out = glossary(
+        site.path(),
+        &["verify", "--node", "h200", "--dry-run", "--json"],
+    );
+    let said = text(&out);
+    if said.contains("this GPU is") {
+        eprintln!("skipped: this GPU is not the h200 node: {said}");
+        return;
+    }
+    assert!(out.status.success(), "{said}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for c in report["experiments"][0][1]["configs"].as_array().unwrap() {
+        assert!(c["blocks_per_sm"].as_u64().unwrap() >= 1, "{c}");
+    }
+}

@@ -79,43 +79,6 @@ impl Report {
     }
 }
 
-/// A site rendered in memory: what `build` writes to disk and what `serve` serves.
-pub struct RenderedSite {
-    pub report: Report,
-    pub files: Vec<OutputFile>,
-    /// `templates/static`, copied to (or served at) `static/`.
-    pub static_dir: PathBuf,
-    /// Where `build` writes it: `--out`, or `<root>/site`.
-    pub out: PathBuf,
-}
-
-/// Load, check, gate and render the whole site into memory (what `serve` serves).
-pub fn render(opts: &BuildOptions) -> Result<RenderedSite> {
-    let project = Project::load(&opts.root)?;
-    let tera = load_templates(&project.layout.templates())?;
-    let assessments = assess_all(&project, opts.today)?;
-    let mut report = Report::from_assessments(&assessments);
-    let published: HashSet<EntryId> = report.published.iter().cloned().collect();
-    let pages = pages_of(opts, &assessments, &published);
-    let static_dir = project.layout.templates().join("static");
-    let files = render_site(&RenderInput {
-        project: &project,
-        assessments: &assessments,
-        tera: &tera,
-        pages: &pages,
-        published: &published,
-        today: opts.today,
-    })?;
-    crate::render::site_links::check_site_links(&files, &static_dir)?;
-    report.pages_written = files.len();
-    Ok(RenderedSite {
-        report,
-        files,
-        static_dir,
-        out: output_dir(opts, &project),
-    })
-}
-
 /// Load, check, gate, render and write the site. On any error nothing is written.
 pub fn build(opts: &BuildOptions) -> Result<Report> {
     let project = Project::load(&opts.root)?;

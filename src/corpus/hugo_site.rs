@@ -131,9 +131,12 @@ fn entry_text(corpus: &Corpus, term: &Term) -> String {
         model::REVIEWER
     );
     s.push_str("---\n");
-    s.push_str(&term.body_head);
+    // Chroma, Hugo's highlighter, has no CUDA lexer: a ```cuda fence is left plain, which
+    // would compare glossary's highlighting with no highlighting at all. C++ is the
+    // closest lexer Chroma has, so Hugo's copy fences the same code as ```cpp.
+    s.push_str(&hugo_fences(&term.body_head));
     s.push_str(&cell(term.quoted.0, term.quoted.1));
-    s.push_str(&term.body_tail);
+    s.push_str(&hugo_fences(&term.body_tail));
     s.push_str("\n## Measured table\n\n| ");
     s.push_str(&model::COLUMNS.join(" | "));
     s.push_str(" |\n|");
@@ -144,4 +147,8 @@ fn entry_text(corpus: &Corpus, term: &Term) -> String {
         let _ = writeln!(s, "| {} |", cells.join(" | "));
     }
     s
+}
+
+fn hugo_fences(markdown: &str) -> String {
+    markdown.replace("```cuda\n", "```cpp\n")
 }

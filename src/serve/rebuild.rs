@@ -1,13 +1,15 @@
-//! The rebuild step of `serve`. Every rebuild goes through [`Rebuilder::rebuild`], which is
-//! told what changed: today it renders the whole site (`crate::build::render`), and an
-//! incremental version can use `changed` without touching the watcher or the server.
+//! The rebuild step of `serve`. Every rebuild goes through [`Rebuilder::rebuild`], which
+//! keeps a [`Session`]: the first build renders the whole site into memory, and each later
+//! save re-renders only the pages the changed files affect (a full render when templates,
+//! settings or measurements change). A failed build keeps the session as it was, so the
+//! next good save recovers from there.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::build::{render, BuildOptions, RenderedSite};
+use crate::build::{BuildOptions, Rebuilt, Session};
 
 /// The served site: every file by its URL path relative to the root (`terms/x/index.html`).
 pub type SiteFiles = HashMap<String, Arc<Vec<u8>>>;
@@ -26,6 +28,9 @@ pub enum Outcome {
 pub struct Rebuilder {
     root: PathBuf,
     drafts: bool,
+    /// None until a first build succeeds.
+    session: Option<Session>,
+    files: SiteFiles,
 }
 
 impl Rebuilder {
@@ -33,6 +38,8 @@ impl Rebuilder {
         Rebuilder {
             root: root.to_path_buf(),
             drafts,
+            session: None,
+            files: SiteFiles::new(),
         }
     }
 
@@ -40,51 +47,70 @@ impl Rebuilder {
     /// and how long it took.
     pub fn rebuild(&mut self, changed: &[PathBuf]) -> Outcome {
         let started = Instant::now();
-        let opts = BuildOptions {
-            root: self.root.clone(),
-            out: None,
-            drafts: self.drafts,
-            today: chrono::Local::now().date_naive(),
+        let result = match &mut self.session {
+            Some(session) => session.rebuild(changed),
+            None => Session::start(BuildOptions {
+                root: self.root.clone(),
+                out: None,
+                drafts: self.drafts,
+                today: chrono::Local::now().date_naive(),
+            })
+            .map(|(session, site)| {
+                self.session = Some(session);
+                site
+            }),
         };
-        let outcome = match render(&opts).and_then(into_files) {
-            Ok((files, summary)) => Outcome::Built {
-                files,
-                summary,
-                took: started.elapsed(),
-            },
-            Err(e) => Outcome::Failed {
-                message: e
+        match result.and_then(|site| self.apply(site)) {
+            Ok((count, summary)) => {
+                let took = started.elapsed();
+                let cause = match changed {
+                    [] => "built".to_string(),
+                    [one] => format!("rebuilt after a change to {}", display_rel(&self.root, one)),
+                    many => format!("rebuilt after {} changes", many.len()),
+                };
+                print!("{summary}");
+                println!("{cause}: {count} files written in {:.1} ms", ms(took));
+                Outcome::Built {
+                    files: self.files.clone(),
+                    summary,
+                    took,
+                }
+            }
+            Err(e) => {
+                let took = started.elapsed();
+                let message = e
                     .flatten()
                     .iter()
                     .map(|e| e.to_string())
                     .collect::<Vec<_>>()
-                    .join("\n"),
-                took: started.elapsed(),
-            },
-        };
-        let cause = match changed {
-            [] => "built".to_string(),
-            [one] => format!("rebuilt after a change to {}", display_rel(&self.root, one)),
-            many => format!("rebuilt after {} changes", many.len()),
-        };
-        match &outcome {
-            Outcome::Built {
-                files,
-                summary,
-                took,
-            } => {
-                print!("{summary}");
-                println!("{cause}: {} files in {:.1} ms", files.len(), ms(*took));
-            }
-            Outcome::Failed { message, took } => {
-                eprintln!("error: build failed ({:.1} ms); the browser shows this until the next good save:", ms(*took));
+                    .join("\n");
+                eprintln!("error: build failed ({:.1} ms); the browser shows this until the next good save:", ms(took));
                 for line in message.lines() {
                     eprintln!("  {line}");
                 }
+                Outcome::Failed { message, took }
             }
         }
-        outcome
     }
+
+    /// Fold a rebuild into the served files; returns how many files it wrote.
+    fn apply(&mut self, site: Rebuilt) -> crate::Result<(usize, String)> {
+        let count = site.files.len();
+        if site.full {
+            self.files = static_files(&site.static_dir)?;
+        }
+        for path in &site.removed {
+            self.files.remove(&url_key(path));
+        }
+        for f in site.files {
+            self.files.insert(url_key(&f.path), Arc::new(f.bytes));
+        }
+        Ok((count, site.report.summary()))
+    }
+}
+
+fn url_key(path: &Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
 }
 
 fn ms(d: Duration) -> f64 {
@@ -95,35 +121,20 @@ fn display_rel(root: &Path, p: &Path) -> String {
     p.strip_prefix(root).unwrap_or(p).display().to_string()
 }
 
-/// The rendered pages plus the static files, as the server looks them up.
-fn into_files(site: RenderedSite) -> crate::Result<(SiteFiles, String)> {
-    let mut files: SiteFiles = site
-        .files
-        .into_iter()
-        .map(|f| {
-            (
-                f.path.to_string_lossy().replace('\\', "/"),
-                Arc::new(f.bytes),
-            )
-        })
-        .collect();
-    if site.static_dir.is_dir() {
-        for item in walkdir::WalkDir::new(&site.static_dir) {
-            let item = item
-                .map_err(|e| crate::Error::Other(format!("{}: {e}", site.static_dir.display())))?;
+/// `templates/static`, served at `static/`.
+fn static_files(static_dir: &Path) -> crate::Result<SiteFiles> {
+    let mut files = SiteFiles::new();
+    if static_dir.is_dir() {
+        for item in walkdir::WalkDir::new(static_dir) {
+            let item =
+                item.map_err(|e| crate::Error::Other(format!("{}: {e}", static_dir.display())))?;
             if !item.file_type().is_file() {
                 continue;
             }
-            let rel = item
-                .path()
-                .strip_prefix(&site.static_dir)
-                .unwrap_or(item.path());
+            let rel = item.path().strip_prefix(static_dir).unwrap_or(item.path());
             let bytes = std::fs::read(item.path()).map_err(|e| crate::Error::io(item.path(), e))?;
-            files.insert(
-                format!("static/{}", rel.to_string_lossy().replace('\\', "/")),
-                Arc::new(bytes),
-            );
+            files.insert(format!("static/{}", url_key(rel)), Arc::new(bytes));
         }
     }
-    Ok((files, site.report.summary()))
+    Ok(files)
 }

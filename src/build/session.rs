@@ -550,9 +550,6 @@ impl State {
                 render_page(&input, e, a, r)
             })
             .collect::<Result<Vec<_>>>()?;
-        if index_changed {
-            files.push(render_index(&input)?);
-        }
         // The search index, sitemap, feed and search page list every published entry with
         // its text: remade when a changed entry is or was published.
         let site_wide = changed
@@ -572,12 +569,25 @@ impl State {
                     texts_undo.push((id.clone(), old));
                 }
             }
-            match render_site_wide_from(&input, &self.links.texts) {
-                Ok(more) => files.extend(more),
-                Err(e) => {
-                    restore_texts(&mut self.links.texts, texts_undo);
-                    return Err(e);
-                }
+        }
+        // The index and the site-wide files each list every entry: make them side by side.
+        let texts = &self.links.texts;
+        let (index, wide) = rayon::join(
+            || index_changed.then(|| render_index(&input)).transpose(),
+            || {
+                site_wide
+                    .then(|| render_site_wide_from(&input, texts))
+                    .transpose()
+            },
+        );
+        match index.and_then(|i| wide.map(|w| (i, w))) {
+            Ok((index, wide)) => {
+                files.extend(index);
+                files.extend(wide.into_iter().flatten());
+            }
+            Err(e) => {
+                restore_texts(&mut self.links.texts, texts_undo);
+                return Err(e);
             }
         }
         let removed: Vec<PathBuf> = changed

@@ -1,5 +1,7 @@
-//! `feed.xml`: an Atom feed of published entries, newest approval first. An entry's
-//! `updated` is its newest signature date, so a re-reviewed entry shows up again.
+//! `feed.xml`: an Atom feed of the most recently approved entries, newest first. An entry's
+//! `updated` is its newest signature date, so a re-reviewed entry shows up again. Feed
+//! readers poll it, so it carries the latest [`FEED_ENTRIES`], not the whole glossary
+//! (the sitemap lists every page).
 
 use std::path::PathBuf;
 
@@ -10,6 +12,8 @@ use crate::config::Config;
 
 use super::highlight::escape;
 use super::site_wide::{rfc3339, PublishedPage};
+
+pub const FEED_ENTRIES: usize = 50;
 
 pub fn atom_feed(config: &Config, pages: &[PublishedPage<'_>], today: NaiveDate) -> OutputFile {
     let base = config.base_url.trim_end_matches('/');
@@ -24,7 +28,7 @@ pub fn atom_feed(config: &Config, pages: &[PublishedPage<'_>], today: NaiveDate)
         base = escape(base),
         updated = rfc3339(updated),
     );
-    for p in sorted {
+    for p in sorted.into_iter().take(FEED_ENTRIES) {
         let url = escape(&p.canonical(&config.base_url));
         xml.push_str(&format!(
             "  <entry>\n    <title>{title}</title>\n    <id>{url}</id>\n    <link rel=\"alternate\" href=\"{url}\"/>\n    <updated>{updated}</updated>\n    <summary>{summary}</summary>\n    <author><name>{author}</name></author>\n  </entry>\n",

@@ -21,7 +21,8 @@ pub struct RenderedMarkdown {
     pub heading_ids: Vec<String>,
     /// Internal links, with the 1-based body line they were written on.
     pub links: Vec<(LinkTarget, usize)>,
-    /// Plain text of the body, for the search index.
+    /// The body's distinct words, for the search index (see `search::distinct_words`).
+    /// Made here, in the parallel per-page pass, so the index is only assembled later.
     pub text: String,
 }
 
@@ -180,6 +181,7 @@ fn render_as(
     if with_html {
         html::push_html(&mut out.html, events.into_iter());
     }
+    out.text = super::search::distinct_words(&out.text);
     out
 }
 

@@ -1,9 +1,11 @@
 //! The static search index. Built at build time from published entries only and searched
 //! in the reader's browser by `static/search.js`: no server, no third-party service.
 //!
-//! Two files with the same data: `search-index.json` for tools, and `search-index.js`,
-//! which the page loads with a `<script>` tag so search also works on a site opened
-//! straight from disk (browsers refuse `fetch` on `file://`).
+//! One file, `search-index.js`, which the page loads with a `<script>` tag so search also
+//! works on a site opened straight from disk (browsers refuse `fetch` on `file://`). It
+//! holds each entry's distinct body words rather than its text: the search matches terms,
+//! and at 10,000 entries the full text would make a reader download tens of megabytes
+//! (and every rebuild that touches a published entry rewrite them).
 
 use std::path::PathBuf;
 
@@ -15,53 +17,83 @@ use super::site_wide::PublishedPage;
 
 /// One searchable page. Field names are the JSON the script reads.
 #[derive(Debug, Serialize)]
-pub struct SearchDoc {
-    pub title: String,
-    pub name: String,
+pub struct SearchDoc<'a> {
+    pub title: &'a str,
+    pub name: &'a str,
     pub kind: &'static str,
-    pub summary: String,
+    pub summary: &'a str,
     /// Root-relative, e.g. `terms/occupancy/index.html`.
     pub url: String,
-    /// Body text with whitespace collapsed.
-    pub text: String,
+    /// The body's distinct words, lowercased, in the order they first appear.
+    pub text: &'a str,
 }
 
 /// The global the script tag defines; `search.js` reads it.
 pub const SCRIPT_GLOBAL: &str = "glossarySearchIndex";
 
-pub fn documents(pages: &[PublishedPage<'_>]) -> Vec<SearchDoc> {
+pub fn documents<'a>(pages: &'a [PublishedPage<'a>]) -> Vec<SearchDoc<'a>> {
     pages
         .iter()
         .map(|p| SearchDoc {
-            title: p.entry.meta.title.clone(),
-            name: p.entry.name().to_string(),
+            title: &p.entry.meta.title,
+            name: p.entry.name(),
             kind: p.entry.id.kind.singular(),
-            summary: p.entry.meta.summary.clone(),
+            summary: &p.entry.meta.summary,
             url: p.file_url(),
-            text: collapse_whitespace(p.text),
+            text: p.text,
         })
         .collect()
 }
 
 pub fn index_files(pages: &[PublishedPage<'_>]) -> Vec<OutputFile> {
     let docs = documents(pages);
+    let mut bytes = format!("window.{SCRIPT_GLOBAL} = ").into_bytes();
     // Serializing plain strings and numbers cannot fail; an empty index is the safe fallback.
-    let json = serde_json::to_string(&docs).unwrap_or_else(|_| "[]".into());
-    // `</` inside a string would still be harmless in a .js file, but escaping it keeps the
-    // same text safe if someone inlines it into a page.
-    let script = format!("window.{SCRIPT_GLOBAL} = {};\n", json.replace("</", "<\\/"));
-    vec![
-        OutputFile {
-            path: PathBuf::from("search-index.json"),
-            bytes: json.into_bytes(),
-        },
-        OutputFile {
-            path: PathBuf::from("search-index.js"),
-            bytes: script.into_bytes(),
-        },
-    ]
+    if serde_json::to_writer(&mut bytes, &docs).is_err() {
+        bytes.truncate(SCRIPT_GLOBAL.len() + 10);
+        bytes.extend_from_slice(b"[]");
+    }
+    bytes.extend_from_slice(b";\n");
+    // `</` inside a string is harmless in a .js file, but escaping it keeps the same text
+    // safe if someone inlines it into a page. Rare, so only copy when it occurs.
+    if bytes.windows(2).any(|w| w == b"</") {
+        let text = String::from_utf8_lossy(&bytes).replace("</", "<\\/");
+        bytes = text.into_bytes();
+    }
+    vec![OutputFile {
+        path: PathBuf::from("search-index.js"),
+        bytes,
+    }]
 }
 
-fn collapse_whitespace(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+/// Words are kept whole (with their inner punctuation, so `__global__` and `sm_90` stay
+/// searchable); only punctuation at their ends is dropped.
+pub fn distinct_words(s: &str) -> String {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = String::with_capacity(s.len() / 2);
+    for word in s.split_whitespace() {
+        let word = word
+            .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .to_lowercase();
+        if !word.is_empty() && seen.insert(word.clone()) {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&word);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_each_word_once_in_first_seen_order() {
+        assert_eq!(
+            distinct_words("Warp slots, warp SLOTS; __global__ (sm_90)."),
+            "warp slots __global__ sm_90"
+        );
+    }
 }

@@ -43,41 +43,60 @@ impl PublishedPage<'_> {
 }
 
 /// Every site-wide file. `pages` is every published entry with its body text, in id order.
+/// The parts are independent, so they are made in parallel: a serve rebuild that touches
+/// a published entry remakes all of them.
 pub fn render_site_wide(
     input: &RenderInput<'_>,
     pages: &[PublishedPage<'_>],
 ) -> Result<Vec<OutputFile>> {
     let config = &input.project.config;
-    let mut files = super::search::index_files(pages);
-    files.push(super::sitemap::sitemap(&config.base_url, pages));
-    files.push(super::feed::atom_feed(config, pages, input.today));
-    for (template, path, root) in [
-        ("404.html", "404.html", not_found_root(&config.base_url)),
-        ("search.html", "search/index.html", "../".to_string()),
-    ] {
-        // Optional templates: a project without them simply has no such page.
-        if !input.tera.get_template_names().any(|n| n == template) {
-            continue;
-        }
-        let mut ctx = Context::new();
-        ctx.insert("site", &super::pages::site_ctx(config));
-        ctx.insert("root", &root);
-        ctx.insert(
-            "canonical",
-            &format!("{}/{}", config.base_url.trim_end_matches('/'), path),
-        );
-        ctx.insert("entries", &search_fallback_list(pages, &root));
-        let html = render_template(
-            input.tera,
-            template,
-            &ctx,
-            &input.project.layout.templates(),
-        )?;
-        files.push(OutputFile {
-            path: PathBuf::from(path),
-            bytes: html.into_bytes(),
-        });
-    }
+    let ((mut files, feeds), pages_made) = rayon::join(
+        || {
+            rayon::join(
+                || super::search::index_files(pages),
+                || {
+                    vec![
+                        super::sitemap::sitemap(&config.base_url, pages),
+                        super::feed::atom_feed(config, pages, input.today),
+                    ]
+                },
+            )
+        },
+        || -> Result<Vec<OutputFile>> {
+            let mut made = Vec::new();
+            for (template, path, root) in [
+                ("404.html", "404.html", not_found_root(&config.base_url)),
+                // Without script the search page points at the index, which already lists
+                // every published entry; a second full list would double the work.
+                ("search.html", "search/index.html", "../".to_string()),
+            ] {
+                // Optional templates: a project without them simply has no such page.
+                if !input.tera.get_template_names().any(|n| n == template) {
+                    continue;
+                }
+                let mut ctx = Context::new();
+                ctx.insert("site", &super::pages::site_ctx(config));
+                ctx.insert("root", &root);
+                ctx.insert(
+                    "canonical",
+                    &format!("{}/{}", config.base_url.trim_end_matches('/'), path),
+                );
+                let html = render_template(
+                    input.tera,
+                    template,
+                    &ctx,
+                    &input.project.layout.templates(),
+                )?;
+                made.push(OutputFile {
+                    path: PathBuf::from(path),
+                    bytes: html.into_bytes(),
+                });
+            }
+            Ok(made)
+        },
+    );
+    files.extend(feeds);
+    files.extend(pages_made?);
     Ok(files)
 }
 
@@ -92,30 +111,6 @@ fn not_found_root(base_url: &str) -> String {
     } else {
         format!("/{path}/")
     }
-}
-
-#[derive(serde::Serialize)]
-struct ListedEntry {
-    name: String,
-    kind: &'static str,
-    summary: String,
-    url: String,
-}
-
-/// The search page without script lists every published entry, so the search box still
-/// leads somewhere useful.
-fn search_fallback_list(pages: &[PublishedPage<'_>], root: &str) -> Vec<ListedEntry> {
-    let mut list: Vec<ListedEntry> = pages
-        .iter()
-        .map(|p| ListedEntry {
-            name: p.entry.name().to_string(),
-            kind: p.entry.id.kind.singular(),
-            summary: p.entry.meta.summary.clone(),
-            url: format!("{root}{}", p.file_url()),
-        })
-        .collect();
-    list.sort_by_key(|e| e.name.to_lowercase());
-    list
 }
 
 /// Atom and sitemaps want full timestamps; a signature has a date, taken as UTC midnight.

@@ -5,6 +5,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "support/files.rs"]
+mod files;
+use files::snapshot;
+
 use glossary::build::{BuildOptions, Session};
 use glossary::content::load_content;
 use glossary::measure::Library;
@@ -27,21 +31,6 @@ fn options(root: &Path, out: &Path, drafts: bool) -> BuildOptions {
     }
 }
 
-/// Every file under `dir`, by relative path.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            (
-                e.path().strip_prefix(dir).unwrap().to_path_buf(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect()
-}
-
 /// Build `root` from scratch with the real binary and compare with the session's output.
 fn assert_same_as_full_build(root: &Path, session_out: &Path, drafts: bool) {
     let full_out = root.parent().unwrap().join("full");
@@ -59,7 +48,7 @@ fn assert_same_as_full_build(root: &Path, session_out: &Path, drafts: bool) {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let (full, incremental) = (tree(&full_out), tree(session_out));
+    let (full, incremental) = (snapshot(&full_out), snapshot(session_out));
     let only = |a: &BTreeMap<PathBuf, Vec<u8>>, b: &BTreeMap<PathBuf, Vec<u8>>| {
         a.keys()
             .filter(|k| !b.contains_key(*k))
@@ -193,7 +182,7 @@ fn a_broken_edit_changes_nothing_and_is_retried_with_the_next_change() {
     let out = tmp.path().join("site");
     let (mut session, site) = Session::start(options(&root, &out, true)).unwrap();
     site.write_to(&out).unwrap();
-    let before = tree(&out);
+    let before = snapshot(&out);
     let files = term_files(&root);
 
     edit(&files[2], "summary: \"", "summary: [\"");
@@ -203,7 +192,7 @@ fn a_broken_edit_changes_nothing_and_is_retried_with_the_next_change() {
     };
     assert!(err.contains(&*files[2].to_string_lossy()), "{err}");
     assert_eq!(session.report().published.len(), 12);
-    assert_eq!(tree(&out), before);
+    assert_eq!(snapshot(&out), before);
 
     // The fix arrives as a change to another file's watcher event; the broken file is
     // still pending and is picked up.

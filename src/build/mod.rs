@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use assess::assess;
 pub use assess::{assess_all, Assessment};
-pub use output::{write_site, OutputFile, Staging, MARKER};
+pub use output::{copy_dir, write_site, OutputFile, Staging, MARKER};
 pub use project::Project;
 pub use session::{Rebuilt, Session};
 

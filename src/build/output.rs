@@ -206,7 +206,8 @@ pub(crate) fn absolute(p: &Path) -> Result<PathBuf> {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+/// Copy a folder tree (static assets, templates), creating what is missing.
+pub fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     for item in walkdir::WalkDir::new(from) {
         let item = item.map_err(|e| Error::Other(format!("{}: {e}", from.display())))?;
         let rel = item.path().strip_prefix(from).unwrap_or(item.path());

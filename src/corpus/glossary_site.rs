@@ -20,7 +20,7 @@ const KERNEL: &str = "synthetic.cu";
 pub fn write(corpus: &Corpus, root: &Path, templates: &Path) -> Result<()> {
     let layout = Layout::new(root);
     write_file(&root.join(crate::config::CONFIG_FILE), &config())?;
-    copy_dir(templates, &layout.templates())?;
+    crate::build::copy_dir(templates, &layout.templates())?;
     write_experiment(corpus, &layout)?;
     let terms_dir = layout.content().join("terms");
     for term in &corpus.terms {
@@ -177,18 +177,4 @@ pub(super) fn write_file(path: &Path, text: &str) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
     std::fs::write(path, text).map_err(|e| Error::io(path, e))
-}
-
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    for item in walkdir::WalkDir::new(from) {
-        let item = item.map_err(|e| Error::Other(format!("{}: {e}", from.display())))?;
-        let rel = item.path().strip_prefix(from).unwrap_or(item.path());
-        let dest = to.join(rel);
-        if item.file_type().is_dir() {
-            std::fs::create_dir_all(&dest).map_err(|e| Error::io(&dest, e))?;
-        } else if item.file_type().is_file() {
-            std::fs::copy(item.path(), &dest).map_err(|e| Error::io(item.path(), e))?;
-        }
-    }
-    Ok(())
 }

@@ -125,6 +125,16 @@ pub(super) fn check_one(e: &Entry, terms: &HashSet<&str>) -> Vec<Error> {
             );
         }
     }
+    if m.diagram.is_some() && e.id.kind != Kind::Term {
+        err(
+            "diagram",
+            "diagram",
+            format!(
+                "`diagram` is only for terms; a {} page has no Diagram section",
+                e.id.kind.singular()
+            ),
+        );
+    }
     if let Some(d) = &m.diagram {
         if d.alt.as_deref().is_none_or(|a| a.trim().is_empty()) {
             err(

@@ -381,3 +381,22 @@ fn new_term_creates_a_draft_that_builds() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("refused terms/warp-divergence"));
 }
+
+#[test]
+fn unconverged_timings_are_marked_with_their_spread() {
+    let site = valid_site();
+    let root = site.path();
+    write_record(root, |r| {
+        let t = r.configs[1].timing.as_mut().unwrap();
+        t.converged = false;
+        t.rsd = 0.0123;
+    });
+    build(root, &["--drafts"]);
+    let page = read(root, "site/terms/alpha/index.html");
+    assert!(page.contains("<td class=\"num\">800.0†</td>"), "{page}");
+    assert!(page.contains("<td class=\"num\">1200.0</td>"), "{page}");
+    assert!(page.contains("spread is at most 1.23%"), "{page}");
+    // The chart draws the number, not the marked text.
+    assert!(page.contains("half 800.0†"), "{page}");
+    assert_eq!(page.matches("class=\"chart-bar\"").count(), 2, "{page}");
+}

@@ -41,7 +41,7 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
         .enumerate()
         .filter_map(|(i, row)| {
             let shown = row.get(metric)?;
-            let value = parse_cell(shown)?;
+            let value = (*table.values.get(i)?.get(metric)?)?;
             let label = label_col
                 .and_then(|c| row.get(c))
                 .cloned()
@@ -95,17 +95,6 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
     Some(svg)
 }
 
-/// A cell as the table formats it ("1234.5", "25.0%", "1,024") back to a number.
-fn parse_cell(shown: &str) -> Option<f64> {
-    let t: String = shown
-        .trim()
-        .trim_end_matches('%')
-        .chars()
-        .filter(|&c| c != ',')
-        .collect();
-    t.parse::<f64>().ok().filter(|v| v.is_finite())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,8 +110,17 @@ mod tests {
                 .iter()
                 .map(|r| r.iter().map(|s| s.to_string()).collect())
                 .collect(),
+            values: rows
+                .iter()
+                .map(|r| {
+                    r.iter()
+                        .map(|s| s.trim_end_matches('%').replace(',', "").parse().ok())
+                        .collect()
+                })
+                .collect(),
             provenance: String::new(),
             stale: None,
+            notes: Vec::new(),
         }
     }
 

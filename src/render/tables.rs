@@ -15,10 +15,19 @@ pub struct TableView {
     /// Whether each column is numeric (right-aligned).
     pub numeric: Vec<bool>,
     pub rows: Vec<Vec<String>>,
+    /// Each cell's number, where it has one: what charts are drawn from, so they never
+    /// parse the formatted text back.
+    pub values: Vec<Vec<Option<f64>>>,
     pub provenance: String,
     /// Why the table cannot be shown (drafts only: a refused entry is never published).
     pub stale: Option<String>,
+    /// Footnotes to the cells, such as timings whose sampling did not converge.
+    pub notes: Vec<String>,
 }
+
+/// Columns that come from sampling, and so inherit a sampling caveat.
+const TIMING_COLUMNS: &[&str] = &["median_ms", "min_ms", "max_ms", "rsd", "gbps"];
+const UNCONVERGED_MARK: &str = "†";
 
 /// Build the table, or the reasons it is stale (every missing cell, not only the first).
 pub fn table_view(
@@ -36,8 +45,10 @@ pub fn table_view(
             .collect(),
         numeric: table.columns.iter().map(|c| c != "label").collect(),
         rows: Vec::new(),
+        values: Vec::new(),
         provenance: String::new(),
         stale: None,
+        notes: Vec::new(),
     };
     let citation = match citation {
         Ok(c) => c,
@@ -48,26 +59,48 @@ pub fn table_view(
     };
     view.provenance = citation.record.provenance();
     let mut problems = Vec::new();
+    // The widest spread among rows whose sampling hit its cap, for the footnote.
+    let mut unconverged: Option<f64> = None;
     for row in &table.rows {
         match citation.row(row) {
-            Ok(cfg) => view.rows.push(
-                table
-                    .columns
-                    .iter()
-                    .map(|col| match cfg.column(col) {
-                        Some(v) => v.display(),
+            Ok(cfg) => {
+                let mut cells = Vec::with_capacity(table.columns.len());
+                let mut values = Vec::with_capacity(table.columns.len());
+                for col in &table.columns {
+                    match cfg.column(col) {
+                        Some(v) => {
+                            let timing = cfg.timing.as_ref().filter(|t| !t.converged);
+                            let mark = match timing {
+                                Some(t) if TIMING_COLUMNS.contains(&col.as_str()) => {
+                                    unconverged = Some(unconverged.map_or(t.rsd, |u| u.max(t.rsd)));
+                                    UNCONVERGED_MARK
+                                }
+                                _ => "",
+                            };
+                            cells.push(format!("{}{mark}", v.display()));
+                            values.push(v.as_f64());
+                        }
                         None => {
                             problems.push(Staleness::ValueMissing {
                                 row: row.clone(),
                                 column: col.clone(),
                             });
-                            "—".to_string()
+                            cells.push("—".to_string());
+                            values.push(None);
                         }
-                    })
-                    .collect(),
-            ),
+                    }
+                }
+                view.rows.push(cells);
+                view.values.push(values);
+            }
             Err(why) => problems.push(why),
         }
+    }
+    if let Some(rsd) = unconverged {
+        view.notes.push(format!(
+            "{UNCONVERGED_MARK} Sampling reached its sample or time cap before the samples' relative spread fell under the experiment's bound; these rows' spread is at most {:.2}%. The median is taken over every sample.",
+            rsd * 100.0
+        ));
     }
     if !problems.is_empty() {
         view.stale = Some(

@@ -22,13 +22,7 @@ fn build(root: &std::path::Path, extra: &[&str]) -> std::process::Output {
 fn signed_site() -> tempfile::TempDir {
     let site = valid_site();
     let root = site.path();
-    sign(
-        root,
-        Kind::Term,
-        "alpha",
-        Some("author-a"),
-        Some("reviewer-b"),
-    );
+    sign_by_two(root, Kind::Term, "alpha");
     sign(
         root,
         Kind::Term,
@@ -38,20 +32,8 @@ fn signed_site() -> tempfile::TempDir {
     );
     sign(root, Kind::Term, "gamma", Some("author-a"), None);
     sign(root, Kind::Term, "delta", None, Some("reviewer-b"));
-    sign(
-        root,
-        Kind::Lesson,
-        "day-1-basics",
-        Some("author-a"),
-        Some("reviewer-b"),
-    );
-    sign(
-        root,
-        Kind::Guide,
-        "reading-alpha",
-        Some("author-a"),
-        Some("reviewer-b"),
-    );
+    sign_by_two(root, Kind::Lesson, "day-1-basics");
+    sign_by_two(root, Kind::Guide, "reading-alpha");
     site
 }
 
@@ -165,13 +147,7 @@ fn refused_entries_appear_nowhere() {
 fn gate_applies_to_lessons_and_guides() {
     let site = valid_site();
     let root = site.path();
-    sign(
-        root,
-        Kind::Term,
-        "alpha",
-        Some("author-a"),
-        Some("reviewer-b"),
-    );
+    sign_by_two(root, Kind::Term, "alpha");
     sign(
         root,
         Kind::Lesson,
@@ -203,13 +179,7 @@ fn gate_applies_to_lessons_and_guides() {
 fn drafts_render_everything_marked() {
     let site = valid_site();
     let root = site.path();
-    sign(
-        root,
-        Kind::Term,
-        "alpha",
-        Some("author-a"),
-        Some("reviewer-b"),
-    );
+    sign_by_two(root, Kind::Term, "alpha");
     let out = build(root, &["--drafts"]);
     assert!(
         stdout(&out).contains("published 1, refused 5"),
@@ -230,13 +200,7 @@ fn drafts_render_everything_marked() {
 fn edited_entry_is_refused_as_changed_since_review() {
     let site = valid_site();
     let root = site.path();
-    sign(
-        root,
-        Kind::Term,
-        "alpha",
-        Some("author-a"),
-        Some("reviewer-b"),
-    );
+    sign_by_two(root, Kind::Term, "alpha");
     let path = root.join("content/terms/alpha.md");
     let text = std::fs::read_to_string(&path)
         .unwrap()
@@ -254,13 +218,7 @@ fn edited_entry_is_refused_as_changed_since_review() {
 fn stale_and_wrong_node_records_refuse_the_entry() {
     let site = valid_site();
     let root = site.path();
-    sign(
-        root,
-        Kind::Term,
-        "alpha",
-        Some("author-a"),
-        Some("reviewer-b"),
-    );
+    sign_by_two(root, Kind::Term, "alpha");
     // Edit the kernel: the record no longer matches the experiment.
     write(
         root,
@@ -291,13 +249,7 @@ fn unsupported_claim_refuses_the_entry_with_numbers() {
         "claims:\n  - says: full and half take the same time\n    column: median_ms\n    rows: [full, half]\n    within: 0.05\n  - says: half keeps under 70% of the bandwidth\n    column: gbps\n    ratio: [half, full]\n    below: 0.7\n  - says: full moves over 2000 GB/s\n    column: gbps\n    row: full\n    above: 2000\ndiagram:",
     );
     std::fs::write(&path, text).unwrap();
-    sign(
-        root,
-        Kind::Term,
-        "alpha",
-        Some("author-a"),
-        Some("reviewer-b"),
-    );
+    sign_by_two(root, Kind::Term, "alpha");
     let out = build(root, &[]);
     let s = stdout(&out);
     assert!(s.contains("claim \"full and half take the same time\" is not supported by the record: median_ms: full = 1.0000, half = 1.5000; spread 50.0% exceeds 5.0%"), "{s}");
@@ -310,13 +262,7 @@ fn unsupported_claim_refuses_the_entry_with_numbers() {
 fn failed_build_leaves_previous_site_byte_for_byte() {
     let site = valid_site();
     let root = site.path();
-    sign(
-        root,
-        Kind::Term,
-        "alpha",
-        Some("author-a"),
-        Some("reviewer-b"),
-    );
+    sign_by_two(root, Kind::Term, "alpha");
     build(root, &[]);
     let before = snapshot(&root.join("site"));
     assert!(before.len() > 2);

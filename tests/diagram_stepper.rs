@@ -53,13 +53,7 @@ fn value<'a>(step: &'a str, term: &str) -> &'a str {
 fn published_page_draws_every_step_with_model_and_record_numbers() {
     let site = valid_site();
     let root = site.path();
-    sign(
-        root,
-        Kind::Term,
-        "alpha",
-        Some("author-a"),
-        Some("reviewer-b"),
-    );
+    sign_by_two(root, Kind::Term, "alpha");
     let page = build_ok(root, &["build"]);
 
     assert!(
@@ -272,60 +266,23 @@ fn write_day45_fixture(root: &std::path::Path) {
             // Fixture bandwidth: grows with loads in flight, so steps differ visibly.
             let gbps = 4000.0 * (f64::from(loads) / 2048.0).min(1.0) + f64::from(per_thread);
             ConfigRecord {
-                label: label.to_string(),
-                kernel: "axpy".into(),
-                status: ConfigStatus::Passed,
-                block_size: 512,
                 elements_per_thread: per_thread,
-                smem_reserved: reserved,
                 grid_size: 132 * 4,
-                registers: 16,
-                static_smem: 0,
-                local_bytes: 0,
-                blocks_per_sm: blocks,
-                warps_per_sm: warps,
-                occupancy: f64::from(warps) / 64.0,
                 loads_in_flight: loads,
                 waves: 4.0 / f64::from(blocks),
-                achieved_occupancy: None,
-                timing: Some(Timing {
-                    samples_ms: vec![1.0],
-                    median_ms: 1.0,
-                    min_ms: 1.0,
-                    max_ms: 1.0,
-                    rsd: 0.0,
-                    gbps,
-                    sm_clock_mhz: None,
-                    throttled_samples: 0,
-                    converged: true,
-                }),
+                ..fixture_config(label, blocks, reserved, 1.0, gbps)
             }
         })
         .collect();
     let record = Record {
-        schema: RECORD_SCHEMA,
-        experiment: "day45-occupancy".into(),
-        node: "h200".into(),
-        spec_digest: exp.digest.clone(),
         tool_version: "browser-test fixture, not a measurement".into(),
         captured_at: Utc.with_ymd_and_hms(2026, 12, 1, 0, 0, 0).unwrap(),
-        gpu: GpuInfo {
-            name: "NVIDIA H200".into(),
-            uuid: "GPU-fixture".into(),
-            compute_capability: "9.0".into(),
-            sm_count: 132,
-            driver_version: "fixture".into(),
-            cuda_driver_api: "fixture".into(),
-            nvrtc_version: "fixture".into(),
-            l2_bytes: None,
-        },
         compile_options: vec!["--gpu-architecture=sm_90".into()],
         problem: Problem {
             elements: 1 << 24,
             bytes_per_launch: 12 << 24,
         },
-        configs,
-        extra: serde_json::Value::Null,
+        ..fixture_record(&exp, "h200", "NVIDIA H200", 132, configs)
     };
     record.write_atomic(&exp.record_path("h200")).unwrap();
 }

@@ -109,31 +109,8 @@ fn experiment_yaml() -> String {
     y
 }
 
-/// YAML double-quoted scalar.
-fn quoted(s: &str) -> String {
-    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
-}
-
 fn entry_text(corpus: &Corpus, term: &Term) -> String {
-    let mut s = String::from("---\n");
-    let _ = writeln!(s, "title: {}", quoted(&format!("What is {}?", term.name)));
-    let _ = writeln!(s, "name: {}", quoted(&term.name));
-    let _ = writeln!(s, "summary: {}", quoted(&term.summary));
-    let related: Vec<&str> = term
-        .related
-        .iter()
-        .map(|&j| corpus.terms[j].slug.as_str())
-        .collect();
-    let _ = writeln!(s, "related: [{}]", related.join(", "));
-    s.push_str("sources:\n");
-    for (title, url) in &term.sources {
-        let _ = writeln!(
-            s,
-            "  - title: {}\n    url: {url}\n    checked: {}",
-            quoted(title),
-            corpus.checked
-        );
-    }
+    let mut s = model::front_matter_head(corpus, term);
     let _ = writeln!(
         s,
         "measured:\n  - experiment: {}\n    node: {}\n    rows: [{}]\n    columns: [{}]\n    caption: \"Synthetic numbers from a generated record, not a measurement.\"",

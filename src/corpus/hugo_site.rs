@@ -89,10 +89,6 @@ const LAYOUTS: &[(&str, &str)] = &[
     ),
 ];
 
-fn quoted(s: &str) -> String {
-    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
-}
-
 /// Hugo cannot read records, so the numbers `glossary` pulls from the record are written
 /// into the body (the quoted value) and a Markdown table (the measured table).
 fn entry_text(corpus: &Corpus, term: &Term) -> String {
@@ -105,25 +101,7 @@ fn entry_text(corpus: &Corpus, term: &Term) -> String {
             .map(|v| v.display())
             .unwrap_or_default()
     };
-    let mut s = String::from("---\n");
-    let _ = writeln!(s, "title: {}", quoted(&format!("What is {}?", term.name)));
-    let _ = writeln!(s, "name: {}", quoted(&term.name));
-    let _ = writeln!(s, "summary: {}", quoted(&term.summary));
-    let related: Vec<&str> = term
-        .related
-        .iter()
-        .map(|&j| corpus.terms[j].slug.as_str())
-        .collect();
-    let _ = writeln!(s, "related: [{}]", related.join(", "));
-    s.push_str("sources:\n");
-    for (title, url) in &term.sources {
-        let _ = writeln!(
-            s,
-            "  - title: {}\n    url: {url}\n    checked: {}",
-            quoted(title),
-            corpus.checked
-        );
-    }
+    let mut s = model::front_matter_head(corpus, term);
     let _ = writeln!(
         s,
         "author: {}\nreviewer: {}",

@@ -367,6 +367,37 @@ pub fn slug_of(name: &str) -> String {
     name.replace(' ', "-")
 }
 
+/// The front matter both corpora share (title, name, summary, related terms, sources),
+/// up to the fields only one of them has. Starts with the opening `---`.
+pub fn front_matter_head(corpus: &Corpus, term: &Term) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from("---\n");
+    let _ = writeln!(s, "title: {}", quoted(&format!("What is {}?", term.name)));
+    let _ = writeln!(s, "name: {}", quoted(&term.name));
+    let _ = writeln!(s, "summary: {}", quoted(&term.summary));
+    let related: Vec<&str> = term
+        .related
+        .iter()
+        .map(|&j| corpus.terms[j].slug.as_str())
+        .collect();
+    let _ = writeln!(s, "related: [{}]", related.join(", "));
+    s.push_str("sources:\n");
+    for (title, url) in &term.sources {
+        let _ = writeln!(
+            s,
+            "  - title: {}\n    url: {url}\n    checked: {}",
+            quoted(title),
+            corpus.checked
+        );
+    }
+    s
+}
+
+/// YAML double-quoted scalar.
+pub fn quoted(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

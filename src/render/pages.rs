@@ -231,9 +231,7 @@ pub fn page_outline(
     e: &Entry,
     a: Option<&Assessment>,
 ) -> RenderedMarkdown {
-    let page_path = e.id.url_path();
-    let md = a.map(|a| a.markdown.as_str()).unwrap_or(&e.body);
-    super::markdown::outline(md, e.body_line, &link_policy(input, &page_path))
+    page_markdown(input, e, a, super::markdown::outline)
 }
 
 /// Pass 2 for one page: its Markdown (after value expansion) to HTML.
@@ -242,9 +240,19 @@ pub fn render_page_markdown(
     e: &Entry,
     a: Option<&Assessment>,
 ) -> RenderedMarkdown {
+    page_markdown(input, e, a, render_markdown)
+}
+
+/// The entry's Markdown, after value expansion when it has been assessed, through `pass`.
+fn page_markdown(
+    input: &RenderInput<'_>,
+    e: &Entry,
+    a: Option<&Assessment>,
+    pass: fn(&str, usize, &LinkPolicy<'_>) -> RenderedMarkdown,
+) -> RenderedMarkdown {
     let page_path = e.id.url_path();
     let md = a.map(|a| a.markdown.as_str()).unwrap_or(&e.body);
-    render_markdown(md, e.body_line, &link_policy(input, &page_path))
+    pass(md, e.body_line, &link_policy(input, &page_path))
 }
 
 /// Pass 2 for one page: the template around its rendered Markdown.

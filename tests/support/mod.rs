@@ -98,12 +98,11 @@ pub fn add_experiment_with_record(root: &Path) {
     write_record(root, |_| {});
 }
 
-/// (Re)write the test record, letting the caller adjust it first.
-pub fn write_record(root: &Path, adjust: impl FnOnce(&mut Record)) {
-    let exp = Experiment::load(&root.join("measurements").join(EXPERIMENT)).unwrap();
-    // `reserved` is the unused dynamic shared memory that sets `blocks`: the diagram
-    // checks the occupancy model against this driver count, so the two must agree.
-    let config = |label: &str, blocks: u32, reserved: u32, ms: f64, gbps: f64| ConfigRecord {
+/// A passed config of a 512-thread, 16-register axpy kernel with `blocks` resident per SM
+/// and `reserved` bytes of unused dynamic shared memory, timed at `ms` and `gbps`. Callers
+/// adjust other fields with struct update syntax. Fixture values, not measurements.
+pub fn fixture_config(label: &str, blocks: u32, reserved: u32, ms: f64, gbps: f64) -> ConfigRecord {
+    ConfigRecord {
         label: label.into(),
         kernel: "axpy".into(),
         status: ConfigStatus::Passed,
@@ -116,9 +115,9 @@ pub fn write_record(root: &Path, adjust: impl FnOnce(&mut Record)) {
         local_bytes: 0,
         blocks_per_sm: blocks,
         warps_per_sm: blocks * 16,
-        occupancy: blocks as f64 * 16.0 / 64.0,
+        occupancy: f64::from(blocks) * 16.0 / 64.0,
         loads_in_flight: blocks * 32,
-        waves: 1024.0 / (blocks as f64 * 4.0),
+        waves: 1024.0 / (f64::from(blocks) * 4.0),
         achieved_occupancy: None,
         timing: Some(Timing {
             samples_ms: vec![ms; 10],
@@ -131,19 +130,30 @@ pub fn write_record(root: &Path, adjust: impl FnOnce(&mut Record)) {
             throttled_samples: 0,
             converged: true,
         }),
-    };
-    let mut record = Record {
+    }
+}
+
+/// A record of `exp` on `node` (a GPU named `gpu` with `sm_count` SMs) that is current for
+/// the experiment as it is on disk. Callers adjust other fields with struct update syntax.
+pub fn fixture_record(
+    exp: &Experiment,
+    node: &str,
+    gpu: &str,
+    sm_count: u32,
+    configs: Vec<ConfigRecord>,
+) -> Record {
+    Record {
         schema: RECORD_SCHEMA,
-        experiment: EXPERIMENT.into(),
-        node: NODE.into(),
+        experiment: exp.id.clone(),
+        node: node.into(),
         spec_digest: exp.digest.clone(),
-        tool_version: "test".into(),
+        tool_version: "test fixture, not a measurement".into(),
         captured_at: Utc.with_ymd_and_hms(2026, 11, 2, 12, 0, 0).unwrap(),
         gpu: GpuInfo {
-            name: "Test GPU".into(),
+            name: gpu.into(),
             uuid: "GPU-test".into(),
             compute_capability: "9.0".into(),
-            sm_count: 4,
+            sm_count,
             driver_version: "580.0".into(),
             cuda_driver_api: "13.0".into(),
             nvrtc_version: "13.0".into(),
@@ -154,12 +164,24 @@ pub fn write_record(root: &Path, adjust: impl FnOnce(&mut Record)) {
             elements: 1 << 20,
             bytes_per_launch: 12 << 20,
         },
-        configs: vec![
-            config("full", 4, 0, 1.0, 1200.0),
-            // 80 KiB + the driver's 1 KiB per block: two fit in sm_90's 228 KiB.
-            config("half", 2, 80 * 1024, 1.5, 800.0),
-        ],
+        configs,
         extra: serde_json::Value::Null,
+    }
+}
+
+/// (Re)write the test record, letting the caller adjust it first.
+pub fn write_record(root: &Path, adjust: impl FnOnce(&mut Record)) {
+    let exp = Experiment::load(&root.join("measurements").join(EXPERIMENT)).unwrap();
+    // `reserved` is the unused dynamic shared memory that sets `blocks`: the diagram
+    // checks the occupancy model against this driver count, so the two must agree.
+    let configs = vec![
+        fixture_config("full", 4, 0, 1.0, 1200.0),
+        // 80 KiB + the driver's 1 KiB per block: two fit in sm_90's 228 KiB.
+        fixture_config("half", 2, 80 * 1024, 1.5, 800.0),
+    ];
+    let mut record = Record {
+        tool_version: "test".into(),
+        ..fixture_record(&exp, NODE, "Test GPU", 4, configs)
     };
     adjust(&mut record);
     record.write_atomic(&exp.record_path(NODE)).unwrap();
@@ -221,6 +243,11 @@ pub fn valid_site() -> tempfile::TempDir {
 
 pub fn date(y: i32, m: u32, d: u32) -> NaiveDate {
     NaiveDate::from_ymd_opt(y, m, d).unwrap()
+}
+
+/// Sign as `author-a` and `reviewer-b`: two different people, over the current text.
+pub fn sign_by_two(root: &Path, kind: Kind, slug: &str) {
+    sign(root, kind, slug, Some("author-a"), Some("reviewer-b"));
 }
 
 /// Sign `id` as the given people, over its current text and records. `None` leaves that

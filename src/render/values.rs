@@ -8,8 +8,19 @@
 //! `{{ occupancy(arch="sm_90", block=256, regs=40, show="warps") }}` asks the occupancy model
 //! (tested against every point of the driver sweep recorded on the H200) for a launch that
 //! no experiment ran: `show` is one of blocks, warps, occupancy, binding.
+//!
+//! `{{ near_best(column="median_ms", best="lowest", within=5, show="count") }}` reads the
+//! rows of the entry's first measured table and reports the best one (`show="best"`), how
+//! many lie within `within` percent of it (`count`, `labels`) or how many were compared
+//! (`total`): a statement about the whole table that no single cell holds.
+//!
+//! `{{ ncu(export="day42-nsight/day17-h200.csv", launch="4", show="waves") }}` reads one
+//! launch of a Nsight Compute export kept under `measurements/` (see
+//! [`crate::occupancy::ncu`]); `show` names a figure of the export or `rule:NAME` for the
+//! interpretation rule's sentence about it ([`crate::occupancy::interpret`]).
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use tera::{Context, Tera, Value};
@@ -28,7 +39,12 @@ pub struct ExpandedBody {
     pub problems: Vec<(String, String)>,
 }
 
-pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody> {
+/// `measurements` is the folder `ncu(export=...)` paths are relative to.
+pub fn expand_body(
+    entry: &Entry,
+    resolved: &Resolved,
+    measurements: &Path,
+) -> Result<ExpandedBody> {
     if !entry.body.contains("{{") && !entry.body.contains("{%") {
         return Ok(ExpandedBody {
             markdown: entry.body.clone(),
@@ -40,10 +56,17 @@ pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody> {
         .measured
         .first()
         .map(|t| (t.experiment.clone(), t.node.clone()));
+    let default_rows = entry
+        .meta
+        .measured
+        .first()
+        .map(|t| t.rows.clone())
+        .unwrap_or_default();
     let lookup = || {
         Arc::new(Lookup {
             resolved: resolved.clone(),
             default: default.clone(),
+            default_rows: default_rows.clone(),
             problems: Mutex::new(Vec::new()),
         })
     };
@@ -62,14 +85,14 @@ pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody> {
     }
 
     let shared = lookup();
-    let markdown = expand_with_tera(entry, &shared)?;
+    let markdown = expand_with_tera(entry, &shared, measurements)?;
     Ok(ExpandedBody {
         markdown,
         problems: shared.take_problems(),
     })
 }
 
-fn expand_with_tera(entry: &Entry, shared: &Arc<Lookup>) -> Result<String> {
+fn expand_with_tera(entry: &Entry, shared: &Arc<Lookup>, measurements: &Path) -> Result<String> {
     let mut tera = Tera::default();
     tera.autoescape_on(vec![]);
     let l = shared.clone();
@@ -77,6 +100,14 @@ fn expand_with_tera(entry: &Entry, shared: &Arc<Lookup>) -> Result<String> {
     let l = shared.clone();
     tera.register_function("ratio", move |args: &HashMap<String, Value>| l.ratio(args));
     tera.register_function("occupancy", occupancy_function);
+    let l = shared.clone();
+    tera.register_function("near_best", move |args: &HashMap<String, Value>| {
+        l.near_best(args)
+    });
+    let exports = NcuExports::new(measurements);
+    tera.register_function("ncu", move |args: &HashMap<String, Value>| {
+        exports.call(args)
+    });
     let name = entry.path.display().to_string();
     let template_error = |e: tera::Error| Error::Template {
         path: entry.path.clone(),
@@ -191,10 +222,67 @@ fn expand_calls(body: &str, calls: &[SimpleCall], lookup: &Lookup) -> Option<Str
 struct Lookup {
     resolved: Resolved,
     default: Option<(String, String)>,
+    /// The rows of the entry's first measured table, which `near_best` compares.
+    default_rows: Vec<String>,
     problems: Mutex<Vec<(String, String)>>,
 }
 
 impl Lookup {
+    fn near_best(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
+        let column = arg(args, "column")?;
+        let lowest = match arg(args, "best")?.as_str() {
+            "lowest" => true,
+            "highest" => false,
+            other => {
+                return Err(tera::Error::msg(format!(
+                    "`best` must be lowest or highest, not `{other}`"
+                )))
+            }
+        };
+        let within = args
+            .get("within")
+            .and_then(Value::as_f64)
+            .filter(|w| w.is_finite() && *w >= 0.0)
+            .ok_or_else(|| tera::Error::msg("`within` must be a percentage, 0 or more"))?;
+        let show = arg(args, "show")?;
+        if !matches!(show.as_str(), "best" | "count" | "labels" | "total") {
+            return Err(tera::Error::msg(format!(
+                "`show` must be best, count, labels or total, not `{show}`"
+            )));
+        }
+        let asked = format!("near_best(column={column}, within={within})");
+        if self.default_rows.is_empty() {
+            self.problems
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((asked, "the entry has no measured table to compare".into()));
+            return Ok(Value::String("[missing value]".into()));
+        }
+        let mut values = Vec::new();
+        for row in &self.default_rows {
+            match self
+                .cell(args, row, &column, &asked)
+                .and_then(|c| c.as_f64())
+            {
+                Some(v) => values.push((row.as_str(), v)),
+                None => return Ok(Value::String("[missing value]".into())),
+            }
+        }
+        let near = near_best(&values, lowest, within / 100.0);
+        Ok(Value::String(match show.as_str() {
+            "best" => format!("`{}`", near.best),
+            "count" => near.labels.len().to_string(),
+            "total" => values.len().to_string(),
+            _ => english_list(
+                &near
+                    .labels
+                    .iter()
+                    .map(|l| format!("`{l}`"))
+                    .collect::<Vec<_>>(),
+            ),
+        }))
+    }
+
     fn value(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
         let (row, column) = (arg(args, "row")?, arg(args, "column")?);
         let asked = format!("value(row={row}, column={column})");
@@ -291,6 +379,171 @@ impl Lookup {
             ),
         }
     }
+}
+
+/// The best of `values` and every label within `within` (a fraction) of it, in table order.
+struct NearBest<'a> {
+    best: &'a str,
+    labels: Vec<&'a str>,
+}
+
+fn near_best<'a>(values: &[(&'a str, f64)], lowest: bool, within: f64) -> NearBest<'a> {
+    let better = |a: f64, b: f64| if lowest { a < b } else { a > b };
+    let (best, top) =
+        values
+            .iter()
+            .copied()
+            .fold(values[0], |acc, v| if better(v.1, acc.1) { v } else { acc });
+    let labels = values
+        .iter()
+        .filter(|(_, v)| {
+            if lowest {
+                *v <= top * (1.0 + within)
+            } else {
+                *v >= top * (1.0 - within)
+            }
+        })
+        .map(|(l, _)| *l)
+        .collect();
+    NearBest { best, labels }
+}
+
+/// "a", "a and b", "a, b and c".
+fn english_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Nsight Compute exports under `measurements/`, each read once per body.
+struct NcuExports {
+    root: PathBuf,
+    read: Mutex<HashMap<String, Arc<crate::occupancy::NcuExport>>>,
+}
+
+impl NcuExports {
+    fn new(root: &Path) -> NcuExports {
+        NcuExports {
+            root: root.to_path_buf(),
+            read: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A bad export, launch or `show` is the author's error: it fails the build, naming
+    /// the file, as a bad `occupancy()` launch does.
+    fn call(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
+        let name = arg(args, "export")?;
+        let launch = arg(args, "launch")?;
+        let show = arg(args, "show")?;
+        let export = self.export(&name)?;
+        let l = export
+            .launches
+            .iter()
+            .find(|l| l.id == launch)
+            .ok_or_else(|| {
+                tera::Error::msg(format!(
+                    "{}: no profiled launch with ID {launch} (IDs: {})",
+                    export.source,
+                    export
+                        .launches
+                        .iter()
+                        .map(|l| l.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+        ncu_figure(l, &show)
+            .map(Value::String)
+            .map_err(|why| tera::Error::msg(format!("{}: launch {launch}: {why}", export.source)))
+    }
+
+    fn export(&self, name: &str) -> tera::Result<Arc<crate::occupancy::NcuExport>> {
+        let safe = !name.is_empty()
+            && name.ends_with(".csv")
+            && Path::new(name)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !safe {
+            return Err(tera::Error::msg(format!(
+                "ncu export `{name}` must be a .csv path inside measurements/"
+            )));
+        }
+        let mut read = self.read.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = read.get(name) {
+            return Ok(e.clone());
+        }
+        let export = crate::occupancy::read_ncu_csv(&self.root.join(name))
+            .map_err(|e| tera::Error::msg(e.to_string()))?;
+        let export = Arc::new(export);
+        read.insert(name.to_string(), export.clone());
+        Ok(export)
+    }
+}
+
+/// One figure of a profiled launch, formatted for prose.
+fn ncu_figure(l: &crate::occupancy::NcuLaunch, show: &str) -> std::result::Result<String, String> {
+    use crate::occupancy::{interpret, Rule};
+    let pct = |f: f64| format!("{:.1}%", f * 100.0);
+    let reading = l.reading();
+    let need = |v: Option<String>, what: &str| {
+        v.ok_or_else(|| format!("the export has no {what} for this launch"))
+    };
+    if let Some(rule) = show.strip_prefix("rule:") {
+        let rule = match rule {
+            "block_size" => Rule::BlockSize,
+            "waves" => Rule::Waves,
+            "gap" => Rule::Gap,
+            "binding" => Rule::Binding,
+            "worth_chasing" => Rule::WorthChasing,
+            other => {
+                return Err(format!(
+                    "unknown rule `{other}` (block_size, waves, gap, binding, worth_chasing)"
+                ))
+            }
+        };
+        return interpret(&reading)
+            .into_iter()
+            .find(|f| f.rule == rule)
+            .map(|f| f.message)
+            .ok_or_else(|| "the export lacks what that rule reads (achieved occupancy?)".into());
+    }
+    Ok(match show {
+        "kernel" => l.kernel_name.clone(),
+        "block" => l.block_size.to_string(),
+        "grid" => l.grid_size.to_string(),
+        "registers" => l.registers_per_thread.to_string(),
+        "blocks_per_sm" => l.blocks_per_sm().to_string(),
+        "limit_registers" => l.limits.registers.to_string(),
+        "limit_shared_memory" => l.limits.shared_memory.to_string(),
+        "limit_warps" => l.limits.warps.to_string(),
+        "limit_blocks" => l.limits.blocks.to_string(),
+        "binding" => reading.binding.label().to_string(),
+        "theoretical" => pct(l.theoretical_occupancy),
+        "achieved" => need(l.achieved_occupancy.map(pct), "achieved occupancy")?,
+        "gap" => need(
+            l.achieved_occupancy.map(|a| {
+                format!(
+                    "{:.1} percentage points",
+                    (l.theoretical_occupancy - a) * 100.0
+                )
+            }),
+            "achieved occupancy",
+        )?,
+        "waves" => need(l.waves_per_sm.map(|w| format!("{w:.2}")), "waves per SM")?,
+        "last_wave_fill" => need(
+            reading.last_wave_fill.map(|f| format!("{:.0}%", f * 100.0)),
+            "SM count",
+        )?,
+        other => {
+            return Err(format!(
+                "unknown `show` `{other}` (kernel, block, grid, registers, blocks_per_sm, \
+                 limit_registers, limit_shared_memory, limit_warps, limit_blocks, binding, \
+                 theoretical, achieved, gap, waves, last_wave_fill, or rule:NAME)"
+            ))
+        }
+    })
 }
 
 /// The occupancy model as a template function. A bad launch is an author's error, so it
@@ -392,6 +645,7 @@ mod tests {
             Arc::new(Lookup {
                 resolved: resolved(),
                 default: Some(("e".into(), "n".into())),
+                default_rows: vec!["b128".into()],
                 problems: Mutex::new(Vec::new()),
             })
         };
@@ -400,7 +654,7 @@ mod tests {
             expand_calls(body, &calls, &l).map(|m| (m, l.take_problems()))
         });
         let l = fresh();
-        let tera = expand_with_tera(&e, &l).unwrap();
+        let tera = expand_with_tera(&e, &l, Path::new("measurements")).unwrap();
         (fast, tera, l.take_problems())
     }
 
@@ -432,11 +686,80 @@ mod tests {
             assert!(simple_calls(body).is_none(), "{body}");
         }
         let e = entry("{{ value(row=\"b128\") }}");
-        let err = expand_body(&e, &resolved()).err().map(|e| e.to_string());
+        let err = expand_body(&e, &resolved(), Path::new("measurements"))
+            .err()
+            .map(|e| e.to_string());
         assert!(
             err.as_deref()
                 .is_some_and(|m| m.contains("missing string argument `column`")),
             "{err:?}"
         );
+    }
+
+    #[test]
+    fn near_best_counts_rows_within_a_margin_of_the_best() {
+        let values = [("a", 1.30), ("b", 1.00), ("c", 1.04), ("d", 1.06)];
+        let near = near_best(&values, true, 0.05);
+        assert_eq!(near.best, "b");
+        assert_eq!(near.labels, ["b", "c"]);
+        let near = near_best(&values, false, 0.2);
+        assert_eq!((near.best, near.labels), ("a", vec!["a", "c", "d"]));
+        assert_eq!(
+            english_list(&["x".into(), "y".into(), "z".into()]),
+            "x, y and z"
+        );
+    }
+
+    #[test]
+    fn near_best_in_a_body_reads_the_first_tables_rows() {
+        let mut e = entry(
+            "{{ near_best(column=\"gbps\", best=\"highest\", within=5, show=\"total\") }} / \
+             {{ near_best(column=\"gbps\", best=\"highest\", within=5, show=\"best\") }}",
+        );
+        e.meta.measured[0].rows = vec!["b128".into(), "b256".into()];
+        let out = expand_body(&e, &resolved(), Path::new("measurements")).unwrap();
+        assert!(out.problems.is_empty(), "{:?}", out.problems);
+        assert!(out.markdown.starts_with("2 / `b"), "{}", out.markdown);
+    }
+
+    #[test]
+    fn ncu_reads_a_launch_of_a_real_export_and_its_rules() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let e = entry(
+            "{{ ncu(export=\"ncu/day45-h200.csv\", launch=\"0\", show=\"waves\") }} | \
+             {{ ncu(export=\"ncu/day45-h200.csv\", launch=\"0\", show=\"theoretical\") }} | \
+             {{ ncu(export=\"ncu/day45-h200.csv\", launch=\"0\", show=\"rule:waves\") }}",
+        );
+        let out = expand_body(&e, &resolved(), &fixtures).unwrap().markdown;
+        assert!(out.starts_with("496.48 | 100.0% | 496.48 waves:"), "{out}");
+    }
+
+    #[test]
+    fn ncu_errors_name_the_export_and_what_is_wrong() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        for (body, want) in [
+            (
+                "{{ ncu(export=\"ncu/day45-h200.csv\", launch=\"99\", show=\"waves\") }}",
+                "no profiled launch with ID 99",
+            ),
+            (
+                "{{ ncu(export=\"ncu/day45-h200.csv\", launch=\"0\", show=\"speed\") }}",
+                "unknown `show` `speed`",
+            ),
+            (
+                "{{ ncu(export=\"../Cargo.toml\", launch=\"0\", show=\"waves\") }}",
+                "must be a .csv path inside measurements/",
+            ),
+            (
+                "{{ ncu(export=\"ncu/none.csv\", launch=\"0\", show=\"waves\") }}",
+                "none.csv",
+            ),
+        ] {
+            let err = expand_body(&entry(body), &resolved(), &fixtures)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(err.contains(want), "{body}: {err}");
+        }
     }
 }

@@ -4,7 +4,8 @@
 //! - build: [`content`] (load + parse) → [`review`] (the publish gate) → [`render`]
 //!   (Markdown, tables, diagrams, templates) → [`build`] writes the site atomically
 //!   (or [`serve`] serves it from memory and rebuilds on every save);
-//! - verify: [`measure`] specs → runs on the GPU → records with provenance.
+//! - verify: [`measure`] specs → runs on the GPU → records with provenance; [`fleet`]
+//!   plans that work across nodes, submits it to Slurm and imports the records back.
 //!
 //! The [`occupancy`] model stands apart and is used by both.
 
@@ -14,6 +15,7 @@ pub mod config;
 pub mod content;
 pub mod corpus;
 pub mod error;
+pub mod fleet;
 pub mod measure;
 pub mod occupancy;
 pub mod render;

@@ -4,6 +4,7 @@ pub mod build;
 pub mod check;
 pub mod fleet;
 pub mod new;
+pub mod occupancy;
 pub mod records;
 pub mod review;
 pub mod serve;

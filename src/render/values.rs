@@ -51,11 +51,7 @@ pub fn expand_body(
             problems: Vec::new(),
         });
     }
-    let default = entry
-        .meta
-        .measured
-        .first()
-        .map(|t| (t.experiment.clone(), t.node.clone()));
+    let default = entry.meta.default_record();
     let default_rows = entry
         .meta
         .measured
@@ -608,6 +604,7 @@ mod tests {
             rows: vec!["b128".into()],
             columns: vec!["gbps".into()],
             caption: None,
+            chart: None,
         });
         Entry {
             id: EntryId::new(Kind::Term, "t"),

@@ -154,3 +154,30 @@ fn bad_calls_are_reported_at_file_line_and_column() {
     );
     assert_eq!(err.matches("beta.md").count(), 2, "{err}");
 }
+
+#[test]
+fn one_run_reports_every_phase_sorted_and_one_mistake_once() {
+    let site = empty_site();
+    let root = site.path();
+    copy_dir(
+        &repo().join("tests/fixtures/invalid/every-phase/content"),
+        &root.join("content"),
+    );
+    let out = run(root, &["check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains(".md:")).collect();
+    // Front matter, a function call, a link: one error each, in file order. The entry with
+    // the unknown field still exists, so b's `related` and body link to it are fine.
+    let expected = [
+        "a-unknown-field.md:4:1: front matter: unknown field `colour`",
+        "c-bad-call.md:7:8: value() needs the argument `column`",
+        "d-broken-link.md:5:1: link to missing page `terms/nowhere`",
+    ];
+    assert_eq!(lines.len(), expected.len(), "{err}");
+    for (line, want) in lines.iter().zip(expected) {
+        assert!(line.contains(want), "expected `{want}` in `{line}`:\n{err}");
+    }
+    assert!(!err.contains("b-refers"), "{err}");
+    build_fails(root);
+}

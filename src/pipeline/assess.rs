@@ -33,6 +33,14 @@ pub struct Assessment {
 }
 
 pub fn assess_all(project: &Project, today: NaiveDate) -> Result<Vec<Assessment>> {
+    let (out, errors) = assess_collecting(project, today);
+    Error::sorted(errors)?;
+    Ok(out)
+}
+
+/// Assess every entry, with the errors of those that could not be: the others are
+/// assessed all the same, so one run finds every entry's errors.
+pub fn assess_collecting(project: &Project, today: NaiveDate) -> (Vec<Assessment>, Vec<Error>) {
     let results: Vec<Result<Assessment>> = project
         .content
         .entries
@@ -47,8 +55,7 @@ pub fn assess_all(project: &Project, today: NaiveDate) -> Result<Vec<Assessment>
             Err(e) => errors.push(e),
         }
     }
-    Error::collect(errors)?;
-    Ok(out)
+    (out, errors)
 }
 
 pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Result<Assessment> {
@@ -109,13 +116,22 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
         }
     }
 
-    let body = expand_body(entry, &resolved).map_err(Error::Many)?;
+    let body = expand_body(entry, &resolved);
     let diagram = entry
         .meta
         .diagram
         .as_ref()
         .map(|d| crate::render::diagram::render(entry, d, project, &resolved))
-        .transpose()?;
+        .transpose();
+    // Both are the author's errors; report both rather than the first.
+    let (body, diagram) = match (body, diagram) {
+        (Ok(body), Ok(diagram)) => (body, diagram),
+        (body, diagram) => {
+            let mut errors = body.err().unwrap_or_default();
+            errors.extend(diagram.err());
+            return Err(Error::Many(errors));
+        }
+    };
     for (asked, why) in body.problems {
         stale.push((asked, why));
     }

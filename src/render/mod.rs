@@ -6,6 +6,7 @@ pub mod chart;
 pub mod diagram;
 pub mod feed;
 pub mod highlight;
+mod input;
 pub mod links;
 pub mod markdown;
 pub mod pages;
@@ -16,3 +17,5 @@ pub mod sitemap;
 pub mod tables;
 pub mod templates;
 pub mod values;
+
+pub use input::{Assessment, OutputFile, RenderInput};

@@ -56,11 +56,7 @@ pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody, V
     }
     let lookup = Lookup {
         resolved,
-        default: entry
-            .meta
-            .measured
-            .first()
-            .map(|t| (t.experiment.clone(), t.node.clone())),
+        default: entry.meta.default_record(),
         problems: Mutex::new(Vec::new()),
     };
     let mut markdown = String::with_capacity(entry.body.len());

@@ -118,11 +118,15 @@ fn a_broken_experiment_file_is_reported_with_file_and_line() {
         .path()
         .join("measurements/day45-occupancy/experiment.yaml");
     let text_before = std::fs::read_to_string(&exp).unwrap();
-    let broken = text_before.replacen("block_size: 512", "block_size: 500", 1);
+    let broken = text_before.replacen(
+        "grid: ceil_div(n, block * elements_per_thread)",
+        "grid: ceil_div(n, block * elements_per_threads)",
+        1,
+    );
     std::fs::write(&exp, &broken).unwrap();
     let line = broken
         .lines()
-        .position(|l| l.contains("label: tlp1"))
+        .position(|l| l.contains("elements_per_threads"))
         .unwrap()
         + 1;
     let out = glossary(site.path(), &["verify", "--node", "h200", "--dry-run"]);
@@ -130,7 +134,7 @@ fn a_broken_experiment_file_is_reported_with_file_and_line() {
     assert!(!out.status.success());
     assert!(
         said.contains(&format!(
-            "experiment.yaml:{line}:1: tlp1: block_size 500 must be a multiple of 32"
+            "experiment.yaml:{line}:1: config `tlp1` (and 9 more): kernel `axpy_ept1`: grid: unknown name `elements_per_threads` in `ceil_div(n, block * elements_per_threads)`"
         )),
         "{said}"
     );
@@ -182,13 +186,18 @@ fn the_committed_h200_records_say_where_they_came_from() {
         assert_eq!(c.status, ConfigStatus::Passed, "{}", c.label);
         let t = c.timing.as_ref().unwrap();
         assert!(t.samples_ms.len() >= 30, "{}", c.label);
-        // The loads-in-flight column is resident warps times loads before first use.
-        assert_eq!(c.loads_in_flight % c.warps_per_sm, 0, "{}", c.label);
+        // The loads-in-flight metric is resident warps times loads before first use.
+        let loads = c.number("loads_in_flight").unwrap() as u32;
+        assert_eq!(loads % c.warps_per_sm, 0, "{}", c.label);
+        assert!(c.number("gbps").unwrap() > 0.0, "{}", c.label);
     }
+    assert_eq!(
+        r.device["l2_bytes"], 62914560,
+        "the record keeps the L2 size"
+    );
     let sweep =
         Record::load(&repo().join("measurements/occupancy-sweep/records/h200.json")).unwrap();
-    let points = sweep.extra["points"].as_array().unwrap();
-    assert_eq!(points.len(), 13 * 11 * 9);
+    assert_eq!(sweep.configs.len(), 13 * 11 * 9);
     assert!(
         sweep.extra["device_limits"]["shared_memory_per_sm"]
             .as_u64()

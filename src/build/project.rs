@@ -7,7 +7,6 @@ use std::path::Path;
 use crate::config::{Config, Layout};
 use crate::content::{load_content, Content, Entry};
 use crate::error::{Error, Location, Result};
-use crate::measure::record::column_heading;
 use crate::measure::Library;
 use crate::render::diagram::DiagramPresets;
 use crate::review::{load_signoffs, SignOffs};
@@ -90,25 +89,45 @@ pub(crate) fn check_citations(entry: &Entry, config: &Config, library: &Library)
             );
         }
     };
+    // A column or claim may name any quantity the experiment records (built in, a param,
+    // a metric, an ncu metric) or its record has.
+    let knows = |exp: &str, node: &str, name: &str| {
+        library.experiments.get(exp).is_none_or(|e| {
+            e.knows(name) || library.record(exp, node).is_some_and(|r| r.knows(name))
+        })
+    };
     for t in &entry.meta.measured {
         cite("measured", &t.experiment, &t.node, &mut err);
         for c in &t.columns {
-            if column_heading(c).is_none() {
+            if !knows(&t.experiment, &t.node, c) {
                 err(
                     "measured",
                     c,
-                    format!("unknown column `{c}` in measured table `{}`", t.experiment),
+                    format!(
+                        "unknown column `{c}` in measured table `{}`: neither the experiment nor its {} record has it ({})",
+                        t.experiment,
+                        t.node,
+                        library.experiments.get(&t.experiment).map(|e| e.quantity_names().join(", ")).unwrap_or_default()
+                    ),
                 );
             }
         }
     }
+    let first = entry.meta.measured.first();
     for c in &entry.meta.claims {
-        if column_heading(&c.column).is_none() {
-            err(
-                "claims",
-                &c.column,
-                format!("claim \"{}\": unknown column `{}`", c.says, c.column),
-            );
+        let cited = match (&c.experiment, &c.node, first) {
+            (Some(e), Some(n), _) => Some((e.as_str(), n.as_str())),
+            (_, _, Some(t)) => Some((t.experiment.as_str(), t.node.as_str())),
+            _ => None,
+        };
+        if let Some((e, n)) = cited {
+            if !knows(e, n, &c.column) {
+                err(
+                    "claims",
+                    &c.column,
+                    format!("claim \"{}\": unknown column `{}`: neither the experiment `{e}` nor its {n} record has it", c.says, c.column),
+                );
+            }
         }
         if let (Some(e), Some(n)) = (&c.experiment, &c.node) {
             cite("claims", e, n, &mut err);

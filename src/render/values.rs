@@ -268,20 +268,18 @@ impl Lookup {
         let Some(cfg) = record.config(row) else {
             return problem(Staleness::RowMissing { row: row.into() }.to_string());
         };
-        if let crate::measure::record::ConfigStatus::Failed { reason } = &cfg.status {
+        if let Some(reason) = cfg.status.problem() {
             return problem(
                 Staleness::RowFailed {
                     row: row.into(),
-                    reason: reason.clone(),
+                    reason: reason.to_string(),
                 }
                 .to_string(),
             );
         }
         match cfg.column(column) {
             Some(v) => Some(v),
-            None if crate::measure::record::column_heading(column).is_none() => {
-                problem(format!("unknown column `{column}`"))
-            }
+            None if !record.knows(column) => problem(format!("unknown column `{column}`")),
             None => problem(
                 Staleness::ValueMissing {
                     row: row.into(),
@@ -376,7 +374,8 @@ mod tests {
             captured_at: corpus.captured_at,
             gpu: Default::default(),
             compile_options: vec![],
-            problem: Default::default(),
+            device: Default::default(),
+            partial: false,
             configs: corpus.configs,
             extra: serde_json::Value::Null,
         };

@@ -134,7 +134,7 @@ fn a_broken_experiment_file_is_reported_with_file_and_line() {
     assert!(!out.status.success());
     assert!(
         said.contains(&format!(
-            "experiment.yaml:{line}:1: config `tlp1` (and 9 more): kernel `axpy_ept1`: grid: unknown name `elements_per_threads` in `ceil_div(n, block * elements_per_threads)`"
+            "experiment.yaml:{line}:1: config `tlp1` (and 3 more): kernel `axpy_ept1`: grid: unknown name `elements_per_threads` in `ceil_div(n, block * elements_per_threads)`"
         )),
         "{said}"
     );

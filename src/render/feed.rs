@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use chrono::NaiveDate;
 
-use crate::build::OutputFile;
+use super::input::OutputFile;
 use crate::config::Config;
 
 use super::highlight::escape;

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::build::OutputFile;
+use super::input::OutputFile;
 use crate::error::{Error, Location, Result};
 
 /// Check `files` (plus the static files under `static_dir`, served at `static/`).

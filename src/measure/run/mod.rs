@@ -49,6 +49,27 @@ pub struct VerifyRequest {
     pub launch_once: bool,
     /// Write the passing rows (marked partial) even when some configs failed.
     pub allow_partial: bool,
+    /// Write records to `<out>/<experiment>/<node>.json` instead of `measurements/`:
+    /// a scheduler's task output, which `glossary records import` checks and moves in.
+    pub out: Option<PathBuf>,
+}
+
+impl VerifyRequest {
+    /// Where this run writes the record of `exp`.
+    pub fn record_path(&self, exp: &Experiment) -> PathBuf {
+        match &self.out {
+            Some(out) => out.join(&exp.id).join(format!("{}.json", self.node)),
+            None => exp.record_path(&self.node),
+        }
+    }
+
+    /// Where this run says what failed, beside the record it would have written.
+    pub fn failed_record_path(&self, exp: &Experiment) -> PathBuf {
+        match &self.out {
+            Some(out) => out.join(&exp.id).join(format!("{}.failed.json", self.node)),
+            None => exp.failed_record_path(&self.node),
+        }
+    }
 }
 
 /// How one experiment went.
@@ -402,7 +423,8 @@ fn run_one(
             "device_limits": gpu.limits,
         }),
     };
-    write_outcome(exp, &req.node, record, req.allow_partial, notes)
+    let paths = (req.record_path(exp), req.failed_record_path(exp));
+    write_outcome(paths, record, req.allow_partial, notes)
 }
 
 /// The one place records are written. Every config passed: `records/<node>.json`, and
@@ -410,8 +432,7 @@ fn run_one(
 /// failed and the good record stays (unless `allow_partial`, which writes the record
 /// marked partial).
 pub fn write_outcome(
-    exp: &Experiment,
-    node: &str,
+    (path, failed_path): (PathBuf, PathBuf),
     mut record: Record,
     allow_partial: bool,
     notes: Vec<String>,
@@ -422,8 +443,6 @@ pub fn write_outcome(
         .filter(|c| matches!(c.status, ConfigStatus::Failed { .. }))
         .collect();
     let summaries: Vec<ConfigSummary> = record.configs.iter().map(ConfigSummary::of).collect();
-    let path = exp.record_path(node);
-    let failed_path = exp.failed_record_path(node);
     if failed.is_empty() {
         record.write_atomic(&path)?;
         if failed_path.exists() {

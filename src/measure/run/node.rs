@@ -44,6 +44,7 @@ mod tests {
             sm_count: 40,
             l2_bytes: None,
             mem_bytes: None,
+            slurm: None,
         }
     }
 

@@ -55,6 +55,10 @@ fn record(exp: &Experiment, configs: Vec<ConfigRecord>) -> Record {
     }
 }
 
+fn paths(exp: &Experiment) -> (PathBuf, PathBuf) {
+    (exp.record_path("h200"), exp.failed_record_path("h200"))
+}
+
 fn failed() -> ConfigStatus {
     ConfigStatus::Failed {
         reason:
@@ -70,7 +74,7 @@ fn a_failed_check_leaves_the_good_record_and_says_what_failed() {
     let dir = tempfile::tempdir().unwrap();
     let exp = experiment(dir.path());
     let good = record(&exp, vec![row("block128", ConfigStatus::Passed, Some(1.0))]);
-    let out = write_outcome(&exp, "h200", good.clone(), false, vec![]).unwrap();
+    let out = write_outcome(paths(&exp), good.clone(), false, vec![]).unwrap();
     assert!(matches!(out, Outcome::Written { partial: false, .. }));
     let before = std::fs::read(exp.record_path("h200")).unwrap();
 
@@ -81,7 +85,7 @@ fn a_failed_check_leaves_the_good_record_and_says_what_failed() {
             row("block256", failed(), None),
         ],
     );
-    let out = write_outcome(&exp, "h200", bad.clone(), false, vec![]).unwrap();
+    let out = write_outcome(paths(&exp), bad.clone(), false, vec![]).unwrap();
     let Outcome::Failed {
         error,
         failed_record,
@@ -109,7 +113,7 @@ fn a_failed_check_leaves_the_good_record_and_says_what_failed() {
     assert!(!report.all_passed());
 
     // --allow-partial writes the rows, marked; verify still does not pass.
-    let out = write_outcome(&exp, "h200", bad, true, vec![]).unwrap();
+    let out = write_outcome(paths(&exp), bad, true, vec![]).unwrap();
     assert!(matches!(out, Outcome::Written { partial: true, .. }));
     let r = Record::load(&exp.record_path("h200")).unwrap();
     assert!(r.partial);
@@ -121,7 +125,7 @@ fn a_failed_check_leaves_the_good_record_and_says_what_failed() {
     assert!(!report.all_passed());
 
     // A later passing run writes the record and removes the stale failure report.
-    write_outcome(&exp, "h200", good, false, vec![]).unwrap();
+    write_outcome(paths(&exp), good, false, vec![]).unwrap();
     assert!(!exp.failed_record_path("h200").exists());
     assert!(!Record::load(&exp.record_path("h200")).unwrap().partial);
 }

@@ -376,3 +376,21 @@ fn the_repository_experiments_plan_without_a_gpu() {
         assert_eq!(plans[0].len(), configs, "{id}");
     }
 }
+
+#[test]
+fn the_readme_example_parses_and_plans() {
+    let readme = include_str!("../../../README.md");
+    let section = &readme[readme.find("## The experiment format").unwrap()..];
+    let start = section.find("```yaml\n").unwrap() + "```yaml\n".len();
+    let yaml = &section[start..start + section[start..].find("```").unwrap()];
+    let spec = parse(yaml).unwrap();
+    let plans = plan(&spec, &h200()).unwrap();
+    let labels: Vec<&str> = plans.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["b128-e1", "b128-e4", "b256-e1", "b256-e4", "big-block"]
+    );
+    assert_eq!(plans[3].params["grid_cap"], 264);
+    assert_eq!(plans[0].params["grid_cap"], 132 * 32);
+    assert_eq!(plans[3].launches[0].kernel, "scale_ept4");
+}

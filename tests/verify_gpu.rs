@@ -114,48 +114,89 @@ fn verify(root: &Path) -> Option<Output> {
     Some(out)
 }
 
-#[test]
-fn a_2d_grid_over_f16_buffers_is_checked_timed_and_profiled() {
-    let Some(site) = site("add2d") else { return };
-    let Some(out) = verify(site.path()) else {
-        return;
-    };
+/// Verify the feature experiment and load its record (None: skipped, with the reason).
+fn measured() -> Option<(tempfile::TempDir, Record, String)> {
+    let site = site("add2d")?;
+    let out = verify(site.path())?;
     let said = text(&out);
     assert!(out.status.success(), "{said}");
     let r = Record::load(&site.path().join("measurements/features/records/h200.json")).unwrap();
+    Some((site, r, said))
+}
+
+#[test]
+fn a_2d_grid_and_block_are_launched_as_written() {
+    let Some((_site, r, _)) = measured() else {
+        return;
+    };
     let labels: Vec<&str> = r.configs.iter().map(|c| c.label.as_str()).collect();
     assert_eq!(labels, ["bx16", "bx32"]);
-    let c = &r.configs[0];
-    assert_eq!(c.status, ConfigStatus::Passed);
-    assert_eq!((c.block, c.grid), ([16, 8, 1], [63, 88, 1]));
-    assert_eq!(c.block_size, 128);
-    assert!(c.number("gelems").unwrap() > 0.0);
+    let (a, b) = (&r.configs[0], &r.configs[1]);
+    assert_eq!(
+        (a.block, a.grid, a.block_size, a.grid_size),
+        ([16, 8, 1], [63, 88, 1], 128, 63 * 88)
+    );
+    assert_eq!(
+        (b.block, b.grid, b.block_size),
+        ([32, 8, 1], [32, 88, 1], 256)
+    );
+    // Every element of the 1000 x 700 output matched the 1D reference: the 2D grid
+    // covered it exactly once.
+    assert!(r
+        .configs
+        .iter()
+        .all(|c| c.status == ConfigStatus::Passed && c.timing.is_some()));
+}
+
+#[test]
+fn f16_buffers_are_filled_from_the_seed_and_compared_in_ulps() {
+    let Some((_site, r, said)) = measured() else {
+        return;
+    };
+    for c in &r.configs {
+        assert_eq!(c.status, ConfigStatus::Passed, "{said}");
+        assert!(c.number("gelems").unwrap() > 0.0);
+    }
+    assert_eq!(r.extra["seed"], 1);
     assert!(r.device["l2_bytes"] > 0 && r.device["mem_bytes"] > 0);
-    let dram = &c.quantities["dram__bytes_read.sum"];
+}
+
+#[test]
+fn ncu_metrics_are_recorded_per_config_with_their_units() {
+    let Some((_site, r, said)) = measured() else {
+        return;
+    };
+    for c in &r.configs {
+        let dram = &c.quantities["dram__bytes_read.sum"];
+        if glossary::measure::run::ncu::available() {
+            // Two 1.4 MB f16 inputs are read; ncu counts bytes from DRAM (some may hit
+            // L2), so the value is positive and at most a few inputs' worth.
+            let v = dram.value.unwrap_or_else(|| panic!("{dram:?} {said}"));
+            assert!(v > 0.0 && v < 10.0 * 1.4e6, "{v}");
+            assert_eq!(dram.unit, "byte", "{dram:?}");
+            assert!(c.achieved_occupancy.is_some_and(|a| a > 0.0 && a <= 1.0));
+        } else {
+            eprintln!("ncu is not installed: checking the not-measured path instead");
+            assert_eq!(dram.value, None);
+            assert!(dram
+                .not_measured
+                .as_deref()
+                .unwrap()
+                .contains("ncu is not installed"));
+        }
+    }
     if glossary::measure::run::ncu::available() {
-        // Two 1.4 MB f16 inputs: ncu reads them (some may hit L2, none is invented).
-        assert!(dram.value.is_some_and(|v| v > 0.0), "{dram:?} {said}");
-        assert!(!dram.unit.is_empty(), "{dram:?}");
-        assert!(c.achieved_occupancy.is_some_and(|a| a > 0.0 && a <= 1.0));
-        assert!(
-            r.heading("dram__bytes_read.sum").contains('('),
-            "unit in the heading"
+        assert_eq!(
+            r.heading("dram__bytes_read.sum"),
+            "dram__bytes_read.sum (byte)"
         );
-    } else {
-        eprintln!("ncu is not installed: checking the not-measured path instead");
-        assert_eq!(dram.value, None);
-        assert!(dram
-            .not_measured
-            .as_deref()
-            .unwrap()
-            .contains("ncu is not installed"));
     }
 }
 
 #[test]
 fn a_failed_reference_check_leaves_the_old_record() {
     let Some(site) = site("add2d") else { return };
-    let Some(out) = glossary_ok(site.path()) else {
+    let Some(out) = verify(site.path()) else {
         return;
     };
     assert!(out.status.success(), "{}", text(&out));
@@ -199,8 +240,4 @@ fn a_failed_reference_check_leaves_the_old_record() {
         );
         assert!(c.timing.is_none(), "a failed config gets no timing");
     }
-}
-
-fn glossary_ok(root: &Path) -> Option<Output> {
-    verify(root)
 }

@@ -9,10 +9,14 @@ fn experiment(dir: &Path) -> Experiment {
     std::fs::create_dir_all(&e).unwrap();
     std::fs::write(
         e.join(EXPERIMENT_FILE),
-        crate::cmd::new::experiment_yaml("scale"),
+        crate::measure::spec::scaffold::experiment_yaml("scale"),
     )
     .unwrap();
-    std::fs::write(e.join("scale.cu"), crate::cmd::new::EXPERIMENT_KERNEL).unwrap();
+    std::fs::write(
+        e.join("scale.cu"),
+        crate::measure::spec::scaffold::EXPERIMENT_KERNEL,
+    )
+    .unwrap();
     Experiment::load(&e).unwrap()
 }
 

@@ -8,6 +8,7 @@
 
 pub mod expr;
 pub mod plan;
+pub mod scaffold;
 pub mod signature;
 pub mod types;
 

@@ -4,10 +4,10 @@
 use super::plan::{plan, Arg, DeviceVars, Smem};
 use super::*;
 
-const KERNEL: &str = crate::cmd::new::EXPERIMENT_KERNEL;
+const KERNEL: &str = crate::measure::spec::scaffold::EXPERIMENT_KERNEL;
 
 fn good() -> String {
-    crate::cmd::new::experiment_yaml("scale")
+    crate::measure::spec::scaffold::experiment_yaml("scale")
 }
 
 fn h200() -> DeviceVars {

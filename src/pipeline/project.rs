@@ -8,7 +8,7 @@ use crate::config::{Config, Layout};
 use chrono::NaiveDate;
 use tera::Tera;
 
-use crate::content::{load_content, Content, Entry, EntryId};
+use crate::content::{check_references, load_content_collecting, Content, Entry, EntryId, Known};
 use crate::error::{Error, Location, Result};
 use crate::measure::Library;
 use crate::render::diagram::DiagramPresets;
@@ -28,13 +28,22 @@ pub struct Project {
 impl Project {
     /// Load and cross-check. Errors from every part are reported together.
     pub fn load(root: &Path) -> Result<Project> {
+        let (project, errors) = Project::load_collecting(root)?;
+        Error::sorted(errors)?;
+        Ok(project)
+    }
+
+    /// Load and cross-check, returning the project together with every error found, so a
+    /// build or check can go on to find the errors of later phases in the same run. An
+    /// entry whose front matter is broken is still in the project (see
+    /// `load_content_collecting`), so references to it do not add errors of their own.
+    /// Only an unreadable glossary.toml stops here.
+    pub fn load_collecting(root: &Path) -> Result<(Project, Vec<Error>)> {
         let layout = Layout::new(root);
         let config = Config::load(root)?;
         let mut errors = Vec::new();
-        let content = load_content(&layout.content()).unwrap_or_else(|e| {
-            errors.extend(e.flatten());
-            Content::default()
-        });
+        let (content, content_errors) = load_content_collecting(&layout.content());
+        errors.extend(content_errors);
         let library = Library::load(&layout.measurements()).unwrap_or_else(|e| {
             errors.extend(e.flatten());
             Library::default()
@@ -49,17 +58,17 @@ impl Project {
             errors.extend(check_citations(entry, &config, &library));
             errors.extend(check_diagram(entry, &config, &layout, &mut diagrams));
         }
-        // Report in file order, however the stages found them.
-        errors.sort_by_cached_key(|e| e.to_string());
-        Error::collect(errors)?;
-        Ok(Project {
-            layout,
-            config,
-            content,
-            library,
-            signoffs,
-            diagrams,
-        })
+        Ok((
+            Project {
+                layout,
+                config,
+                content,
+                library,
+                signoffs,
+                diagrams,
+            },
+            errors,
+        ))
     }
 
     /// What the review workflow (sign, diff, status) reads of this project.
@@ -96,86 +105,24 @@ impl Project {
     }
 }
 
-/// Citations must name an experiment and node that exist and columns that exist. (Whether
-/// the record is current is not an error: it refuses the entry, see `assess`.)
+/// An entry's references to experiments, nodes and columns, checked by content's
+/// validation against what this project defines.
 pub(crate) fn check_citations(entry: &Entry, config: &Config, library: &Library) -> Vec<Error> {
-    let mut errors = Vec::new();
-    let mut err = |key: &str, needle: &str, msg: String| {
-        let line = crate::content::split_front_matter(&entry.path, &entry.raw)
-            .ok()
-            .and_then(|s| crate::content::line_of_reference(&s, key, needle));
-        errors.push(Error::content(
-            &entry.path,
-            line.map(|line| Location { line, column: 1 }),
-            msg,
-        ));
-    };
-    let cite = |key: &str, exp: &str, node: &str, err: &mut dyn FnMut(&str, &str, String)| {
-        if !library.experiments.contains_key(exp) {
-            err(
-                key,
-                exp,
-                format!("unknown experiment `{exp}` (no measurements/{exp}/experiment.yaml)"),
-            );
-        }
-        if !config.nodes.contains_key(node) {
-            err(
-                key,
-                node,
-                format!("unknown node `{node}` (not under [nodes] in glossary.toml)"),
-            );
-        }
-    };
-    // A column or claim may name any quantity the experiment records (built in, a param,
-    // a metric, an ncu metric) or its record has.
-    let knows = |exp: &str, node: &str, name: &str| {
-        library.experiments.get(exp).is_none_or(|e| {
-            e.knows(name) || library.record(exp, node).is_some_and(|r| r.knows(name))
-        })
-    };
-    for t in &entry.meta.measured {
-        cite("measured", &t.experiment, &t.node, &mut err);
-        for c in &t.columns {
-            if !knows(&t.experiment, &t.node, c) {
-                err(
-                    "measured",
-                    c,
-                    format!(
-                        "unknown column `{c}` in measured table `{}`: neither the experiment nor its {} record has it ({})",
-                        t.experiment,
-                        t.node,
-                        library.experiments.get(&t.experiment).map(|e| e.quantity_names().join(", ")).unwrap_or_default()
-                    ),
-                );
-            }
-        }
-    }
-    let first = entry.meta.measured.first();
-    for c in &entry.meta.claims {
-        let cited = match (&c.experiment, &c.node, first) {
-            (Some(e), Some(n), _) => Some((e.as_str(), n.as_str())),
-            (_, _, Some(t)) => Some((t.experiment.as_str(), t.node.as_str())),
-            _ => None,
-        };
-        if let Some((e, n)) = cited {
-            if !knows(e, n, &c.column) {
-                err(
-                    "claims",
-                    &c.column,
-                    format!("claim \"{}\": unknown column `{}`: neither the experiment `{e}` nor its {n} record has it", c.says, c.column),
-                );
-            }
-        }
-        if let (Some(e), Some(n)) = (&c.experiment, &c.node) {
-            cite("claims", e, n, &mut err);
-        }
-    }
-    if let Some(d) = &entry.meta.diagram {
-        if let (Some(e), Some(n)) = (&d.experiment, &d.node) {
-            cite("diagram", e, n, &mut err);
-        }
-    }
-    errors
+    check_references(
+        entry,
+        &Known {
+            experiment: &|e| library.experiments.contains_key(e),
+            node: &|n| config.nodes.contains_key(n),
+            // Any quantity the experiment records (built in, a param, a metric, an ncu
+            // metric) or its record on that node has.
+            column: &|e, n, c| {
+                library
+                    .experiments
+                    .get(e)
+                    .is_none_or(|x| x.knows(c) || library.record(e, n).is_some_and(|r| r.knows(c)))
+            },
+        },
+    )
 }
 
 /// A diagram's kind and preset must exist; the parsed preset is kept for rendering.

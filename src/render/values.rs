@@ -204,7 +204,14 @@ impl Lookup {
 
     fn ratio(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
         let (column, of, to) = (arg(args, "column")?, arg(args, "of")?, arg(args, "to")?);
-        let decimals = args.get("decimals").and_then(Value::as_u64).unwrap_or(2) as usize;
+        let decimals = match args.get("decimals") {
+            None => 2,
+            Some(d) => d.as_u64().filter(|d| *d <= MAX_DECIMALS).ok_or_else(|| {
+                tera::Error::msg(format!(
+                    "`decimals` must be a whole number from 0 to {MAX_DECIMALS}, not {d}"
+                ))
+            })? as usize,
+        };
         let asked = format!("ratio(column={column}, of={of}, to={to})");
         let a = self
             .cell(args, &of, &column, &asked)
@@ -316,6 +323,10 @@ fn occupancy_function(args: &HashMap<String, Value>) -> tera::Result<Value> {
         }
     }))
 }
+
+/// The most decimals `ratio()` prints: an f64 holds about 15 significant digits, and
+/// Rust's formatter panics on a precision over 65535.
+const MAX_DECIMALS: u64 = 12;
 
 fn arg(args: &HashMap<String, Value>, name: &str) -> tera::Result<String> {
     args.get(name)

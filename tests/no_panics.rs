@@ -33,7 +33,7 @@ fn ratio_with_huge_decimals_is_an_error_naming_the_file() {
         let err = stderr(&out);
         assert!(err.contains("content/terms/alpha.md"), "{err}");
         assert!(
-            err.contains("`decimals` must be a whole number from 0 to 12, not 70000"),
+            err.contains("ratio(): `decimals` must be a whole number from 0 to 12, not 70000"),
             "{err}"
         );
     }

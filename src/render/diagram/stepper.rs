@@ -161,7 +161,8 @@ pub struct Step {
     /// The never-read dynamic shared memory the configuration reserves.
     pub reserved_smem: u64,
     pub model: Occupancy,
-    pub loads_in_flight: u32,
+    /// The record's `loads_in_flight` quantity, where it has one.
+    pub loads_in_flight: Option<u32>,
     /// Measured bandwidth; `None` when the configuration failed its check on the node.
     pub gbps: Option<f64>,
     /// The preset's `shows`: (heading, value as the table shows it, or None).
@@ -195,12 +196,14 @@ pub fn step(arch: Arch, c: &ConfigRecord, shows: &[String]) -> Result<Step, Step
         static_smem: c.static_smem.into(),
         reserved_smem: c.smem_reserved.into(),
         model,
-        loads_in_flight: c.loads_in_flight,
-        gbps: c.timing.as_ref().map(|t| t.gbps),
+        loads_in_flight: c.number("loads_in_flight").map(|v| v as u32),
+        gbps: c.number("gbps"),
         shown: shown(c, shows)?,
         failure: match &c.status {
             ConfigStatus::Passed => None,
-            ConfigStatus::Failed { reason } => Some(reason.clone()),
+            ConfigStatus::Failed { reason, .. } | ConfigStatus::NotLaunchable { reason } => {
+                Some(reason.clone())
+            }
         },
     })
 }
@@ -211,7 +214,8 @@ fn shown(c: &ConfigRecord, shows: &[String]) -> Result<Vec<(String, Option<Strin
     shows
         .iter()
         .map(|q| {
-            let heading = crate::measure::record::column_heading(q).unwrap_or(q);
+            // The name until `render` puts the record's heading (with its unit) in.
+            let heading = q.clone();
             let value = c.column(q).map(|v| v.display());
             if value.is_none() && matches!(c.status, ConfigStatus::Passed) {
                 return Err(StepError::MissingQuantity {
@@ -220,7 +224,7 @@ fn shown(c: &ConfigRecord, shows: &[String]) -> Result<Vec<(String, Option<Strin
                     quantity: q.clone(),
                 });
             }
-            Ok((heading.to_string(), value))
+            Ok((heading, value))
         })
         .collect()
 }
@@ -266,7 +270,7 @@ pub fn render(
                         experiment: experiment.clone(),
                         node: node.clone(),
                     })?;
-                    step(arch, c, &preset.shows).map_err(|e| match e {
+                    let mut s = step(arch, c, &preset.shows).map_err(|e| match e {
                         StepError::MissingQuantity {
                             label, quantity, ..
                         } => StepError::MissingQuantity {
@@ -275,7 +279,11 @@ pub fn render(
                             quantity,
                         },
                         other => other,
-                    })
+                    })?;
+                    for (shown, name) in s.shown.iter_mut().zip(&preset.shows) {
+                        shown.0 = record.heading(name);
+                    }
+                    Ok(s)
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(figure.with_steps(&steps))
@@ -397,7 +405,7 @@ fn residency(s: &Step) -> String {
         max = m.max_warps_per_sm,
         occ = percent(m.occupancy),
         binding = binding(m),
-        loads = s.loads_in_flight,
+        loads = s.loads_in_flight.map_or("unrecorded".into(), |l| l.to_string()),
     )
 }
 
@@ -466,7 +474,7 @@ fn step_item(out: &mut String, s: &Step, bar: Bar, number: usize, of: usize) {
     if s.shown.is_empty() {
         rows.push((
             "Loads in flight per SM".into(),
-            s.loads_in_flight.to_string(),
+            s.loads_in_flight.map_or("—".into(), |l| l.to_string()),
         ));
         rows.push(("Measured bandwidth".into(), measured));
     } else {
@@ -645,7 +653,7 @@ fn bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::record::Timing;
+    use crate::measure::record::{Quantity, Timing};
     use crate::occupancy::Resource;
 
     fn config(label: &str, reserved: u32, driver_blocks: u32) -> ConfigRecord {
@@ -654,7 +662,6 @@ mod tests {
             kernel: "axpy".into(),
             status: ConfigStatus::Passed,
             block_size: 512,
-            elements_per_thread: 1,
             smem_reserved: reserved,
             grid_size: 1024,
             registers: 16,
@@ -663,7 +670,6 @@ mod tests {
             blocks_per_sm: driver_blocks,
             warps_per_sm: driver_blocks * 16,
             occupancy: f64::from(driver_blocks) / 4.0,
-            loads_in_flight: driver_blocks * 512,
             waves: 1.0,
             achieved_occupancy: None,
             timing: Some(Timing {
@@ -672,11 +678,22 @@ mod tests {
                 min_ms: 1.0,
                 max_ms: 1.0,
                 rsd: 0.0,
-                gbps: 1234.5,
                 sm_clock_mhz: None,
                 throttled_samples: 0,
                 converged: true,
             }),
+            quantities: [
+                (
+                    "gbps".to_string(),
+                    Quantity::metric(1234.5, "GB/s", None, 1),
+                ),
+                (
+                    "loads_in_flight".to_string(),
+                    Quantity::metric(f64::from(driver_blocks * 512), "", None, 0),
+                ),
+            ]
+            .into(),
+            ..Default::default()
         }
     }
 
@@ -688,7 +705,7 @@ mod tests {
         assert_eq!(s.model.max_warps_per_sm, 64);
         assert_eq!(s.model.binding, Resource::Warps);
         assert_eq!(s.gbps, Some(1234.5));
-        assert_eq!(s.loads_in_flight, 2048);
+        assert_eq!(s.loads_in_flight, Some(2048));
     }
 
     #[test]

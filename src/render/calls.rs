@@ -472,7 +472,7 @@ mod tests {
             (
                 3,
                 8,
-                "unknown function `valeu` (a body can call value, ratio, occupancy)".into()
+                "unknown function `valeu` (a body can call value, ratio, occupancy, near_best, ncu)".into()
             )
         );
         assert_eq!(

@@ -376,6 +376,18 @@ impl NcuExports {
     }
 }
 
+/// Plain text made safe to splice into Markdown: its emphasis and code markers escaped.
+fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '_' | '*' | '`' | '[' | ']' | '<' | '>' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// One figure of a profiled launch, formatted for prose.
 fn ncu_figure(l: &crate::occupancy::NcuLaunch, show: &str) -> Result<String, String> {
     use crate::occupancy::{interpret, Rule};
@@ -397,10 +409,11 @@ fn ncu_figure(l: &crate::occupancy::NcuLaunch, show: &str) -> Result<String, Str
                 ))
             }
         };
+        // The sentence lands in Markdown: its `__launch_bounds__` must not turn bold.
         return interpret(&reading)
             .into_iter()
             .find(|f| f.rule == rule)
-            .map(|f| f.message)
+            .map(|f| markdown_text(&f.message))
             .ok_or_else(|| "the export lacks what that rule reads (achieved occupancy?)".into());
     }
     Ok(match show {
@@ -414,6 +427,14 @@ fn ncu_figure(l: &crate::occupancy::NcuLaunch, show: &str) -> Result<String, Str
         "limit_warps" => l.limits.warps.to_string(),
         "limit_blocks" => l.limits.blocks.to_string(),
         "binding" => reading.binding.label().to_string(),
+        // Every resource at the smallest limit: Nsight Compute often reports two at once.
+        "tied" => english_list(
+            &reading
+                .tied
+                .iter()
+                .map(|r| r.label().to_string())
+                .collect::<Vec<_>>(),
+        ),
         "theoretical" => pct(l.theoretical_occupancy),
         "achieved" => need(l.achieved_occupancy.map(pct), "achieved occupancy")?,
         "gap" => need(
@@ -433,7 +454,7 @@ fn ncu_figure(l: &crate::occupancy::NcuLaunch, show: &str) -> Result<String, Str
         other => {
             return Err(format!(
                 "unknown `show` `{other}` (kernel, block, grid, registers, blocks_per_sm, \
-                 limit_registers, limit_shared_memory, limit_warps, limit_blocks, binding, \
+                 limit_registers, limit_shared_memory, limit_warps, limit_blocks, binding, tied, \
                  theoretical, achieved, gap, waves, last_wave_fill, or rule:NAME)"
             ))
         }

@@ -780,8 +780,8 @@ mod tests {
         assert_eq!(
             s.shown,
             [
-                ("registers / thread".to_string(), Some("96".to_string())),
-                ("median ms".to_string(), Some("1.000".to_string())),
+                ("registers".to_string(), Some("96".to_string())),
+                ("median_ms".to_string(), Some("1.000".to_string())),
             ]
         );
         assert!(residency(&s).starts_with("96 registers per thread; 2 blocks resident"));

@@ -19,5 +19,6 @@ pub mod occupancy;
 pub mod render;
 pub mod review;
 pub mod serve;
+pub mod trust;
 
 pub use error::{Error, Result};

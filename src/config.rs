@@ -56,6 +56,18 @@ pub struct Node {
     pub arch: String,
     /// Number of SMs, used by the occupancy model for waves.
     pub sm_count: u32,
+    /// The node's SSH public key (`ssh-ed25519 AAAA...`): a record is cited only if this
+    /// key signed it (see `trust::node`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public_key: Option<String>,
+    /// Where the node's private key is on the machine that runs `verify` (`~/` expanded,
+    /// relative to the project root otherwise). The key itself is never in the repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<PathBuf>,
+    /// The GPUs this node is, pinned by UUID (`nvidia-smi -L`); empty means any GPU of the
+    /// profile's model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_uuids: Vec<String>,
 }
 
 impl Config {
@@ -91,6 +103,10 @@ impl Layout {
     }
     pub fn content(&self) -> PathBuf {
         self.root.join("content")
+    }
+    /// The people registry (see `trust::people`).
+    pub fn people(&self) -> PathBuf {
+        self.root.join("content").join(crate::trust::PEOPLE_FILE)
     }
     pub fn reviews(&self) -> PathBuf {
         self.root.join("content").join("reviews")

@@ -13,7 +13,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use assess::assess;
-pub use assess::{assess_all, Assessment};
+pub use assess::{assess_all, assess_one, Assessment};
 pub use output::{copy_dir, write_site, OutputFile, Staging, MARKER};
 pub use project::Project;
 pub use session::{Rebuilt, Session};

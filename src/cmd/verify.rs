@@ -25,6 +25,10 @@ pub struct VerifyArgs {
     /// Do not run the ncu pass that records achieved occupancy.
     #[arg(long)]
     pub no_ncu: bool,
+    /// The node's private SSH key, which signs every record written (default: the `key`
+    /// path under the node's profile in glossary.toml).
+    #[arg(long)]
+    pub key: Option<PathBuf>,
     /// Launch each configuration once and exit: the pass ncu profiles.
     #[arg(long, hide = true)]
     pub launch_once: bool,
@@ -38,6 +42,7 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
         dry_run: args.dry_run,
         achieved_occupancy: !args.no_ncu,
         launch_once: args.launch_once,
+        key: args.key.clone(),
     };
     let bar = if args.launch_once {
         ProgressBar::hidden()

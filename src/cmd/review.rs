@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::build::{assess_all, assess_one, Project};
+use crate::pipeline::{assess_all, assess_one, Project};
 use crate::review::{
     load_text, sign_selected, signing_key, signoff_path, status_report, ReviewError, Role,
     Selection, SinceSigned,

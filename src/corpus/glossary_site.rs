@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::build::{assess_all, Project};
+use crate::pipeline::{assess_all, Project};
 use crate::config::Layout;
 use crate::error::{Error, Result};
 use crate::measure::record::{GpuInfo, Problem, Record, RECORD_SCHEMA};
@@ -24,7 +24,7 @@ pub fn write(corpus: &Corpus, root: &Path, templates: &Path) -> Result<()> {
     let keys = ThrowawayKeys::new(root)?;
     write_file(&root.join(crate::config::CONFIG_FILE), &config(&keys.node))?;
     write_file(&layout.people(), &people_toml(&keys))?;
-    crate::build::copy_dir(templates, &layout.templates())?;
+    crate::pipeline::copy_dir(templates, &layout.templates())?;
     write_experiment(corpus, &layout, &keys.node)?;
     let terms_dir = layout.content().join("terms");
     for term in &corpus.terms {

@@ -7,7 +7,7 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 
-use crate::build::{assess_all, assess_one, Assessment, Project};
+use crate::pipeline::{assess_all, assess_one, Assessment, Project};
 use crate::error::{Error, Result};
 use crate::trust::{Person, Signer};
 

@@ -7,7 +7,7 @@
 //! text is kept once under its digest in `content/reviews/texts/`.
 //!
 //! The gate (`gate`, `digest`, `signatures`) is what the build calls. The workflow
-//! commands (`status`, `sign`, `diff`) sit on top of a loaded [`crate::build::Project`],
+//! commands (`status`, `sign`, `diff`) sit on top of a loaded [`crate::pipeline::Project`],
 //! so they see exactly what a build would.
 
 mod bulk;

@@ -86,6 +86,7 @@ fn stages(c: &mut Criterion) {
         pages: &ids,
         published: &ids,
         today,
+        drafts: false,
     };
     c.bench_function("template: term page", |b| {
         b.iter_batched(

@@ -120,4 +120,8 @@ impl Layout {
     pub fn default_output(&self) -> PathBuf {
         self.root.join("site")
     }
+    /// Where `build --drafts` writes by default: never the deployable `site/`.
+    pub fn drafts_output(&self) -> PathBuf {
+        self.root.join("site-drafts")
+    }
 }

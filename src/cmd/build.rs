@@ -12,7 +12,9 @@ pub struct BuildArgs {
     /// Output folder (default: <root>/site).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Also render unpublished entries, each marked as a draft and kept out of search engines.
+    /// A preview that also renders unpublished entries, each marked as a draft: written to
+    /// site-drafts/ (not site/), every page marked noindex with a preview banner. A normal
+    /// build refuses to write into a drafts folder, and the reverse.
     #[arg(long)]
     pub drafts: bool,
 }
@@ -27,7 +29,14 @@ pub fn run(args: &BuildArgs) -> Result<()> {
     };
     let report = build(&opts)?;
     print!("{}", report.summary());
-    let out = opts.out.unwrap_or_else(|| opts.root.join("site"));
+    let layout = crate::config::Layout::new(&opts.root);
+    let out = opts.out.unwrap_or_else(|| {
+        if args.drafts {
+            layout.drafts_output()
+        } else {
+            layout.default_output()
+        }
+    });
     println!(
         "wrote {} pages to {}{} in {:.0?}",
         report.pages_written,

@@ -6,11 +6,11 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::pipeline::{assess_all, Project};
 use crate::config::Layout;
 use crate::error::{Error, Result};
 use crate::measure::record::{GpuInfo, Problem, Record, RECORD_SCHEMA};
 use crate::measure::spec::Experiment;
+use crate::pipeline::{assess_all, Project};
 use crate::review::{save_signoff, save_text, statement, Role, SignOff, Signature};
 use crate::trust::{Signer, REVIEW_NAMESPACE};
 

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use assess::assess;
 pub use assess::{assess_all, assess_one, Assessment};
-pub use output::{copy_dir, write_site, OutputFile, Staging, MARKER};
+pub use output::{copy_dir, write_site, OutputFile, Staging, DRAFTS_MARKER, MARKER};
 pub use project::Project;
 pub use session::{Rebuilt, Session};
 
@@ -86,7 +86,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report> {
     let assessments = assess_all(&project, opts.today)?;
     let out = output_dir(opts, &project);
     let static_dir = project.layout.templates().join("static");
-    let staging = Staging::begin(&out)?;
+    let staging = Staging::begin(&out, opts.drafts)?;
     let mut site = render_through(opts, &project, &tera, &assessments, &|f| {
         staging.write(&f.path, &f.bytes)
     })?;
@@ -132,6 +132,7 @@ pub(crate) fn render_through(
             pages: &pages,
             published: &published,
             today: opts.today,
+            drafts: opts.drafts,
         },
         &|f| {
             let facts = page_links(&f);
@@ -166,10 +167,16 @@ fn pages_of(
     }
 }
 
+/// `--out`, else `site/`, or `site-drafts/` for a drafts preview: a preview never lands
+/// where the deployable site is by default.
 fn output_dir(opts: &BuildOptions, project: &Project) -> PathBuf {
-    opts.out
-        .clone()
-        .unwrap_or_else(|| project.layout.default_output())
+    opts.out.clone().unwrap_or_else(|| {
+        if opts.drafts {
+            project.layout.drafts_output()
+        } else {
+            project.layout.default_output()
+        }
+    })
 }
 
 /// Everything `build` checks, without writing: errors, refusals, warnings. Rendering runs
@@ -188,6 +195,7 @@ pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
         pages: &pages,
         published: &published,
         today,
+        drafts: false,
     })?;
     crate::render::site_links::check_site_links(
         &files,

@@ -23,13 +23,16 @@ pub struct SiteCtx<'a> {
     title: &'a str,
     base_url: &'a str,
     description: &'a str,
+    /// A `--drafts` preview: every page carries `noindex` and the preview banner.
+    drafts_preview: bool,
 }
 
-pub fn site_ctx(config: &crate::config::Config) -> SiteCtx<'_> {
+pub fn site_ctx(config: &crate::config::Config, drafts_preview: bool) -> SiteCtx<'_> {
     SiteCtx {
         title: &config.title,
         base_url: &config.base_url,
         description: &config.description,
+        drafts_preview,
     }
 }
 
@@ -97,6 +100,8 @@ pub struct RenderInput<'a> {
     pub published: &'a HashSet<EntryId>,
     /// The build date: the feed's `updated` when nothing is published yet.
     pub today: chrono::NaiveDate,
+    /// A `--drafts` preview build (see `pipeline::output` for its own folder and marker).
+    pub drafts: bool,
 }
 
 /// Render every page of the site into memory. Link errors from all pages are reported
@@ -262,7 +267,13 @@ pub fn render_page(
     a: &Assessment,
     r: RenderedMarkdown,
 ) -> Result<OutputFile> {
-    let html = render_entry(input, &site_ctx(&input.project.config), e, a, r)?;
+    let html = render_entry(
+        input,
+        &site_ctx(&input.project.config, input.drafts),
+        e,
+        a,
+        r,
+    )?;
     Ok(OutputFile {
         path: page_path(&e.id),
         bytes: html.into_bytes(),
@@ -503,7 +514,7 @@ struct LetterGroup {
 
 /// The home page: every page of this build, terms A-Z, lessons by day, guides.
 pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
-    let site = &site_ctx(&input.project.config);
+    let site = &site_ctx(&input.project.config, input.drafts);
     let content = &input.project.content;
     let listed = |kind| {
         content

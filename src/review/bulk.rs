@@ -7,8 +7,8 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 
-use crate::pipeline::{assess_all, assess_one, Assessment, Project};
 use crate::error::{Error, Result};
+use crate::pipeline::{assess_all, assess_one, Assessment, Project};
 use crate::trust::{Person, Signer};
 
 use super::error::ReviewError;

@@ -49,7 +49,7 @@ pub struct Signer {
 }
 
 enum How {
-    InProcess(PrivateKey),
+    InProcess(Box<PrivateKey>),
     /// The key file `ssh-keygen` is given: an encrypted private key, or a public key whose
     /// private half is in the agent.
     Keygen(KeygenKey),
@@ -77,7 +77,7 @@ impl Signer {
             let how = if key.is_encrypted() {
                 How::Keygen(KeygenKey::File(path.to_path_buf()))
             } else {
-                How::InProcess(key)
+                How::InProcess(Box::new(key))
             };
             return Ok(Signer { public, how });
         }
@@ -133,7 +133,7 @@ impl Signer {
             .map_err(|e| SshError::Sign(e.to_string()))?;
         Ok(Signer {
             public: key.public_key().clone(),
-            how: How::InProcess(key),
+            how: How::InProcess(Box::new(key)),
         })
     }
 

@@ -190,7 +190,15 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
         }
         return Ok(report);
     }
-    // The key is checked before the GPU is touched: a run that cannot sign its records
+    let gpu = gpu::Gpu::open()?;
+    node::check_node(
+        &gpu.info.name,
+        &gpu.info.compute_capability,
+        &req.node,
+        &profile,
+    )?;
+    node::check_node_shape(&gpu.info, &gpu.arch, &req.node, &profile).map_err(RunError::Other)?;
+    // The key is checked before anything is measured: a run that cannot sign its records
     // would spend the node's time for records no build accepts.
     let signer = if req.dry_run || req.launch_once {
         None
@@ -206,14 +214,6 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
             .map_err(RunError::Other)?,
         )
     };
-    let gpu = gpu::Gpu::open()?;
-    node::check_node(
-        &gpu.info.name,
-        &gpu.info.compute_capability,
-        &req.node,
-        &profile,
-    )?;
-    node::check_node_shape(&gpu.info, &gpu.arch, &req.node, &profile).map_err(RunError::Other)?;
     report.gpu = Some(format!("{} ({})", gpu.info.name, gpu.info.uuid));
     progress.set_length(
         experiments

@@ -308,11 +308,11 @@ fn stale_and_wrong_node_records_refuse_the_entry() {
     // A record from another GPU, signed by the node, is refused even with the right digest.
     write_record(root, |r| r.gpu.name = "Tesla T4".into());
     let out = run(root, &["check"]);
-    assert!(stdout(&out).contains("record is from the wrong node: expected testnode (Test GPU, cc 9.0, 4 SMs, sm_90), found testnode (Tesla T4, cc 9.0, 4 SMs"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("record is from the wrong node: expected testnode (Test GPU, cc 9.0, 4 SMs, sm_90), found testnode (Tesla T4, cc 9.0, 4 SMs, sm_90)"), "{}", stdout(&out));
     // Another SM count (a MIG slice, another SKU) is another node too.
     write_record(root, |r| r.gpu.sm_count = 2);
     let out = run(root, &["check"]);
-    assert!(stdout(&out).contains("expected testnode (Test GPU, cc 9.0, 4 SMs, sm_90), found testnode (Test GPU, cc 9.0, 2 SMs"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("expected testnode (Test GPU, cc 9.0, 4 SMs, sm_90), found testnode (Test GPU, cc 9.0, 2 SMs, sm_90)"), "{}", stdout(&out));
 }
 
 #[test]

@@ -10,8 +10,8 @@ mod files;
 use files::snapshot;
 
 use glossary::content::load_content;
-use glossary::pipeline::{BuildOptions, Session};
-use glossary::review::{sign_selected, Role, Selection};
+use glossary::pipeline::{sign_selected, BuildOptions, Selection, Session};
+use glossary::review::Role;
 use glossary::trust::Signer;
 
 fn corpus(n: usize) -> tempfile::TempDir {

@@ -2,11 +2,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::pipeline::{assess_all, assess_one, Project};
-use crate::review::{
-    load_text, sign_selected, signing_key, signoff_path, status_report, ReviewError, Role,
-    Selection, SinceSigned,
-};
+use crate::pipeline::{assess_all, assess_one, review_status, sign_selected, Project, Selection};
+use crate::review::{load_text, signing_key, signoff_path, ReviewError, Role, SinceSigned};
 
 #[derive(clap::Args, Debug)]
 pub struct ReviewArgs {
@@ -70,7 +67,7 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
         ReviewWhat::Status { json } => {
             let project = Project::load(root)?;
             let assessments = assess_all(&project, today)?;
-            let report = status_report(&project, &assessments);
+            let report = review_status(&project, &assessments);
             if *json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

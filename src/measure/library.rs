@@ -218,13 +218,21 @@ impl Library {
                         profile.gpu, profile.compute_capability, profile.sm_count, profile.arch
                     ),
                     found: format!(
-                        "{} ({}, cc {}, {} SMs, options {}, GPU {})",
+                        "{} ({}, cc {}, {} SMs, {}{})",
                         record.node,
                         record.gpu.name,
                         record.gpu.compute_capability,
                         record.gpu.sm_count,
-                        record.compile_options.join(" "),
-                        record.gpu.uuid
+                        record
+                            .compile_options
+                            .iter()
+                            .find_map(|o| o.strip_prefix("--gpu-architecture="))
+                            .unwrap_or("no --gpu-architecture"),
+                        if profile.gpu_uuids.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", GPU {}", record.gpu.uuid)
+                        }
                     ),
                 });
             }

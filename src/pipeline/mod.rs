@@ -1,10 +1,13 @@
 //! The build: load (`project`) → check and gate (`assess`) → render (`crate::render`) →
-//! write atomically (`output`).
+//! write atomically (`output`). This is the only module that knows every stage; the
+//! stages below it are handed what they need (`Project::render_input`,
+//! `Project::review_input`) and never reach back up.
 
 mod assess;
 mod output;
 mod project;
 mod session;
+mod signing;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -13,17 +16,19 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use assess::assess;
-pub use assess::{assess_all, assess_one, Assessment};
-pub use output::{copy_dir, write_site, OutputFile, Staging, DRAFTS_MARKER, MARKER};
+pub use assess::{assess_all, assess_one};
+pub use output::{copy_dir, write_site, Staging, DRAFTS_MARKER, MARKER};
 pub use project::Project;
 pub use session::{Rebuilt, Session};
+pub use signing::{sign_selected, Selection};
 
 use crate::content::EntryId;
 use crate::error::Result;
-use crate::render::pages::{render_site, render_site_into, RenderInput, SiteLinks};
+use crate::render::pages::{render_site, render_site_into, SiteLinks};
 use crate::render::site_links::{page_links, SiteLinkIndex};
 use crate::render::templates::load_templates;
-use crate::review::Refusal;
+use crate::render::{Assessment, OutputFile};
+use crate::review::{status_report, Gated, Refusal, StatusReport};
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -125,15 +130,14 @@ pub(crate) fn render_through(
     let pages = pages_of(opts, assessments, &published);
     let gathered = std::sync::Mutex::new((SiteLinkIndex::default(), 0usize));
     let links = render_site_into(
-        &RenderInput {
-            project,
+        &project.render_input(
             assessments,
             tera,
-            pages: &pages,
-            published: &published,
-            today: opts.today,
-            drafts: opts.drafts,
-        },
+            &pages,
+            &published,
+            opts.today,
+            opts.drafts,
+        ),
         &|f| {
             let facts = page_links(&f);
             sink(f)?;
@@ -179,6 +183,22 @@ fn output_dir(opts: &BuildOptions, project: &Project) -> PathBuf {
     })
 }
 
+/// `review status`: each entry's standing, read off the verdicts of the same assessment a
+/// build makes.
+pub fn review_status(project: &Project, assessments: &[Assessment]) -> StatusReport {
+    status_report(project.content.entries.iter().filter_map(|e| {
+        let a = assessments.iter().find(|a| a.id == e.id)?;
+        Some(Gated {
+            entry: e,
+            signoff: project.signoffs.get(&e.id),
+            verdict: &a.verdict,
+            material: &a.material,
+            warnings: &a.warnings,
+            people: &project.people,
+        })
+    }))
+}
+
 /// Everything `build` checks, without writing: errors, refusals, warnings. Rendering runs
 /// too (with drafts, into memory) so template and link errors are found.
 pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
@@ -188,15 +208,8 @@ pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
     let report = Report::from_assessments(&assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
-    let files = render_site(&RenderInput {
-        project: &project,
-        assessments: &assessments,
-        tera: &tera,
-        pages: &pages,
-        published: &published,
-        today,
-        drafts: false,
-    })?;
+    let files =
+        render_site(&project.render_input(&assessments, &tera, &pages, &published, today, false))?;
     crate::render::site_links::check_site_links(
         &files,
         &project.layout.templates().join("static"),

@@ -5,13 +5,17 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use crate::config::{Config, Layout};
+use chrono::NaiveDate;
+use tera::Tera;
+
 use crate::content::{load_content, read_entry, Content, Entry, EntryId, Kind};
 use crate::error::{Error, Location, Result};
 use crate::measure::record::column_heading;
 use crate::measure::Library;
 use crate::render::diagram::DiagramPresets;
+use crate::render::{Assessment, RenderInput};
 use crate::review::{
-    load_signoff, load_signoffs, resolve_entry, signoff_path, ReviewError, SignOffs,
+    load_signoff, load_signoffs, resolve_entry, signoff_path, ReviewError, ReviewInput, SignOffs,
 };
 use crate::trust::People;
 
@@ -67,6 +71,43 @@ impl Project {
             people,
             diagrams,
         })
+    }
+
+    /// What the review workflow (sign, diff, status) reads of this project.
+    pub fn review_input(&self) -> ReviewInput<'_> {
+        ReviewInput {
+            content: &self.content,
+            library: &self.library,
+            signoffs: &self.signoffs,
+            people: &self.people,
+            reviews: self.layout.reviews(),
+        }
+    }
+
+    /// What the renderer reads of this project, with the assessments and the gate's choice
+    /// of pages. The renderer never sees the project itself.
+    pub fn render_input<'a>(
+        &'a self,
+        assessments: &'a [Assessment],
+        tera: &'a Tera,
+        pages: &'a HashSet<EntryId>,
+        published: &'a HashSet<EntryId>,
+        today: NaiveDate,
+        drafts: bool,
+    ) -> RenderInput<'a> {
+        RenderInput {
+            layout: &self.layout,
+            config: &self.config,
+            content: &self.content,
+            signoffs: &self.signoffs,
+            people: &self.people,
+            assessments,
+            tera,
+            pages,
+            published,
+            today,
+            drafts,
+        }
     }
 }
 

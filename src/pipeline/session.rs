@@ -24,7 +24,7 @@ use crate::content::{load_entry, Entry, EntryId, Kind};
 use crate::error::{Error, Result};
 use crate::render::pages::{
     check_links, linked_entries, page_path, render_index, render_page, render_page_markdown,
-    render_site_wide_from, RenderInput, SiteLinks,
+    render_site_wide_from, SiteLinks,
 };
 use crate::render::site_links::{page_links, PageLinks, SiteLinkIndex};
 use crate::render::templates::load_templates;
@@ -483,15 +483,14 @@ impl State {
             }
         }
 
-        let input = RenderInput {
-            project,
-            assessments: &self.assessments,
-            tera: &self.tera,
-            pages: &pages,
-            published: &published,
-            today: opts.today,
-            drafts: opts.drafts,
-        };
+        let input = project.render_input(
+            &self.assessments,
+            &self.tera,
+            &pages,
+            &published,
+            opts.today,
+            opts.drafts,
+        );
         let assessment_of = |id: &EntryId| -> Option<&Assessment> {
             let i = self.index_of(id)?;
             assessed
@@ -529,7 +528,7 @@ impl State {
             .collect();
         let mut errors = Vec::new();
         for (e, r) in &rendered {
-            errors.extend(check_links(project, e, r, &pages, &|id| {
+            errors.extend(check_links(&input, e, r, &pages, &|id| {
                 headings
                     .get(id)
                     .copied()

@@ -5,6 +5,7 @@ pub mod chart;
 pub mod diagram;
 pub mod feed;
 pub mod highlight;
+mod input;
 pub mod links;
 pub mod markdown;
 pub mod pages;
@@ -15,3 +16,5 @@ pub mod sitemap;
 pub mod tables;
 pub mod templates;
 pub mod values;
+
+pub use input::{Assessment, OutputFile, RenderInput};

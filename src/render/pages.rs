@@ -6,12 +6,12 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 use serde::Serialize;
-use tera::{Context, Tera};
+use tera::Context;
 
 use crate::content::{Entry, EntryId, Kind};
 use crate::error::{Error, Location, Result};
-use crate::pipeline::{Assessment, OutputFile, Project};
 
+use super::input::{Assessment, OutputFile, RenderInput};
 use super::links::LinkTarget;
 use super::markdown::{render as render_markdown, LinkPolicy, RenderedMarkdown};
 use super::site_wide::{render_site_wide, PublishedPage};
@@ -90,20 +90,6 @@ struct PageCtx<'a> {
 
 const ENTRY_ROOT: &str = "../../";
 
-pub struct RenderInput<'a> {
-    pub project: &'a Project,
-    pub assessments: &'a [Assessment],
-    pub tera: &'a Tera,
-    /// Entries that get a page in this build.
-    pub pages: &'a HashSet<EntryId>,
-    /// Entries the gate published (a subset of `pages` unless drafts are off).
-    pub published: &'a HashSet<EntryId>,
-    /// The build date: the feed's `updated` when nothing is published yet.
-    pub today: chrono::NaiveDate,
-    /// A `--drafts` preview build (see `pipeline::output` for its own folder and marker).
-    pub drafts: bool,
-}
-
 /// Render every page of the site into memory. Link errors from all pages are reported
 /// together.
 pub fn render_site(input: &RenderInput<'_>) -> Result<Vec<OutputFile>> {
@@ -137,13 +123,12 @@ pub fn render_site_into(
     input: &RenderInput<'_>,
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<SiteLinks> {
-    let project = input.project;
     let by_id: HashMap<&EntryId, &Assessment> =
         input.assessments.iter().map(|a| (&a.id, a)).collect();
     // Pass 1: headings, links and text of every entry (no HTML, no highlighting), so every
     // page's heading ids are known before links are checked, and a broken link is an error
     // even in an entry that is not published.
-    let entries: Vec<&Entry> = project.content.entries.iter().collect();
+    let entries: Vec<&Entry> = input.content.entries.iter().collect();
     let outlines: Vec<RenderedMarkdown> = entries
         .par_iter()
         .map(|e| page_outline(input, e, by_id.get(&e.id).copied()))
@@ -155,7 +140,7 @@ pub fn render_site_into(
         .collect();
     let mut errors = Vec::new();
     for (e, r) in entries.iter().zip(&outlines) {
-        errors.extend(check_links(project, e, r, input.pages, &|id| {
+        errors.extend(check_links(input, e, r, input.pages, &|id| {
             headings.get(id).copied()
         }));
     }
@@ -165,7 +150,7 @@ pub fn render_site_into(
         .iter()
         .zip(&outlines)
         .filter(|(e, _)| input.published.contains(&e.id))
-        .map(|(e, r)| published_page(project, e, &r.text))
+        .map(|(e, r)| published_page(input, e, &r.text))
         .collect();
     // Pass 2: Markdown and templates, each page handed over as soon as it is rendered. The
     // site-wide files (one thread: the search index is one document) are made alongside.
@@ -267,13 +252,7 @@ pub fn render_page(
     a: &Assessment,
     r: RenderedMarkdown,
 ) -> Result<OutputFile> {
-    let html = render_entry(
-        input,
-        &site_ctx(&input.project.config, input.drafts),
-        e,
-        a,
-        r,
-    )?;
+    let html = render_entry(input, &site_ctx(input.config, input.drafts), e, a, r)?;
     Ok(OutputFile {
         path: page_path(&e.id),
         bytes: html.into_bytes(),
@@ -285,19 +264,22 @@ pub fn render_site_wide_from(
     input: &RenderInput<'_>,
     texts: &HashMap<EntryId, String>,
 ) -> Result<Vec<OutputFile>> {
-    let project = input.project;
-    let published: Vec<PublishedPage<'_>> = project
+    let published: Vec<PublishedPage<'_>> = input
         .content
         .entries
         .iter()
         .filter(|e| input.published.contains(&e.id))
-        .filter_map(|e| Some(published_page(project, e, texts.get(&e.id)?)))
+        .filter_map(|e| Some(published_page(input, e, texts.get(&e.id)?)))
         .collect();
     render_site_wide(input, &published)
 }
 
-fn published_page<'a>(project: &'a Project, e: &'a Entry, text: &'a str) -> PublishedPage<'a> {
-    let signoff = project.signoffs.get(&e.id);
+fn published_page<'a>(
+    input: &'a RenderInput<'a>,
+    e: &'a Entry,
+    text: &'a str,
+) -> PublishedPage<'a> {
+    let signoff = input.signoffs.get(&e.id);
     let dates = signoff
         .into_iter()
         .flat_map(|s| [s.author.as_ref(), s.reviewer.as_ref()])
@@ -309,7 +291,7 @@ fn published_page<'a>(project: &'a Project, e: &'a Entry, text: &'a str) -> Publ
         updated: dates.max(),
         author: signoff
             .and_then(|s| s.author.as_ref())
-            .and_then(|s| project.people.get(&s.person))
+            .and_then(|s| input.people.get(&s.person))
             .map(|p| p.name.as_str()),
     }
 }
@@ -319,7 +301,7 @@ const SITE_WIDE_FILES: &[&str] = &["feed.xml", "sitemap.xml", "search/", "404.ht
 
 /// Body link errors on one page; `headings` gives the heading ids of any entry.
 pub fn check_links<'h>(
-    project: &Project,
+    input: &RenderInput<'_>,
     entry: &Entry,
     r: &RenderedMarkdown,
     pages: &HashSet<EntryId>,
@@ -330,7 +312,7 @@ pub fn check_links<'h>(
     for (target, line) in &r.links {
         match target {
             LinkTarget::Entry { id, anchor } => {
-                if project.content.get(id).is_none() {
+                if input.content.get(id).is_none() {
                     errors.push(Error::content(
                         &entry.path,
                         at(*line),
@@ -364,9 +346,9 @@ pub fn check_links<'h>(
             LinkTarget::Other { path, .. } => {
                 let known = path.is_empty()
                     || SITE_WIDE_FILES.contains(&path.as_str())
-                    || path.strip_prefix("static/").is_some_and(|f| {
-                        project.layout.templates().join("static").join(f).is_file()
-                    });
+                    || path
+                        .strip_prefix("static/")
+                        .is_some_and(|f| input.layout.templates().join("static").join(f).is_file());
                 if !known {
                     errors.push(Error::content(
                         &entry.path,
@@ -421,8 +403,7 @@ fn render_entry(
     a: &Assessment,
     r: RenderedMarkdown,
 ) -> Result<String> {
-    let project = input.project;
-    let content = &project.content;
+    let content = input.content;
     let term = |slug: &str| content.get(&EntryId::new(Kind::Term, slug));
     let related = e
         .meta
@@ -446,11 +427,11 @@ fn render_entry(
     } else {
         Vec::new()
     };
-    let signoff = project.signoffs.get(&e.id);
+    let signoff = input.signoffs.get(&e.id);
     // The registered name; a draft may carry a signature of someone not (yet) registered.
     let name_of = |s: Option<&crate::review::Signature>| {
         s.map(|s| {
-            project
+            input
                 .people
                 .get(&s.person)
                 .map_or_else(|| s.person.clone(), |p| p.name.clone())
@@ -474,7 +455,7 @@ fn render_entry(
         root: ENTRY_ROOT,
         canonical: format!(
             "{}/{}",
-            project.config.base_url.trim_end_matches('/'),
+            input.config.base_url.trim_end_matches('/'),
             e.id.url_path()
         ),
         draft: (!a.verdict.is_published())
@@ -503,7 +484,7 @@ fn render_entry(
     tctx.insert("page", &ctx);
     tctx.insert("root", ENTRY_ROOT);
     let template = format!("{}.html", e.id.kind.singular());
-    render_template(input.tera, &template, &tctx, &project.layout.templates())
+    render_template(input.tera, &template, &tctx, &input.layout.templates())
 }
 
 #[derive(Serialize)]
@@ -514,8 +495,8 @@ struct LetterGroup {
 
 /// The home page: every page of this build, terms A-Z, lessons by day, guides.
 pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
-    let site = &site_ctx(&input.project.config, input.drafts);
-    let content = &input.project.content;
+    let site = &site_ctx(input.config, input.drafts);
+    let content = input.content;
     let listed = |kind| {
         content
             .of_kind(kind)
@@ -554,17 +535,12 @@ pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
     ctx.insert("root", "");
     ctx.insert(
         "canonical",
-        &format!("{}/", input.project.config.base_url.trim_end_matches('/')),
+        &format!("{}/", input.config.base_url.trim_end_matches('/')),
     );
     ctx.insert("letters", &groups);
     ctx.insert("lessons", &lessons);
     ctx.insert("guides", &guides);
-    let html = render_template(
-        input.tera,
-        "index.html",
-        &ctx,
-        &input.project.layout.templates(),
-    )?;
+    let html = render_template(input.tera, "index.html", &ctx, &input.layout.templates())?;
     Ok(OutputFile {
         path: PathBuf::from("index.html"),
         bytes: html.into_bytes(),

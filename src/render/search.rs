@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::pipeline::OutputFile;
+use super::input::OutputFile;
 
 use super::site_wide::PublishedPage;
 

@@ -35,3 +35,9 @@ pub enum ReviewError {
     #[error("name the entries to sign, or pass --all-ready")]
     NothingToSign,
 }
+
+impl From<ReviewError> for crate::error::Error {
+    fn from(e: ReviewError) -> Self {
+        crate::error::Error::Stage(Box::new(e))
+    }
+}

@@ -7,28 +7,30 @@
 //! text is kept once under its digest in `content/reviews/texts/`.
 //!
 //! The gate (`gate`, `digest`, `signatures`) is what the build calls. The workflow
-//! commands (`status`, `sign`, `diff`) sit on top of a loaded [`crate::pipeline::Project`],
-//! so they see exactly what a build would.
+//! commands (`status`, `sign`, `diff`) read what the pipeline loaded and assessed (a
+//! [`ReviewInput`], the gate's verdicts), so they see exactly what a build would.
 
-mod bulk;
 mod diff;
 mod digest;
 mod error;
 mod gate;
+mod input;
 mod resolve;
 mod sign;
 mod signatures;
 mod status;
 
-pub use bulk::{ready_for, sign_selected, Selection};
 pub use diff::{cell_changes, CellChange, SinceSigned};
 pub use digest::{cited_records, signed_material, SignedMaterial, SignedText};
 pub use error::ReviewError;
 pub use gate::{check_signature, decide, Facts, Refusal, Role, Verdict};
+pub use input::ReviewInput;
 pub use resolve::resolve_entry;
-pub use sign::{check_signer, sign, signer_person, signing_key, Signed};
+pub use sign::{check_signer, ready_for, sign, signer_person, signing_key, Signed};
 pub use signatures::{
     load_signoff, load_signoffs, load_text, save_signoff, save_text, signoff_path, statement,
     text_path, SignOff, SignOffs, Signature, TEXTS_DIR,
 };
-pub use status::{entry_status, status_report, EntryStatus, SignerStatus, State, StatusReport};
+pub use status::{
+    entry_status, status_report, EntryStatus, Gated, SignerStatus, State, StatusReport,
+};

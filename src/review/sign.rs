@@ -13,7 +13,7 @@ use crate::trust::{People, Person, Signer};
 
 use super::digest::SignedMaterial;
 use super::error::ReviewError;
-use super::gate::Role;
+use super::gate::{Refusal, Role, Verdict};
 use super::signatures::{save_signoff, save_text, statement, SignOff, Signature};
 
 /// What a successful signing did.
@@ -141,6 +141,58 @@ pub fn signing_key(root: &Path, key: Option<&Path>) -> std::result::Result<Signe
             root: root.display().to_string(),
         })?;
     Signer::from_git_setting(&setting).map_err(|e| ReviewError::Key(e.to_string()))
+}
+
+/// Whether `person` signing as `role` is what an entry waits for: nothing a signature cannot fix
+/// holds it back (stale measurements, unsupported claims), this role has no current
+/// signature that counts, the other role is not `person`'s, and, for a reviewer, the
+/// author has signed the entry as it is now.
+pub fn ready_for(
+    signoff: Option<&SignOff>,
+    verdict: &Verdict,
+    digest: &str,
+    role: Role,
+    person: &Person,
+) -> bool {
+    let unfixable = verdict.refusals.iter().any(|r| {
+        matches!(
+            r,
+            Refusal::StaleMeasurement { .. } | Refusal::UnsupportedClaim { .. }
+        )
+    });
+    if unfixable {
+        return false;
+    }
+    let (mine, other) = match role {
+        Role::Author => (
+            signoff.and_then(|s| s.author.as_ref()),
+            signoff.and_then(|s| s.reviewer.as_ref()),
+        ),
+        Role::Reviewer => (
+            signoff.and_then(|s| s.reviewer.as_ref()),
+            signoff.and_then(|s| s.author.as_ref()),
+        ),
+    };
+    let counts = |r: Role| {
+        !verdict.refusals.iter().any(|x| {
+            matches!(x, Refusal::BadSignature { role, .. } | Refusal::UnknownSigner { role, .. } if *role == r)
+        })
+    };
+    let other_role = match role {
+        Role::Author => Role::Reviewer,
+        Role::Reviewer => Role::Author,
+    };
+    let mine_current = mine.is_some_and(|s| s.digest == digest) && counts(role);
+    if mine_current {
+        return false;
+    }
+    if other.is_some_and(|s| s.person == person.id) {
+        return false;
+    }
+    match role {
+        Role::Author => true,
+        Role::Reviewer => other.is_some_and(|s| s.digest == digest) && counts(other_role),
+    }
 }
 
 #[cfg(test)]

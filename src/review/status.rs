@@ -1,5 +1,6 @@
 //! `review status`: where each entry stands with its signatures, and what else holds it
-//! back. Read from the same assessment the build uses, so status and build never disagree.
+//! back. Read off the gate's verdict from the same assessment the build uses, so status
+//! and build never disagree.
 
 use std::fmt::Write as _;
 
@@ -7,11 +8,11 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use crate::content::Entry;
-use crate::pipeline::{Assessment, Project};
 
 use crate::trust::People;
 
-use super::gate::{Refusal, Role};
+use super::digest::SignedMaterial;
+use super::gate::{Refusal, Role, Verdict};
 use super::signatures::{SignOff, Signature};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -43,9 +44,9 @@ pub struct SignerStatus {
     /// The registered display name (the id when the person is not registered).
     pub name: String,
     pub date: NaiveDate,
-    /// Whether it covers the entry's current text and records.
+    /// Whether it covers what the entry shows now.
     pub current: bool,
-    /// Why it does not count (unknown person, does not verify), if it does not.
+    /// Why it does not count (unknown person, wrong key, does not verify), if it does not.
     pub invalid: Option<String>,
 }
 
@@ -73,99 +74,104 @@ pub struct StatusReport {
     pub entries: Vec<EntryStatus>,
 }
 
-pub fn status_report(project: &Project, assessments: &[Assessment]) -> StatusReport {
-    let entries = project
-        .content
-        .entries
-        .iter()
-        .filter_map(|e| {
-            let a = assessments.iter().find(|a| a.id == e.id)?;
-            Some(entry_status(
-                e,
-                project.signoffs.get(&e.id),
-                a,
-                &project.people,
-            ))
-        })
-        .collect();
-    StatusReport { entries }
+/// What status reads about one entry: the gate's verdict, and the signatures and material
+/// it was decided on. The pipeline assembles these from the same assessment a build uses.
+#[derive(Debug, Clone, Copy)]
+pub struct Gated<'a> {
+    pub entry: &'a Entry,
+    pub signoff: Option<&'a SignOff>,
+    pub verdict: &'a Verdict,
+    /// What a signature made now would cover.
+    pub material: &'a SignedMaterial,
+    /// Not refusals: old sources.
+    pub warnings: &'a [String],
+    /// For the signers' registered names.
+    pub people: &'a People,
 }
 
-pub fn entry_status(
-    entry: &Entry,
-    signoff: Option<&SignOff>,
-    a: &Assessment,
-    people: &People,
-) -> EntryStatus {
-    let digest = &a.material.digest;
+pub fn status_report<'a>(entries: impl IntoIterator<Item = Gated<'a>>) -> StatusReport {
+    StatusReport {
+        entries: entries.into_iter().map(entry_status).collect(),
+    }
+}
+
+/// One entry's status, read off the gate's verdict: this decides nothing the gate did not.
+pub fn entry_status(g: Gated<'_>) -> EntryStatus {
+    let refusals = &g.verdict.refusals;
+    let changed = |role: Role| {
+        refusals
+            .iter()
+            .any(|r| matches!(r, Refusal::Changed { role: r, .. } if *r == role))
+    };
     let invalid = |role: Role| {
-        a.verdict.refusals.iter().find_map(|r| match r {
-            Refusal::UnknownSigner { role: r_role, .. }
-            | Refusal::BadSignature { role: r_role, .. }
-                if *r_role == role =>
+        refusals.iter().find_map(|r| match r {
+            Refusal::UnknownSigner { role: rr, .. } | Refusal::BadSignature { role: rr, .. }
+                if *rr == role =>
             {
                 Some(r.to_string())
             }
             _ => None,
         })
     };
-    let signer = |role: Role, s: &Signature| SignerStatus {
-        person: s.person.clone(),
-        name: people
-            .get(&s.person)
-            .map_or_else(|| s.person.clone(), |p| p.name.clone()),
-        date: s.date(),
-        current: &s.digest == digest,
-        invalid: invalid(role),
+    let signer = |role: Role, s: Option<&Signature>| {
+        s.map(|s| SignerStatus {
+            person: s.person.clone(),
+            name: g
+                .people
+                .get(&s.person)
+                .map_or_else(|| s.person.clone(), |p| p.name.clone()),
+            date: s.date(),
+            current: s.digest == g.material.digest,
+            invalid: invalid(role),
+        })
     };
-    let author_s = signoff
-        .and_then(|s| s.author.as_ref())
-        .map(|s| signer(Role::Author, s));
-    let reviewer_s = signoff
-        .and_then(|s| s.reviewer.as_ref())
-        .map(|s| signer(Role::Reviewer, s));
+    let author = g.signoff.and_then(|s| s.author.as_ref());
+    let reviewer = g.signoff.and_then(|s| s.reviewer.as_ref());
+    let author_s = signer(Role::Author, author);
+    let reviewer_s = signer(Role::Reviewer, reviewer);
 
-    let mut missing = Vec::new();
-    for (role, s, verb) in [
-        (Role::Author, &author_s, "signed by its author"),
-        (Role::Reviewer, &reviewer_s, "reviewed by"),
-    ] {
-        match s {
-            None => missing.push(format!("{role} signature")),
-            Some(s) if s.invalid.is_some() => missing.push(format!(
-                "{role} signature that counts ({})",
-                s.invalid.as_deref().unwrap_or_default()
-            )),
-            Some(s) if !s.current => missing.push(format!(
-                "{role} re-signature (changed since {verb} {} on {})",
-                s.name, s.date
-            )),
-            Some(_) => {}
-        }
-    }
-    let same_person = a
-        .verdict
-        .refusals
+    // What the signers must do, author's part first, then the reviewer's.
+    let mut missing: Vec<(u8, String)> = refusals
         .iter()
-        .any(|r| matches!(r, Refusal::SamePerson { .. }));
-    if same_person {
-        missing.push("a reviewer other than the author".to_string());
-    }
+        .filter_map(|r| match r {
+            Refusal::NoAuthor => Some((0, "author signature".to_string())),
+            Refusal::Changed {
+                role: Role::Author,
+                name,
+                date,
+            } => Some((
+                0,
+                format!("author re-signature (changed since signed by {name} on {date})"),
+            )),
+            Refusal::NoReviewer => Some((1, "reviewer signature".to_string())),
+            Refusal::Changed {
+                role: Role::Reviewer,
+                name,
+                date,
+            } => Some((
+                1,
+                format!("reviewer re-signature (changed since reviewed by {name} on {date})"),
+            )),
+            Refusal::UnknownSigner { role, .. } | Refusal::BadSignature { role, .. } => Some((
+                if *role == Role::Author { 0 } else { 1 },
+                format!("{role} signature that counts ({r})"),
+            )),
+            Refusal::SamePerson { .. } => Some((2, "a reviewer other than the author".to_string())),
+            Refusal::StaleMeasurement { .. } | Refusal::UnsupportedClaim { .. } => None,
+        })
+        .collect();
+    missing.sort_by_key(|(order, _)| *order);
+    let missing: Vec<String> = missing.into_iter().map(|(_, m)| m).collect();
 
-    let valid = |s: &Option<SignerStatus>| s.as_ref().filter(|s| s.invalid.is_none()).cloned();
-    let (va, vr) = (valid(&author_s), valid(&reviewer_s));
-    let any_out_of_date = [&va, &vr].into_iter().flatten().any(|s| !s.current);
-    let state = if any_out_of_date {
+    let state = if changed(Role::Author) || changed(Role::Reviewer) {
         State::Changed
-    } else if va.is_some() && vr.is_some() && !same_person {
+    } else if missing.is_empty() {
         State::Ready
     } else {
         State::Draft
     };
 
-    let refusals = a
-        .verdict
-        .refusals
+    let refusals = refusals
         .iter()
         .filter(|r| {
             matches!(
@@ -177,15 +183,15 @@ pub fn entry_status(
         .collect();
 
     EntryStatus {
-        entry: entry.id.to_string(),
-        title: entry.meta.title.clone(),
+        entry: g.entry.id.to_string(),
+        title: g.entry.meta.title.clone(),
         state,
         author: author_s,
         reviewer: reviewer_s,
         missing,
         refusals,
-        warnings: a.warnings.clone(),
-        published: a.verdict.is_published(),
+        warnings: g.warnings.to_vec(),
+        published: g.verdict.is_published(),
     }
 }
 
@@ -278,5 +284,175 @@ impl StatusReport {
             self.entries.iter().filter(|e| e.published).count()
         );
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::{EntryId, Kind};
+    use crate::review::signatures::statement;
+    use crate::review::{decide, signed_material, Facts};
+    use crate::trust::{Signer, REVIEW_NAMESPACE};
+
+    fn entry() -> Entry {
+        let raw = "---\ntitle: What is it?\nsummary: S.\n---\nBody.\n";
+        Entry {
+            id: EntryId::new(Kind::Term, "it"),
+            path: "content/terms/it.md".into(),
+            raw: raw.into(),
+            meta: serde_yaml::from_str("title: What is it?\nsummary: S.\n").unwrap(),
+            body: "Body.\n".into(),
+            body_line: 5,
+        }
+    }
+
+    fn key(n: u8) -> Signer {
+        Signer::ed25519_from_seed(&[n; 32], "t").unwrap()
+    }
+
+    fn people() -> People {
+        let line = |n| key(n).public_key().to_openssh().unwrap();
+        let text = format!(
+            "[[person]]\nid = \"author-a\"\nname = \"Author A\"\nkeys = [\"{}\"]\n[[person]]\nid = \"reviewer-b\"\nname = \"Reviewer B\"\nkeys = [\"{}\"]\n[[person]]\nid = \"a-much-longer-name\"\nname = \"A Much Longer Name\"\nkeys = [\"{}\"]\n",
+            line(1),
+            line(2),
+            line(3)
+        );
+        People::parse(std::path::Path::new("people.toml"), &text).unwrap()
+    }
+
+    /// Status as the pipeline gives it: the gate decides, status reads the verdict.
+    fn status_of(signoff: Option<&SignOff>, stale: &[(String, String)]) -> EntryStatus {
+        let (entry, people) = (entry(), people());
+        let material = signed_material(&entry, Default::default());
+        let verdict = decide(Facts {
+            entry: &entry.id,
+            signoff,
+            people: &people,
+            digest: &material.digest,
+            stale,
+            unsupported: &[],
+        });
+        entry_status(Gated {
+            entry: &entry,
+            signoff,
+            verdict: &verdict,
+            material: &material,
+            warnings: &["an old source".to_string()],
+            people: &people,
+        })
+    }
+
+    /// `person` (key `k`) signs in `role`: the current material, or an older digest.
+    fn sig(role: Role, person: &str, k: u8, current: bool) -> Signature {
+        let e = entry();
+        let digest = if current {
+            signed_material(&e, Default::default()).digest
+        } else {
+            "sha256:old".to_string()
+        };
+        let time = chrono::DateTime::parse_from_rfc3339("2026-04-02T10:00:00Z")
+            .unwrap()
+            .to_utc();
+        let msg = statement(&e.id, role, person, &digest, &time);
+        Signature {
+            person: person.into(),
+            time,
+            digest,
+            signature: key(k).sign(REVIEW_NAMESPACE, msg.as_bytes()).unwrap(),
+        }
+    }
+
+    fn status(author: Option<Signature>, reviewer: Option<Signature>) -> EntryStatus {
+        let s = SignOff { author, reviewer };
+        status_of(Some(&s), &[])
+    }
+
+    #[test]
+    fn unsigned_and_half_signed_entries_are_drafts() {
+        let s = status_of(None, &[]);
+        assert_eq!(s.state, State::Draft);
+        assert_eq!(s.missing, ["author signature", "reviewer signature"]);
+        let s = status(Some(sig(Role::Author, "author-a", 1, true)), None);
+        assert_eq!(s.state, State::Draft);
+        assert_eq!(s.missing, ["reviewer signature"]);
+        assert_eq!(s.author.unwrap().name, "Author A");
+    }
+
+    #[test]
+    fn both_current_signatures_are_ready() {
+        let s = status(
+            Some(sig(Role::Author, "author-a", 1, true)),
+            Some(sig(Role::Reviewer, "reviewer-b", 2, true)),
+        );
+        assert_eq!(s.state, State::Ready, "{:?}", s.missing);
+        assert!(s.missing.is_empty());
+    }
+
+    #[test]
+    fn an_out_of_date_signature_is_changed_and_names_who_and_when() {
+        let s = status(
+            Some(sig(Role::Author, "author-a", 1, true)),
+            Some(sig(Role::Reviewer, "reviewer-b", 2, false)),
+        );
+        assert_eq!(s.state, State::Changed);
+        assert_eq!(
+            s.missing,
+            ["reviewer re-signature (changed since reviewed by Reviewer B on 2026-04-02)"]
+        );
+    }
+
+    #[test]
+    fn a_signature_that_does_not_count_says_why() {
+        // reviewer-b's name, author-a's key.
+        let s = status(
+            Some(sig(Role::Author, "author-a", 1, true)),
+            Some(sig(Role::Reviewer, "reviewer-b", 1, true)),
+        );
+        assert_eq!(s.state, State::Draft);
+        let why = s.reviewer.unwrap().invalid.unwrap();
+        assert!(why.contains("not registered to reviewer-b"), "{why}");
+        assert!(
+            s.missing[0].starts_with("reviewer signature that counts"),
+            "{:?}",
+            s.missing
+        );
+    }
+
+    #[test]
+    fn one_person_in_both_roles_stays_a_draft() {
+        let s = status(
+            Some(sig(Role::Author, "author-a", 1, true)),
+            Some(sig(Role::Reviewer, "author-a", 1, true)),
+        );
+        assert_eq!(s.state, State::Draft);
+        assert_eq!(s.missing, ["a reviewer other than the author"]);
+    }
+
+    #[test]
+    fn reports_only_refusals_a_signature_cannot_fix() {
+        let s = status_of(None, &[("exp/node".into(), "no record".into())]);
+        assert_eq!(s.refusals, ["measurement exp/node: no record"]);
+        assert_eq!(s.warnings, ["an old source"]);
+        assert!(!s.published);
+    }
+
+    #[test]
+    fn table_columns_line_up() {
+        let report = StatusReport {
+            entries: vec![
+                status(Some(sig(Role::Author, "author-a", 1, true)), None),
+                status(Some(sig(Role::Author, "a-much-longer-name", 3, true)), None),
+            ],
+        };
+        let table = report.to_table();
+        let lines: Vec<&str> = table.lines().take(3).collect();
+        let col = |l: &str| l.find("REVIEWER").or_else(|| l.find(" - ").map(|i| i + 1));
+        let first = col(lines[0]).unwrap();
+        for l in &lines[1..] {
+            assert_eq!(col(l), Some(first), "{table}");
+        }
+        assert!(table.contains("warning: an old source"), "{table}");
     }
 }

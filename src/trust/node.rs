@@ -32,6 +32,12 @@ pub enum WriteError {
 /// cannot sign leaves the old record and its signature in place.
 pub fn write_signed(path: &Path, bytes: &[u8], signer: &Signer) -> Result<(), WriteError> {
     let sig = signer.sign(RECORD_NAMESPACE, bytes)?;
+    write_with_signature(path, bytes, &sig)
+}
+
+/// Write a record and the signature it came with (an import of what verify wrote
+/// elsewhere), each atomically.
+pub fn write_with_signature(path: &Path, bytes: &[u8], sig: &str) -> Result<(), WriteError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let io = |path: &Path| {
         let path = path.to_path_buf();

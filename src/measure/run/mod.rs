@@ -43,6 +43,19 @@ pub struct VerifyRequest {
     /// The node's private key (else the profile's `key` path): every record written is
     /// signed with it (see `trust::node`).
     pub key: Option<PathBuf>,
+    /// Write records to `<out>/<experiment>/<node>.json` instead of `measurements/`:
+    /// a scheduler's task output, which `glossary records import` checks and moves in.
+    pub out: Option<PathBuf>,
+}
+
+impl VerifyRequest {
+    /// Where this run writes the record of `exp`.
+    pub fn record_path(&self, exp: &Experiment) -> PathBuf {
+        match &self.out {
+            Some(out) => out.join(&exp.id).join(format!("{}.json", self.node)),
+            None => exp.record_path(&self.node),
+        }
+    }
 }
 
 /// How one experiment went.
@@ -348,7 +361,7 @@ fn run_one(
                 "achieved_occupancy_source": achieved_source,
                 "device_limits": gpu.limits,
             });
-            let path = exp.record_path(&req.node);
+            let path = req.record_path(exp);
             write_record(&record, &path, signer)?;
             Ok(Outcome::Written {
                 record: path,
@@ -389,7 +402,7 @@ fn run_one(
             ));
             record.extra =
                 serde_json::to_value(&result).map_err(|e| RunError::Other(e.to_string()))?;
-            let path = exp.record_path(&req.node);
+            let path = req.record_path(exp);
             write_record(&record, &path, signer)?;
             Ok(Outcome::Written {
                 record: path,

@@ -84,6 +84,7 @@ mod tests {
             public_key: None,
             key: None,
             gpu_uuids: Vec::new(),
+            slurm: None,
         }
     }
 

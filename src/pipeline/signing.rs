@@ -8,19 +8,19 @@ use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::pipeline::{assess_all, assess_one, Assessment, Project};
-use crate::trust::{Person, Signer};
+use crate::render::Assessment;
+use crate::review::{ready_for, sign, signer_person, ReviewError, Role, Signed};
+use crate::trust::Signer;
 
-use super::error::ReviewError;
-use super::gate::{Refusal, Role};
-use super::sign::{sign, signer_person, Signed};
+use super::assess::{assess_all, assess_one};
+use super::project::Project;
 
 /// Which entries a `review sign` call signs.
 #[derive(Debug, Clone)]
 pub enum Selection {
     /// Slugs (`occupancy`) or ids (`terms/occupancy`).
     Named(Vec<String>),
-    /// Every entry whose only obstacle is this role's signature (see [`ready_for`]).
+    /// Every entry whose only obstacle is this role's signature (see `review::ready_for`).
     AllReady,
 }
 
@@ -64,7 +64,15 @@ pub fn sign_selected(
         Selection::Named(_) => assessments.iter().collect(),
         Selection::AllReady => assessments
             .iter()
-            .filter(|a| ready_for(&project, a, role, &person))
+            .filter(|a| {
+                ready_for(
+                    project.signoffs.get(&a.id),
+                    &a.verdict,
+                    &a.material.digest,
+                    role,
+                    &person,
+                )
+            })
             .collect(),
     };
     let reviews = project.layout.reviews();
@@ -93,53 +101,4 @@ pub fn sign_selected(
     }
     Error::collect(errors)?;
     Ok(done)
-}
-
-/// Whether `person` signing as `role` is what `a` waits for: nothing a signature cannot fix
-/// holds it back (stale measurements, unsupported claims), this role has no current
-/// signature that counts, the other role is not `person`'s, and, for a reviewer, the
-/// author has signed the entry as it is now.
-pub fn ready_for(project: &Project, a: &Assessment, role: Role, person: &Person) -> bool {
-    let unfixable = a.verdict.refusals.iter().any(|r| {
-        matches!(
-            r,
-            Refusal::StaleMeasurement { .. } | Refusal::UnsupportedClaim { .. }
-        )
-    });
-    if unfixable {
-        return false;
-    }
-    let signoff = project.signoffs.get(&a.id);
-    let (mine, other) = match role {
-        Role::Author => (
-            signoff.and_then(|s| s.author.as_ref()),
-            signoff.and_then(|s| s.reviewer.as_ref()),
-        ),
-        Role::Reviewer => (
-            signoff.and_then(|s| s.reviewer.as_ref()),
-            signoff.and_then(|s| s.author.as_ref()),
-        ),
-    };
-    let counts = |r: Role| {
-        !a.verdict.refusals.iter().any(|x| {
-            matches!(x, Refusal::BadSignature { role, .. } | Refusal::UnknownSigner { role, .. } if *role == r)
-        })
-    };
-    let other_role = match role {
-        Role::Author => Role::Reviewer,
-        Role::Reviewer => Role::Author,
-    };
-    let mine_current = mine.is_some_and(|s| s.digest == a.material.digest) && counts(role);
-    if mine_current {
-        return false;
-    }
-    if other.is_some_and(|s| s.person == person.id) {
-        return false;
-    }
-    match role {
-        Role::Author => true,
-        Role::Reviewer => {
-            other.is_some_and(|s| s.digest == a.material.digest) && counts(other_role)
-        }
-    }
 }

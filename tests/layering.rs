@@ -23,7 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["trust"],
     // The content model, and the occupancy model that stands apart.
     &["content", "occupancy"],
-    &["config"],
+    &["config", "atomic"],
     &["error"],
 ];
 

@@ -17,6 +17,14 @@ use crate::review::{cited_records, decide, signed_material, Facts};
 use super::project::Project;
 
 pub fn assess_all(project: &Project, today: NaiveDate) -> Result<Vec<Assessment>> {
+    let (out, errors) = assess_collecting(project, today);
+    Error::sorted(errors)?;
+    Ok(out)
+}
+
+/// Assess every entry, with the errors of those that could not be: the others are
+/// assessed all the same, so one run finds every entry's errors.
+pub fn assess_collecting(project: &Project, today: NaiveDate) -> (Vec<Assessment>, Vec<Error>) {
     let results: Vec<Result<Assessment>> = project
         .content
         .entries
@@ -31,8 +39,7 @@ pub fn assess_all(project: &Project, today: NaiveDate) -> Result<Vec<Assessment>
             Err(e) => errors.push(e),
         }
     }
-    Error::collect(errors)?;
-    Ok(out)
+    (out, errors)
 }
 
 /// Assess one entry (signing, `review diff`).
@@ -74,15 +81,9 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
     }
 
     let mut unsupported = Vec::new();
-    let first = entry.meta.measured.first();
     for claim in &entry.meta.claims {
         let Ok(test) = claim.test() else { continue }; // rejected at load
-        let exp = claim
-            .experiment
-            .clone()
-            .or_else(|| first.map(|t| t.experiment.clone()));
-        let node = claim.node.clone().or_else(|| first.map(|t| t.node.clone()));
-        let (Some(exp), Some(node)) = (exp, node) else {
+        let Some((exp, node)) = entry.meta.claim_record(claim) else {
             continue;
         };
         match citations.get(&(exp.clone(), node.clone())) {
@@ -98,7 +99,7 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
         }
     }
 
-    let body = expand_body(entry, &resolved)?;
+    let body = expand_body(entry, &resolved);
     let diagram = entry
         .meta
         .diagram
@@ -106,7 +107,16 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
         .map(|d| {
             crate::render::diagram::render(entry, d, &project.diagrams, &project.config, &resolved)
         })
-        .transpose()?;
+        .transpose();
+    // Both are the author's errors; report both rather than the first.
+    let (body, diagram) = match (body, diagram) {
+        (Ok(body), Ok(diagram)) => (body, diagram),
+        (body, diagram) => {
+            let mut errors = body.err().unwrap_or_default();
+            errors.extend(diagram.err());
+            return Err(Error::Many(errors));
+        }
+    };
     for (asked, why) in body.problems {
         stale.push((asked, why));
     }

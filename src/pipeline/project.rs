@@ -8,7 +8,9 @@ use crate::config::{Config, Layout};
 use chrono::NaiveDate;
 use tera::Tera;
 
-use crate::content::{load_content, read_entry, Content, Entry, EntryId, Kind};
+use crate::content::{
+    check_references, load_content_collecting, read_entry, Content, Entry, EntryId, Kind, Known,
+};
 use crate::error::{Error, Location, Result};
 use crate::measure::record::column_heading;
 use crate::measure::Library;
@@ -34,13 +36,22 @@ pub struct Project {
 impl Project {
     /// Load and cross-check. Errors from every part are reported together.
     pub fn load(root: &Path) -> Result<Project> {
+        let (project, errors) = Project::load_collecting(root)?;
+        Error::sorted(errors)?;
+        Ok(project)
+    }
+
+    /// Load and cross-check, returning the project together with every error found, so a
+    /// build or check can go on to find the errors of later phases in the same run. An
+    /// entry whose front matter is broken is still in the project (see
+    /// `load_content_collecting`), so references to it do not add errors of their own.
+    /// Only an unreadable glossary.toml stops here.
+    pub fn load_collecting(root: &Path) -> Result<(Project, Vec<Error>)> {
         let layout = Layout::new(root);
         let config = Config::load(root)?;
         let mut errors = Vec::new();
-        let content = load_content(&layout.content()).unwrap_or_else(|e| {
-            errors.extend(e.flatten());
-            Content::default()
-        });
+        let (content, content_errors) = load_content_collecting(&layout.content());
+        errors.extend(content_errors);
         let library = Library::load(&layout.measurements()).unwrap_or_else(|e| {
             errors.extend(e.flatten());
             Library::default()
@@ -59,18 +70,18 @@ impl Project {
             errors.extend(check_citations(entry, &config, &library));
             errors.extend(check_diagram(entry, &config, &layout, &mut diagrams));
         }
-        // Report in file order, however the stages found them.
-        errors.sort_by_cached_key(|e| e.to_string());
-        Error::collect(errors)?;
-        Ok(Project {
-            layout,
-            config,
-            content,
-            library,
-            signoffs,
-            people,
-            diagrams,
-        })
+        Ok((
+            Project {
+                layout,
+                config,
+                content,
+                library,
+                signoffs,
+                people,
+                diagrams,
+            },
+            errors,
+        ))
     }
 
     /// What the review workflow (sign, diff, status) reads of this project.
@@ -230,64 +241,17 @@ impl Project {
 
 /// Citations must name an experiment and node that exist and columns that exist. (Whether
 /// the record is current is not an error: it refuses the entry, see `assess`.)
+/// An entry's references to experiments, nodes and columns, checked by content's
+/// validation against what this project defines.
 pub(crate) fn check_citations(entry: &Entry, config: &Config, library: &Library) -> Vec<Error> {
-    let mut errors = Vec::new();
-    let mut err = |key: &str, needle: &str, msg: String| {
-        let line = crate::content::split_front_matter(&entry.path, &entry.raw)
-            .ok()
-            .and_then(|s| crate::content::line_of_reference(&s, key, needle));
-        errors.push(Error::content(
-            &entry.path,
-            line.map(|line| Location { line, column: 1 }),
-            msg,
-        ));
-    };
-    let cite = |key: &str, exp: &str, node: &str, err: &mut dyn FnMut(&str, &str, String)| {
-        if !library.experiments.contains_key(exp) {
-            err(
-                key,
-                exp,
-                format!("unknown experiment `{exp}` (no measurements/{exp}/experiment.yaml)"),
-            );
-        }
-        if !config.nodes.contains_key(node) {
-            err(
-                key,
-                node,
-                format!("unknown node `{node}` (not under [nodes] in glossary.toml)"),
-            );
-        }
-    };
-    for t in &entry.meta.measured {
-        cite("measured", &t.experiment, &t.node, &mut err);
-        for c in &t.columns {
-            if column_heading(c).is_none() {
-                err(
-                    "measured",
-                    c,
-                    format!("unknown column `{c}` in measured table `{}`", t.experiment),
-                );
-            }
-        }
-    }
-    for c in &entry.meta.claims {
-        if column_heading(&c.column).is_none() {
-            err(
-                "claims",
-                &c.column,
-                format!("claim \"{}\": unknown column `{}`", c.says, c.column),
-            );
-        }
-        if let (Some(e), Some(n)) = (&c.experiment, &c.node) {
-            cite("claims", e, n, &mut err);
-        }
-    }
-    if let Some(d) = &entry.meta.diagram {
-        if let (Some(e), Some(n)) = (&d.experiment, &d.node) {
-            cite("diagram", e, n, &mut err);
-        }
-    }
-    errors
+    check_references(
+        entry,
+        &Known {
+            experiment: &|e| library.experiments.contains_key(e),
+            node: &|n| config.nodes.contains_key(n),
+            column: &|c| column_heading(c).is_some(),
+        },
+    )
 }
 
 /// A diagram's kind and preset must exist; the parsed preset is kept for rendering.

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use walkdir::WalkDir;
 
+use crate::atomic::{write_file, Durability};
 use crate::content::{EntryId, Kind};
 use crate::error::{Error, Location, Result};
 
@@ -167,11 +168,7 @@ pub fn save_signoff(reviews_dir: &Path, id: &EntryId, signoff: &SignOff) -> Resu
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let yaml = serde_yaml::to_string(signoff)
         .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    use std::io::Write;
-    tmp.write_all(yaml.as_bytes())
-        .map_err(|e| Error::io(&path, e))?;
-    tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+    write_file(&path, yaml.as_bytes(), Durability::Synced)?;
     Ok(path)
 }
 
@@ -188,12 +185,7 @@ pub fn save_text(reviews_dir: &Path, digest: &str, bytes: &[u8]) -> Result<PathB
     if path.is_file() {
         return Ok(path);
     }
-    let dir = path.parent().unwrap_or(reviews_dir);
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    use std::io::Write;
-    tmp.write_all(bytes).map_err(|e| Error::io(&path, e))?;
-    tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+    write_file(&path, bytes, Durability::Synced)?;
     Ok(path)
 }
 

@@ -4,7 +4,6 @@
 //! edited by hand, or a record written by anyone without the node's private key, no
 //! longer verifies against the public key in the node's profile in `glossary.toml`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::sshsig::{self, Signer, SshError, RECORD_NAMESPACE};
@@ -18,11 +17,8 @@ pub fn signature_path(record: &Path) -> PathBuf {
 
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Write(#[from] crate::error::Error),
     #[error(transparent)]
     Sign(#[from] SshError),
 }
@@ -38,33 +34,11 @@ pub fn write_signed(path: &Path, bytes: &[u8], signer: &Signer) -> Result<(), Wr
 /// Write a record and the signature it came with (an import of what verify wrote
 /// elsewhere), each atomically.
 pub fn write_with_signature(path: &Path, bytes: &[u8], sig: &str) -> Result<(), WriteError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| WriteError::Io { path, source }
-    };
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let sig_path = signature_path(path);
-    let mut record_tmp = tempfile::NamedTempFile::new_in(dir).map_err(io(dir))?;
-    record_tmp
-        .write_all(bytes)
-        .and_then(|_| record_tmp.as_file().sync_all())
-        .map_err(io(path))?;
-    let mut sig_tmp = tempfile::NamedTempFile::new_in(dir).map_err(io(dir))?;
-    sig_tmp
-        .write_all(sig.as_bytes())
-        .and_then(|_| sig_tmp.as_file().sync_all())
-        .map_err(io(&sig_path))?;
-    // Between the two renames the old signature sits beside the new record: that reads as
-    // "not signed", never as a record signed that the node did not sign.
-    record_tmp.persist(path).map_err(|e| WriteError::Io {
-        path: path.to_path_buf(),
-        source: e.error,
-    })?;
-    sig_tmp.persist(&sig_path).map_err(|e| WriteError::Io {
-        path: sig_path.clone(),
-        source: e.error,
-    })?;
+    use crate::atomic::{write_file, Durability};
+    // Record first: between the two writes the old signature sits beside the new record,
+    // which reads as "not signed", never as a record signed that the node did not sign.
+    write_file(path, bytes, Durability::Synced)?;
+    write_file(&signature_path(path), sig.as_bytes(), Durability::Synced)?;
     Ok(())
 }
 

@@ -1,3 +1,4 @@
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -28,7 +29,7 @@ pub fn run(args: &BuildArgs) -> Result<()> {
         today: chrono::Local::now().date_naive(),
     };
     let report = build(&opts)?;
-    print!("{}", report.summary());
+    write!(std::io::stdout(), "{}", report.summary())?;
     let layout = crate::config::Layout::new(&opts.root);
     let out = opts.out.unwrap_or_else(|| {
         if args.drafts {
@@ -37,7 +38,8 @@ pub fn run(args: &BuildArgs) -> Result<()> {
             layout.default_output()
         }
     });
-    println!(
+    writeln!(
+        std::io::stdout(),
         "wrote {} pages to {}{} in {:.0?}",
         report.pages_written,
         out.display(),
@@ -47,6 +49,6 @@ pub fn run(args: &BuildArgs) -> Result<()> {
             ""
         },
         started.elapsed()
-    );
+    )?;
     Ok(())
 }

@@ -1,3 +1,4 @@
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -69,9 +70,13 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
             let assessments = assess_all(&project, today)?;
             let report = review_status(&project, &assessments);
             if *json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                writeln!(
+                    std::io::stdout(),
+                    "{}",
+                    serde_json::to_string_pretty(&report)?
+                )?;
             } else {
-                print!("{}", report.to_table());
+                write!(std::io::stdout(), "{}", report.to_table())?;
             }
         }
         ReviewWhat::Sign {
@@ -124,7 +129,7 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
                     "nothing to sign: no entry waits for this role's signature from you\n",
                 );
             }
-            print!("{out}");
+            write!(std::io::stdout(), "{out}")?;
         }
         ReviewWhat::Diff { slug } => {
             let (project, ids) = Project::load_entries(root, std::slice::from_ref(slug))?;
@@ -157,10 +162,11 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
                 .people
                 .get(&sig.person)
                 .map_or_else(|| sig.person.clone(), |p| p.name.clone());
-            print!(
+            write!(
+                std::io::stdout(),
                 "{}",
                 SinceSigned::new(id, role, &name, sig.date(), &signed, &a.material)
-            );
+            )?;
         }
     }
     Ok(())

@@ -84,6 +84,8 @@ mod tests {
             public_key: None,
             key: None,
             gpu_uuids: Vec::new(),
+            l2_bytes: None,
+            mem_bytes: None,
             slurm: None,
         }
     }

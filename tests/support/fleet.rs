@@ -5,14 +5,11 @@
 //! numbers are test data: no fixture node is real hardware.
 #![allow(dead_code)] // each test crate uses a different subset
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-#[path = "../support/files.rs"]
-mod files;
-pub use files::copy_dir;
-#[path = "../support/keys.rs"]
-pub mod keys;
+pub use super::files::copy_dir;
+pub use super::keys;
 
 pub const EXPERIMENTS: [&str; 2] = ["day45-occupancy", "occupancy-sweep"];
 
@@ -32,9 +29,7 @@ pub const NODES: [(&str, &str, &str); 3] = [
     ),
 ];
 
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+pub use super::repo;
 
 pub fn gpu_of(node: &str) -> &'static str {
     NODES

@@ -7,11 +7,8 @@ use std::process::{Command, Output};
 
 use chrono::{Duration, Local, NaiveDate};
 
-#[path = "../support/files.rs"]
-mod files;
-use files::copy_dir;
-#[path = "../support/keys.rs"]
-pub mod keys;
+use super::files::copy_dir;
+pub use super::keys;
 
 /// The one verification node fixture sites trust. Named so nobody mistakes its records for
 /// measurements of real hardware.

@@ -6,13 +6,13 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::config::Layout;
-use crate::error::{Error, Result};
-use crate::measure::record::{GpuInfo, Record, RECORD_SCHEMA};
-use crate::measure::spec::Experiment;
-use crate::pipeline::{assess_all, Project};
-use crate::review::{save_signoff, save_text, statement, Role, SignOff, Signature};
-use crate::trust::{Signer, REVIEW_NAMESPACE};
+use glossary::config::Layout;
+use glossary::error::{Error, Result};
+use glossary::measure::record::{GpuInfo, Record, RECORD_SCHEMA};
+use glossary::measure::spec::Experiment;
+use glossary::pipeline::{assess_all, Project};
+use glossary::review::{save_signoff, save_text, statement, Role, SignOff, Signature};
+use glossary::trust::{Signer, REVIEW_NAMESPACE};
 
 use super::model::{self, Corpus, Term};
 
@@ -22,9 +22,12 @@ const KERNEL: &str = "synthetic.cu";
 pub fn write(corpus: &Corpus, root: &Path, templates: &Path) -> Result<()> {
     let layout = Layout::new(root);
     let keys = ThrowawayKeys::new(root)?;
-    write_file(&root.join(crate::config::CONFIG_FILE), &config(&keys.node))?;
+    write_file(
+        &root.join(glossary::config::CONFIG_FILE),
+        &config(&keys.node),
+    )?;
     write_file(&layout.people(), &people_toml(&keys))?;
-    crate::pipeline::copy_dir(templates, &layout.templates())?;
+    glossary::pipeline::copy_dir(templates, &layout.templates())?;
     write_experiment(corpus, &layout, &keys.node)?;
     let terms_dir = layout.content().join("terms");
     for term in &corpus.terms {
@@ -122,7 +125,7 @@ public_key = "{key}"
 fn write_experiment(corpus: &Corpus, layout: &Layout, node_key: &Signer) -> Result<()> {
     let dir = layout.measurements().join(model::EXPERIMENT);
     write_file(
-        &dir.join(crate::measure::spec::EXPERIMENT_FILE),
+        &dir.join(glossary::measure::spec::EXPERIMENT_FILE),
         &experiment_yaml(),
     )?;
     write_file(

@@ -114,6 +114,37 @@ pub(super) fn check_one(e: &Entry, terms: &HashSet<&str>) -> Vec<Error> {
         }
     }
     for t in &m.measured {
+        match (&t.node, t.nodes.as_slice()) {
+            (None, []) => err(
+                "measured",
+                &t.experiment,
+                format!(
+                    "measured table `{}` needs `node` (one) or `nodes` (several, side by side)",
+                    t.experiment
+                ),
+            ),
+            (Some(_), [_, ..]) => err(
+                "measured",
+                &t.experiment,
+                format!(
+                    "measured table `{}` gives both `node` and `nodes`: keep one",
+                    t.experiment
+                ),
+            ),
+            (None, nodes) => {
+                let mut seen = HashSet::new();
+                for n in nodes {
+                    if !seen.insert(n) {
+                        err(
+                            "measured",
+                            n,
+                            format!("measured table `{}` lists node `{n}` twice", t.experiment),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
         if t.rows.is_empty() || t.columns.is_empty() {
             err(
                 "measured",

@@ -128,7 +128,9 @@ pub(crate) fn check_citations(entry: &Entry, config: &Config, library: &Library)
         }
     };
     for t in &entry.meta.measured {
-        cite("measured", &t.experiment, &t.node, &mut err);
+        for node in t.nodes() {
+            cite("measured", &t.experiment, node, &mut err);
+        }
         for c in &t.columns {
             if column_heading(c).is_none() {
                 err(

@@ -21,7 +21,7 @@ pub fn cited_records(entry: &Entry) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = m
         .measured
         .iter()
-        .map(|t| (t.experiment.clone(), t.node.clone()))
+        .flat_map(|t| t.nodes().iter().map(|n| (t.experiment.clone(), n.clone())))
         .collect();
     let first = m.measured.first();
     for c in &m.claims {
@@ -29,7 +29,10 @@ pub fn cited_records(entry: &Entry) -> Vec<(String, String)> {
             .experiment
             .clone()
             .or_else(|| first.map(|t| t.experiment.clone()));
-        let node = c.node.clone().or_else(|| first.map(|t| t.node.clone()));
+        let node = c
+            .node
+            .clone()
+            .or_else(|| first.and_then(|t| t.first_node().cloned()));
         if let (Some(e), Some(n)) = (exp, node) {
             out.push((e, n));
         }

@@ -137,6 +137,31 @@ pub struct FrontMatter {
     pub diagram: Option<DiagramRef>,
 }
 
+impl FrontMatter {
+    /// The record (experiment, node) that a body's `value()`/`ratio()` call reads when it
+    /// names none: the first measured table's. Decided here only.
+    pub fn default_record(&self) -> Option<(String, String)> {
+        self.measured
+            .first()
+            .and_then(|t| Some((t.experiment.clone(), t.first_node()?.clone())))
+    }
+
+    /// The record a claim is checked against: its own experiment and node, each falling
+    /// back to the first measured table's. Decided here only.
+    pub fn claim_record(&self, claim: &Claim) -> Option<(String, String)> {
+        let first = self.measured.first();
+        let experiment = claim
+            .experiment
+            .clone()
+            .or_else(|| first.map(|t| t.experiment.clone()))?;
+        let node = claim
+            .node
+            .clone()
+            .or_else(|| first.and_then(|t| t.first_node().cloned()))?;
+        Some((experiment, node))
+    }
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum TermUse {
@@ -187,6 +212,19 @@ pub struct TableRef {
     pub columns: Vec<String>,
     #[serde(default)]
     pub caption: Option<String>,
+    /// Draw the table as a line chart of one column against another (a numeric axis such
+    /// as a working-set size) instead of the default bar chart of its main metric.
+    #[serde(default)]
+    pub chart: Option<LineChartRef>,
+}
+
+/// `chart: {x: working_set_mib, y: gbps}`: both are columns of the same table. The x axis
+/// is logarithmic when its values span more than two decades.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LineChartRef {
+    pub x: String,
+    pub y: String,
 }
 
 impl TableRef {

@@ -28,6 +28,16 @@ pub struct TableView {
     pub stale: Option<String>,
     /// Footnotes to the cells, such as timings whose sampling did not converge.
     pub notes: Vec<String>,
+    /// Columns (by position) to draw as a line chart, y against x, where the entry asks
+    /// for one; otherwise the table gets the default bar chart.
+    pub line: Option<LineAxes>,
+}
+
+/// The positions of a line chart's two columns in [`TableView::headings`].
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct LineAxes {
+    pub x: usize,
+    pub y: usize,
 }
 
 /// One node's columns in a side-by-side table.
@@ -73,6 +83,13 @@ pub fn table_view(
         provenance: Vec::new(),
         stale: None,
         notes: Vec::new(),
+        // Loading checked that both columns are in the table.
+        line: table.chart.as_ref().and_then(|c| {
+            Some(LineAxes {
+                x: table.columns.iter().position(|col| *col == c.x)?,
+                y: table.columns.iter().position(|col| *col == c.y)?,
+            })
+        }),
     };
     let citation = match citation {
         Ok(c) => c,
@@ -177,6 +194,8 @@ pub fn side_by_side(
             .iter()
             .flat_map(|(_, v, _)| v.provenance.clone())
             .collect(),
+        // Side by side, the comparison chart draws the nodes against each other instead.
+        line: None,
         stale: None,
         notes: Vec::new(),
     };

@@ -36,11 +36,7 @@ pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody> {
             problems: Vec::new(),
         });
     }
-    let default = entry
-        .meta
-        .measured
-        .first()
-        .and_then(|t| Some((t.experiment.clone(), t.first_node()?.clone())));
+    let default = entry.meta.default_record();
     let lookup = || {
         Arc::new(Lookup {
             resolved: resolved.clone(),
@@ -356,6 +352,7 @@ mod tests {
             rows: vec!["b128".into()],
             columns: vec!["gbps".into()],
             caption: None,
+            chart: None,
         });
         Entry {
             id: EntryId::new(Kind::Term, "t"),

@@ -23,20 +23,7 @@ pub fn cited_records(entry: &Entry) -> Vec<(String, String)> {
         .iter()
         .flat_map(|t| t.nodes().iter().map(|n| (t.experiment.clone(), n.clone())))
         .collect();
-    let first = m.measured.first();
-    for c in &m.claims {
-        let exp = c
-            .experiment
-            .clone()
-            .or_else(|| first.map(|t| t.experiment.clone()));
-        let node = c
-            .node
-            .clone()
-            .or_else(|| first.and_then(|t| t.first_node().cloned()));
-        if let (Some(e), Some(n)) = (exp, node) {
-            out.push((e, n));
-        }
-    }
+    out.extend(m.claims.iter().filter_map(|c| m.claim_record(c)));
     if let Some(d) = &m.diagram {
         if let (Some(e), Some(n)) = (&d.experiment, &d.node) {
             out.push((e.clone(), n.clone()));

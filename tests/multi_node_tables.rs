@@ -18,8 +18,14 @@ fn scale_gbps(v: &mut serde_json::Value, factor: f64) {
         serde_json::Value::Object(m) => {
             for (k, x) in m.iter_mut() {
                 if k == "gbps" {
-                    if let Some(n) = x.as_f64() {
-                        *x = (n * factor).into();
+                    // A bare number, or a recorded quantity {value, unit, ...}.
+                    let n = if x.is_object() {
+                        &mut x["value"]
+                    } else {
+                        &mut *x
+                    };
+                    if let Some(v) = n.as_f64() {
+                        *n = (v * factor).into();
                     }
                 } else {
                     scale_gbps(x, factor);
@@ -155,7 +161,7 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
     assert_eq!(cells[2].trim_end_matches('†'), format!("{a:.1}"));
     assert_eq!(cells[4].trim_end_matches('†'), format!("{b:.1}"));
     assert!(
-        html.contains("Bar chart comparing GB/s on node-a, node-b: tlp1 · node-a"),
+        html.contains("Bar chart comparing bandwidth (GB/s) on node-a, node-b: tlp1 · node-a"),
         "{html}"
     );
 }
@@ -182,7 +188,7 @@ fn three_nodes_and_a_cited_node_without_a_record_refuses_the_entry() {
     assert_eq!(html.matches(r#"class="node-group""#).count(), 3, "{html}");
     assert_eq!(html.matches("<li>node <code>").count(), 3, "{html}");
     assert!(
-        html.contains("Bar chart comparing GB/s on node-a, node-b, node-c"),
+        html.contains("Bar chart comparing bandwidth (GB/s) on node-a, node-b, node-c"),
         "{html}"
     );
 

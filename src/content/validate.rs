@@ -215,8 +215,9 @@ pub struct Known<'a> {
     pub experiment: &'a dyn Fn(&str) -> bool,
     /// Nodes under [nodes] in glossary.toml.
     pub node: &'a dyn Fn(&str) -> bool,
-    /// Columns a record can be read by.
-    pub column: &'a dyn Fn(&str) -> bool,
+    /// Whether (experiment, node, column) names a quantity the experiment or its record
+    /// on that node has.
+    pub column: &'a dyn Fn(&str, &str, &str) -> bool,
 }
 
 /// Citations must name an experiment and node that exist and columns that exist. (Whether
@@ -254,22 +255,34 @@ pub fn check_references(entry: &Entry, known: &Known<'_>) -> Vec<Error> {
             cite("measured", &t.experiment, node, &mut err);
         }
         for c in &t.columns {
-            if !(known.column)(c) {
-                err(
-                    "measured",
-                    c,
-                    format!("unknown column `{c}` in measured table `{}`", t.experiment),
-                );
+            for node in t.nodes() {
+                if !(known.column)(&t.experiment, node, c) {
+                    err(
+                        "measured",
+                        c,
+                        format!(
+                            "unknown column `{c}` in measured table `{}`: neither the experiment nor its {node} record has it",
+                            t.experiment
+                        ),
+                    );
+                }
             }
         }
     }
+    // A claim reads its own experiment and node, each else the first measured table's.
     for c in &entry.meta.claims {
-        if !(known.column)(&c.column) {
-            err(
-                "claims",
-                &c.column,
-                format!("claim \"{}\": unknown column `{}`", c.says, c.column),
-            );
+        if let Some((e, n)) = entry.meta.claim_record(c) {
+            let (e, n) = (e.as_str(), n.as_str());
+            if !(known.column)(e, n, &c.column) {
+                err(
+                    "claims",
+                    &c.column,
+                    format!(
+                        "claim \"{}\": unknown column `{}`: neither the experiment `{e}` nor its {n} record has it",
+                        c.says, c.column
+                    ),
+                );
+            }
         }
         if let (Some(e), Some(n)) = (&c.experiment, &c.node) {
             cite("claims", e, n, &mut err);

@@ -46,7 +46,7 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
     let metric = table
         .headings
         .iter()
-        .position(|h| h == PREFERRED_METRIC)
+        .position(|h| h == PREFERRED_METRIC || h.ends_with(&format!("({PREFERRED_METRIC})")))
         .or_else(|| table.numeric.iter().position(|&n| n))?;
     let label_col = table.numeric.iter().position(|&n| !n);
     let bars: Vec<Bar<'_>> = table
@@ -116,7 +116,7 @@ fn comparison_chart(table: &TableView) -> Option<String> {
     let group_headings = &table.headings[first.first..first.first + first.span];
     let offset = group_headings
         .iter()
-        .position(|h| h == PREFERRED_METRIC)
+        .position(|h| h == PREFERRED_METRIC || h.ends_with(&format!("({PREFERRED_METRIC})")))
         .or(if first.span > 0 { Some(0) } else { None })?;
     let label_col = table.numeric.iter().position(|&n| !n);
     let mut bars: Vec<(usize, Bar<'_>)> = Vec::new();

@@ -3,7 +3,8 @@
 //! `value()` that name a node, and a cited node without a current record refusing the
 //! entry as a stale one does. Two and three role-named test nodes, built as a user builds.
 
-mod fleet_fixture;
+mod support;
+use support::fleet as fleet_fixture;
 
 use std::path::Path;
 

@@ -336,8 +336,8 @@ fn check(
     }
 }
 
-/// Write the checked bytes beside their destination, sync, and rename over it: at every
-/// instant the destination holds a whole record, the old one or the new.
+/// Write the checked bytes beside their destination, sync, and rename over it (the one
+/// atomic writer): at every instant the destination holds a whole record, old or new.
 fn move_into_place(a: &Accepted) -> Result<()> {
     crate::trust::node::write_with_signature(&a.to, &a.bytes, &a.signature)
         .map_err(|e| Error::Other(e.to_string()))

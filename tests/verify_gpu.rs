@@ -241,3 +241,25 @@ fn a_failed_reference_check_leaves_the_old_record() {
         assert!(c.timing.is_none(), "a failed config gets no timing");
     }
 }
+
+#[test]
+fn buffers_larger_than_the_gpu_are_refused_before_anything_runs() {
+    let Some(site) = site("add2d") else { return };
+    let yaml = site.path().join("measurements/features/experiment.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        text.replace("{w: 1000, h: 700}", "{w: 1 << 20, h: 1 << 17}"),
+    )
+    .unwrap();
+    let Some(out) = verify(site.path()) else {
+        return;
+    };
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("experiment.yaml:6:1: config `bx16` (and 1 more): the buffers need 824633720832 bytes (768.00 GiB), more than the GPU's"), "{said}");
+    assert!(
+        !site.path().join("measurements/features/records").exists(),
+        "nothing ran, nothing was written"
+    );
+}

@@ -246,10 +246,10 @@ fn a_failed_reference_check_leaves_the_old_record() {
 fn buffers_larger_than_the_gpu_are_refused_before_anything_runs() {
     let Some(site) = site("add2d") else { return };
     let yaml = site.path().join("measurements/features/experiment.yaml");
-    let text = std::fs::read_to_string(&yaml).unwrap();
+    let written = std::fs::read_to_string(&yaml).unwrap();
     std::fs::write(
         &yaml,
-        text.replace("{w: 1000, h: 700}", "{w: 1 << 20, h: 1 << 17}"),
+        written.replace("{w: 1000, h: 700}", "{w: 1 << 20, h: 1 << 17}"),
     )
     .unwrap();
     let Some(out) = verify(site.path()) else {

@@ -18,7 +18,6 @@ pub mod atomic;
 pub mod cmd;
 pub mod config;
 pub mod content;
-pub mod corpus;
 pub mod error;
 pub mod fleet;
 pub mod measure;
@@ -27,5 +26,6 @@ pub mod pipeline;
 pub mod render;
 pub mod review;
 pub mod serve;
+pub mod trust;
 
 pub use error::{Error, Result};

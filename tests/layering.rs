@@ -7,8 +7,8 @@ use std::path::Path;
 /// The crate's top-level modules, top to bottom. Modules on one row may use each other.
 /// A new top-level module must be given a row here.
 const LAYERS: &[&[&str]] = &[
-    // Entry points: one file per subcommand, and the benchmark corpus generator.
-    &["cmd", "corpus"],
+    // Entry points: one file per subcommand.
+    &["cmd"],
     &["serve"],
     // Verification across a fleet: plan, submit to a scheduler, import records back.
     &["fleet"],
@@ -19,6 +19,8 @@ const LAYERS: &[&[&str]] = &[
     &["review"],
     // Experiments and records (verify flow), which read the claim tests content defines.
     &["measure"],
+    // Who may be trusted: people and node keys, SSH signatures (reads only config/error).
+    &["trust"],
     // The content model, and the occupancy model that stands apart.
     &["content", "occupancy"],
     &["config", "atomic"],

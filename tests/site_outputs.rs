@@ -1,8 +1,8 @@
 //! What a reader and a search engine get from a build: search index, sitemap, feed, 404,
 //! highlighted code and charts, with drafts kept out of everything site-wide.
 
-#[path = "signed_fixture/mod.rs"]
-mod common;
+mod support;
+use support::signed as common;
 
 use common::*;
 
@@ -11,7 +11,7 @@ fn built(drafts: bool) -> (tempfile::TempDir, std::path::PathBuf) {
     small_site(dir.path());
     let out = build(dir.path(), if drafts { &["--drafts"] } else { &[] });
     assert!(out.status.success(), "build failed: {}", stderr(&out));
-    let site = dir.path().join("site");
+    let site = dir.path().join(if drafts { "site-drafts" } else { "site" });
     (dir, site)
 }
 

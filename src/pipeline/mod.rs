@@ -7,6 +7,7 @@ mod assess;
 mod output;
 mod project;
 mod session;
+mod signing;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -14,11 +15,12 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-pub use assess::assess_all;
 use assess::{assess, assess_collecting};
-pub use output::{copy_dir, write_site, Staging, MARKER};
+pub use assess::{assess_all, assess_one};
+pub use output::{copy_dir, write_site, Staging, DRAFTS_MARKER, MARKER};
 pub use project::Project;
 pub use session::{Rebuilt, Session};
+pub use signing::{sign_selected, Selection};
 
 use crate::content::EntryId;
 use crate::error::{Error, Result};
@@ -41,16 +43,16 @@ pub struct BuildOptions {
 
 /// What a build (or check) found, entry by entry.
 #[derive(Debug, Clone, Serialize, Default)]
-pub struct Report {
+pub struct BuildReport {
     pub published: Vec<EntryId>,
     pub refused: Vec<(EntryId, Vec<Refusal>)>,
     pub warnings: Vec<(EntryId, String)>,
     pub pages_written: usize,
 }
 
-impl Report {
-    pub(crate) fn from_assessments(assessments: &[Assessment]) -> Report {
-        let mut r = Report::default();
+impl BuildReport {
+    pub(crate) fn from_assessments(assessments: &[Assessment]) -> BuildReport {
+        let mut r = BuildReport::default();
         for a in assessments {
             if a.verdict.is_published() {
                 r.published.push(a.id.clone());
@@ -84,7 +86,7 @@ impl Report {
 
 /// Load, check, gate, render and write the site. On any error nothing is written, and
 /// every error of every phase is reported, sorted by file and line.
-pub fn build(opts: &BuildOptions) -> Result<Report> {
+pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     let (project, mut errors) = Project::load_collecting(&opts.root)?;
     let tera = load_templates(&project.layout.templates());
     let (assessments, assess_errors) = assess_collecting(&project, opts.today);
@@ -104,7 +106,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report> {
     };
     let out = output_dir(opts, &project);
     let static_dir = project.layout.templates().join("static");
-    let staging = Staging::begin(&out)?;
+    let staging = Staging::begin(&out, opts.drafts)?;
     let mut site = render_through(opts, &project, &tera, &assessments, &|f| {
         staging.write(&f.path, &f.bytes)
     })?;
@@ -119,7 +121,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report> {
 
 /// What a whole-site render decided and found.
 pub(crate) struct Rendered {
-    pub report: Report,
+    pub report: BuildReport,
     pub pages: HashSet<EntryId>,
     pub published: HashSet<EntryId>,
     pub links: SiteLinks,
@@ -138,12 +140,19 @@ pub(crate) fn render_through(
     assessments: &[Assessment],
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<Rendered> {
-    let report = Report::from_assessments(assessments);
+    let report = BuildReport::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages = pages_of(opts, assessments, &published);
     let gathered = std::sync::Mutex::new((SiteLinkIndex::default(), 0usize));
     let links = render_site_into(
-        &project.render_input(assessments, tera, &pages, &published, opts.today),
+        &project.render_input(
+            assessments,
+            tera,
+            &pages,
+            &published,
+            opts.today,
+            opts.drafts,
+        ),
         &|f| {
             let facts = page_links(&f);
             sink(f)?;
@@ -177,10 +186,16 @@ fn pages_of(
     }
 }
 
+/// `--out`, else `site/`, or `site-drafts/` for a drafts preview: a preview never lands
+/// where the deployable site is by default.
 fn output_dir(opts: &BuildOptions, project: &Project) -> PathBuf {
-    opts.out
-        .clone()
-        .unwrap_or_else(|| project.layout.default_output())
+    opts.out.clone().unwrap_or_else(|| {
+        if opts.drafts {
+            project.layout.drafts_output()
+        } else {
+            project.layout.default_output()
+        }
+    })
 }
 
 /// `review status`: each entry's standing, read off the verdicts of the same assessment a
@@ -194,6 +209,7 @@ pub fn review_status(project: &Project, assessments: &[Assessment]) -> StatusRep
             verdict: &a.verdict,
             material: &a.material,
             warnings: &a.warnings,
+            people: &project.people,
         })
     }))
 }
@@ -201,7 +217,7 @@ pub fn review_status(project: &Project, assessments: &[Assessment]) -> StatusRep
 /// Everything `build` checks, without writing: errors, refusals, warnings. Rendering runs
 /// too (with drafts, into memory) so template and link errors are found. Every error of
 /// every phase is reported together, sorted by file and line.
-pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
+pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<BuildReport> {
     let (project, mut errors) = Project::load_collecting(root)?;
     let (assessments, assess_errors) = assess_collecting(&project, today);
     errors.extend(assess_errors);
@@ -210,7 +226,7 @@ pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
         Err(e) => errors.push(e),
     }
     Error::sorted(errors)?;
-    Ok(Report::from_assessments(&assessments))
+    Ok(BuildReport::from_assessments(&assessments))
 }
 
 /// The errors rendering finds (body links, templates, links templates make), every page
@@ -221,10 +237,11 @@ fn render_errors(
     assessments: &[Assessment],
     today: NaiveDate,
 ) -> Vec<Error> {
-    let report = Report::from_assessments(assessments);
+    let report = BuildReport::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
-    let files = render_site(&project.render_input(assessments, tera, &pages, &published, today));
+    let files =
+        render_site(&project.render_input(assessments, tera, &pages, &published, today, false));
     let checked = files.and_then(|files| {
         crate::render::site_links::check_site_links(
             &files,

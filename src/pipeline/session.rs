@@ -34,8 +34,8 @@ use crate::review::{load_signoff, signoff_path};
 use super::output::absolute;
 use super::project::check_citations;
 use super::{
-    assess, assess_all, render_through, write_site, Assessment, BuildOptions, OutputFile, Project,
-    Report,
+    assess, assess_all, render_through, write_site, Assessment, BuildOptions, BuildReport,
+    OutputFile, Project,
 };
 
 /// A build kept in memory between edits. It hands back the files it made; `serve` swaps
@@ -66,12 +66,12 @@ struct State {
     related_from: HashMap<String, HashSet<EntryId>>,
     /// Entry file, relative to the root -> its index in `project.content.entries`.
     by_file: HashMap<PathBuf, usize>,
-    report: Report,
+    report: BuildReport,
 }
 
 /// What one rebuild made.
 pub struct Rebuilt {
-    pub report: Report,
+    pub report: BuildReport,
     /// Whether this is the whole site (the first build, or a change that needed all of
     /// it): `files` then replace every file; otherwise they replace only those paths.
     pub full: bool,
@@ -81,6 +81,8 @@ pub struct Rebuilt {
     pub removed: Vec<PathBuf>,
     /// `templates/static`, served at `static/`.
     pub static_dir: PathBuf,
+    /// Made by a `--drafts` session: written only to a drafts folder (see `output`).
+    pub drafts: bool,
 }
 
 impl Rebuilt {
@@ -88,7 +90,7 @@ impl Rebuilt {
     /// `build` does; single files are each replaced atomically.
     pub fn write_to(&self, out: &Path) -> Result<()> {
         if self.full {
-            return write_site(out, &self.files, Some(&self.static_dir));
+            return write_site(out, &self.files, Some(&self.static_dir), self.drafts);
         }
         for f in &self.files {
             write_live(&out.join(&f.path), &f.bytes)?;
@@ -143,7 +145,7 @@ impl Session {
         Ok((session, site))
     }
 
-    pub fn report(&self) -> &Report {
+    pub fn report(&self) -> &BuildReport {
         &self.state.report
     }
 
@@ -204,6 +206,10 @@ impl Session {
             return Change::Ignore;
         }
         match parts[..] {
+            // Signed texts are read by `review diff` only; a signature file changes with them.
+            ["content", "reviews", crate::review::TEXTS_DIR, _] => Change::Ignore,
+            // Who may sign decides every verdict.
+            ["content", crate::trust::PEOPLE_FILE] => Change::Full,
             ["content", "reviews", dir, file] => {
                 match (Kind::from_dir(dir), file.strip_suffix(".yaml")) {
                     (Some(kind), Some(slug)) => Change::Signatures(EntryId::new(kind, slug)),
@@ -377,6 +383,7 @@ impl State {
             files,
             removed: Vec::new(),
             static_dir,
+            drafts: opts.drafts,
         };
         let state = State {
             project,
@@ -483,6 +490,7 @@ impl State {
             &pages,
             &published,
             opts.today,
+            opts.drafts,
         );
         let assessment_of = |id: &EntryId| -> Option<&Assessment> {
             let i = self.index_of(id)?;
@@ -660,7 +668,7 @@ impl State {
         }
         self.pages = pages;
         self.published = published;
-        self.report = Report::from_assessments(&self.assessments);
+        self.report = BuildReport::from_assessments(&self.assessments);
         self.report.pages_written = self.site_links.len();
         Ok(Rebuilt {
             report: self.report.clone(),
@@ -668,6 +676,7 @@ impl State {
             files,
             removed,
             static_dir,
+            drafts: opts.drafts,
         })
     }
 

@@ -1,3 +1,4 @@
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -35,9 +36,10 @@ pub fn run(args: &NewArgs) -> Result<()> {
         "---\ntitle: What is {name}?\nname: {name}\nsummary: One sentence that defines {name}.\nrelated: []\nsources:\n  - title: Where this is documented\n    url: https://docs.nvidia.com/cuda/\n    checked: {today}\n---\nWrite the body here.\n"
     );
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
-    println!(
+    writeln!(
+        std::io::stdout(),
         "created {} (a draft until an author and a different reviewer sign it)",
         path.display()
-    );
+    )?;
     Ok(())
 }

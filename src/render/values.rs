@@ -17,7 +17,7 @@ use crate::content::Entry;
 use crate::error::{Error, Location};
 use crate::measure::{Record, Staleness};
 
-use super::calls::{find_calls, line_column, Call};
+use super::calls::{find_calls, line_column, Call, MAX_DECIMALS};
 
 /// The records an entry cites, resolved: `(experiment, node)` -> record or why not.
 pub type Resolved = HashMap<(String, String), std::result::Result<Arc<Record>, Staleness>>;
@@ -106,7 +106,8 @@ impl Lookup<'_> {
 
     fn ratio(&self, call: &Call) -> String {
         let (column, of, to) = (arg(call, "column"), arg(call, "of"), arg(call, "to"));
-        let decimals = call.number("decimals").unwrap_or(2).min(12) as usize;
+        // The parser refused more than MAX_DECIMALS, with the file and line.
+        let decimals = call.number("decimals").unwrap_or(2).min(MAX_DECIMALS) as usize;
         let asked = format!("ratio(column={column}, of={of}, to={to})");
         let a = self.cell(call, of, column, &asked).and_then(|c| c.as_f64());
         let b = self.cell(call, to, column, &asked).and_then(|c| c.as_f64());

@@ -96,7 +96,7 @@ fn measured_table_is_also_an_accessible_bar_chart_of_gbps() {
         "{page}"
     );
     assert!(page.contains(
-        "<title>Bar chart of GB/s by label: full 400.0, half 300.0, quarter 200.0.</title>"
+        "<title>Bar chart of bandwidth (GB/s) by label: full 400.0, half 300.0, quarter 200.0.</title>"
     ));
 }
 

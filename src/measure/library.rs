@@ -213,10 +213,10 @@ impl Citation<'_> {
             .record
             .config(row)
             .ok_or_else(|| Staleness::RowMissing { row: row.into() })?;
-        if let super::record::ConfigStatus::Failed { reason } = &cfg.status {
+        if let Some(reason) = cfg.status.problem() {
             return Err(Staleness::RowFailed {
                 row: row.into(),
-                reason: reason.clone(),
+                reason: reason.to_string(),
             });
         }
         Ok(cfg)

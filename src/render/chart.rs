@@ -43,7 +43,7 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
     let metric = table
         .headings
         .iter()
-        .position(|h| h == PREFERRED_METRIC)
+        .position(|h| h == PREFERRED_METRIC || h.ends_with(&format!("({PREFERRED_METRIC})")))
         .or_else(|| table.numeric.iter().position(|&n| n))?;
     let label_col = table.numeric.iter().position(|&n| !n);
     let bars: Vec<Bar<'_>> = table

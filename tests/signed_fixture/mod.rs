@@ -33,12 +33,17 @@ pub fn write_fixture_record(root: &Path) {
     let config = |label: &str, blocks: u32, occupancy: f64, ms: f64, gbps: f64| {
         serde_json::json!({
             "label": label, "kernel": "copy", "status": {"state": "passed"},
-            "block_size": 256, "elements_per_thread": 1, "smem_reserved": 0,
+            "params": {"n": 1048576, "block": 256, "elements_per_thread": 1, "blocks": 0},
+            "block_size": 256, "smem_reserved": 0,
             "grid_size": 1024, "registers": 16, "static_smem": 0, "local_bytes": 0,
             "blocks_per_sm": blocks, "warps_per_sm": blocks * 8, "occupancy": occupancy,
-            "loads_in_flight": blocks * 8, "waves": 1.0,
+            "waves": 1.0,
             "timing": {"samples_ms": [ms], "median_ms": ms, "min_ms": ms, "max_ms": ms,
-                       "rsd": 0.0, "gbps": gbps, "converged": true}
+                       "rsd": 0.0, "converged": true},
+            "quantities": {
+                "gbps": {"value": gbps, "unit": "GB/s", "heading": "bandwidth", "decimals": 1, "source": "metric"},
+                "loads_in_flight": {"value": blocks * 8, "unit": "", "decimals": 0, "source": "metric"}
+            }
         })
     };
     let record = serde_json::json!({

@@ -4,7 +4,7 @@
 //! against the other (a numeric axis such as a working-set size, see [`line_chart`]). The
 //! chart repeats the table, which stays beside it; its data points are the table's cells.
 
-use super::highlight::escape;
+use super::escape::escape;
 use super::tables::{LineAxes, TableView};
 
 /// The chart for the `index`-th table of a page: the line chart the entry asked for, or

@@ -122,7 +122,7 @@ pub fn inject(html: &[u8], generation: u64) -> Vec<u8> {
 pub fn error_page(message: &str, generation: u64) -> Vec<u8> {
     let body = format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Build failed</title>\n<link rel=\"stylesheet\" href=\"/static/style.css\">\n</head>\n<body>\n<main id=\"main\">\n<h1>Build failed</h1>\n<p>The last save broke the build. Fix the problem below and save again; this page reloads by itself.</p>\n<pre class=\"serve-error\" id=\"serve-error\">{}</pre>\n</main>\n</body>\n</html>\n",
-        crate::render::highlight::escape(message)
+        crate::render::escape::escape(message)
     );
     inject(body.as_bytes(), generation)
 }

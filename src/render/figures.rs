@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{ContentConfig, Layout};
 
-use super::highlight::escape;
+use super::escape::escape;
 
 /// Image types a figure may have.
 const EXTENSIONS: &[&str] = &["svg", "png", "webp", "jpg", "jpeg", "gif", "avif"];

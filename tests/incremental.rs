@@ -8,9 +8,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "support/files.rs"]
-mod files;
-use files::snapshot;
+mod support;
+use support::snapshot;
 
 use glossary::content::load_content;
 use glossary::measure::Library;

@@ -6,7 +6,7 @@
 use std::sync::{Condvar, Mutex, RwLock};
 use std::time::Duration;
 
-use super::rebuild::{Outcome, SiteFiles};
+use super::rebuild::{RebuildOutcome, SiteFiles};
 
 pub const ENDPOINT: &str = "/__livereload";
 
@@ -30,7 +30,7 @@ pub struct Snapshot {
 }
 
 impl SiteState {
-    pub fn new(first: Outcome) -> SiteState {
+    pub fn new(first: RebuildOutcome) -> SiteState {
         let state = SiteState {
             current: RwLock::new(Snapshot {
                 generation: 0,
@@ -52,18 +52,18 @@ impl SiteState {
     }
 
     /// Make a rebuild's outcome the served state and wake every waiting page.
-    pub fn publish(&self, outcome: Outcome) {
+    pub fn publish(&self, outcome: RebuildOutcome) {
         let mut generation = self.generation.lock().unwrap_or_else(|p| p.into_inner());
         *generation += 1;
         {
             let mut cur = self.current.write().unwrap_or_else(|p| p.into_inner());
             cur.generation = *generation;
             match outcome {
-                Outcome::Built { files, .. } => {
+                RebuildOutcome::Built { files, .. } => {
                     cur.files = std::sync::Arc::new(files);
                     cur.error = None;
                 }
-                Outcome::Failed { message, .. } => cur.error = Some(message),
+                RebuildOutcome::Failed { message, .. } => cur.error = Some(message),
             }
         }
         self.changed.notify_all();
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn waiting_returns_at_once_when_already_changed() {
-        let state = SiteState::new(Outcome::Failed {
+        let state = SiteState::new(RebuildOutcome::Failed {
             message: "x".into(),
             took: Duration::ZERO,
         });

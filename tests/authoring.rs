@@ -76,7 +76,7 @@ fn bodies_are_markdown_and_code_is_literal() {
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, format!("{}{CODE}", text.trim_end())).unwrap();
     build_ok(root, &["--drafts"]);
-    let page = read(root, "site/terms/alpha/index.html");
+    let page = read(root, "site-drafts/terms/alpha/index.html");
 
     // The call in prose became the recorded number; nothing else was evaluated.
     let prose = text_of(&page);
@@ -118,7 +118,7 @@ fn bodies_are_markdown_and_code_is_literal() {
         );
     }
     // Both themes have colours for the classes.
-    let css = read(root, "site/static/style.css");
+    let css = read(root, "site-drafts/static/style.css");
     assert!(css.contains(".hl-keyword") && css.contains("prefers-color-scheme: dark"));
 }
 
@@ -225,27 +225,27 @@ fn figures_are_copied_with_dark_variants_and_static_files_reach_the_root() {
         "\n![Warp slots of one SM](warp-slots.svg)\n\n![A shared figure](shared.png \"Shared\")\n",
     );
     build_ok(root, &["--drafts"]);
-    let page = read(root, "site/terms/alpha/index.html");
+    let page = read(root, "site-drafts/terms/alpha/index.html");
     assert!(
         page.contains(r#"<picture><source srcset="../../media/terms/warp-slots.dark.svg" media="(prefers-color-scheme: dark)"><img src="../../media/terms/warp-slots.svg" alt="Warp slots of one SM" loading="lazy"></picture>"#),
         "{page}"
     );
     assert!(page.contains(r#"<img src="../../media/figures/shared.png" alt="A shared figure" title="Shared" loading="lazy">"#), "{page}");
     assert_eq!(
-        read(root, "site/media/terms/warp-slots.dark.svg"),
+        read(root, "site-drafts/media/terms/warp-slots.dark.svg"),
         read(root, "content/terms/warp-slots.dark.svg")
     );
     assert_eq!(
-        read(root, "site/media/figures/shared.png"),
+        read(root, "site-drafts/media/figures/shared.png"),
         "not really a png"
     );
-    assert_eq!(read(root, "site/CNAME"), "glossary.test\n");
-    assert_eq!(read(root, "site/robots.txt"), "User-agent: *\n");
-    assert!(root.join("site/.well-known/security.txt").is_file());
+    assert_eq!(read(root, "site-drafts/CNAME"), "glossary.test\n");
+    assert_eq!(read(root, "site-drafts/robots.txt"), "User-agent: *\n");
+    assert!(root.join("site-drafts/.well-known/security.txt").is_file());
     // An image nobody references is not copied.
     write(root, "content/figures/unused.svg", "<svg/>");
     build_ok(root, &["--drafts"]);
-    assert!(!root.join("site/media/figures/unused.svg").exists());
+    assert!(!root.join("site-drafts/media/figures/unused.svg").exists());
 }
 
 #[test]
@@ -315,7 +315,7 @@ fn raw_html_is_refused_unless_allowed_and_then_sanitized() {
 
     allow(root, "allow_html = true");
     build_ok(root, &["--drafts"]);
-    let page = read(root, "site/terms/alpha/index.html");
+    let page = read(root, "site-drafts/terms/alpha/index.html");
     let body = &page[page.find("Some ").expect("text kept")..];
     assert!(body.starts_with("Some <b>bold</b> text."), "{body}");
     assert!(
@@ -340,7 +340,7 @@ fn symlinks_are_followed_inside_the_project_and_refused_outside() {
     )
     .unwrap();
     build_ok(root, &["--drafts"]);
-    assert!(read(root, "site/terms/epsilon/index.html").contains("Linked body."));
+    assert!(read(root, "site-drafts/terms/epsilon/index.html").contains("Linked body."));
 
     let elsewhere = tempfile::tempdir().unwrap();
     write(

@@ -239,9 +239,13 @@ fn figures_are_copied_with_dark_variants_and_static_files_reach_the_root() {
         read(root, "site-drafts/media/figures/shared.png"),
         "not really a png"
     );
+    // static/ reaches the root of the deployable site (a drafts preview writes its own
+    // robots.txt that keeps crawlers out).
+    build_ok(root, &[]);
+    assert_eq!(read(root, "site/CNAME"), "glossary.test\n");
+    assert_eq!(read(root, "site/robots.txt"), "User-agent: *\n");
+    assert!(root.join("site/.well-known/security.txt").is_file());
     assert_eq!(read(root, "site-drafts/CNAME"), "glossary.test\n");
-    assert_eq!(read(root, "site-drafts/robots.txt"), "User-agent: *\n");
-    assert!(root.join("site-drafts/.well-known/security.txt").is_file());
     // An image nobody references is not copied.
     write(root, "content/figures/unused.svg", "<svg/>");
     build_ok(root, &["--drafts"]);

@@ -1,8 +1,8 @@
 //! What a reader and a search engine get from a build: search index, sitemap, feed, 404,
 //! highlighted code and charts, with drafts kept out of everything site-wide.
 
-#[path = "signed_fixture/mod.rs"]
-mod common;
+mod support;
+use support::signed as common;
 
 use common::*;
 

@@ -17,6 +17,13 @@ mod files;
 #[allow(unused_imports)] // each test crate uses a different subset
 pub use files::{copy_dir, snapshot};
 
+// The one fixture helper of the integration tests: this module builds sites from parts;
+// `site` is a builder for review and check scenarios, `signed` the repository's small site
+// signed by role-named fixture people, `fleet` a project measured by fixture nodes.
+pub mod fleet;
+pub mod signed;
+pub mod site;
+
 pub const NODE: &str = "testnode";
 pub const EXPERIMENT: &str = "axpy-test";
 

@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::content::DiagramRef;
 use crate::measure::record::{ConfigRecord, ConfigStatus};
 use crate::occupancy::{compute, Arch, Launch, Occupancy, OccupancyError};
-use crate::render::highlight::escape;
+use crate::render::escape::escape;
 use crate::render::values::Resolved;
 
 use super::presets::load_preset;

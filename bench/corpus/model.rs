@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 
-use crate::measure::record::{ConfigRecord, ConfigStatus, Quantity, Timing};
+use glossary::measure::record::{ConfigRecord, ConfigStatus, Quantity, Timing};
 
 use super::rng::Rng;
 
@@ -416,6 +416,8 @@ pub fn quoted(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    // The benches include this module but do not run its tests.
+    #[allow(unused_imports)]
     use super::*;
 
     #[test]
@@ -434,7 +436,7 @@ mod tests {
         let slugs: std::collections::HashSet<_> = c.terms.iter().map(|t| &t.slug).collect();
         assert_eq!(slugs.len(), 200);
         for (i, t) in c.terms.iter().enumerate() {
-            assert!(crate::content::is_valid_slug(&t.slug), "{}", t.slug);
+            assert!(glossary::content::is_valid_slug(&t.slug), "{}", t.slug);
             assert_eq!(t.related.len(), 5);
             assert!(!t.related.contains(&i));
         }

@@ -2,19 +2,15 @@
 //! build checks signatures, and running the real binary.
 #![allow(dead_code)] // each test crate uses a different subset
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-#[path = "../support/files.rs"]
-mod files;
-pub use files::copy_dir;
+pub use super::files::copy_dir;
 
 use glossary::pipeline::Project;
 use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
 
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+pub use super::repo;
 
 /// `tests/fixtures/sites/small` with the repository's templates, its fixture record and
 /// every entry but `terms/unsigned-draft` signed by `author-a` and `reviewer-b`.
@@ -112,6 +108,5 @@ pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-pub fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+#[allow(unused_imports)] // each test crate uses a different subset
+pub use super::stderr;

@@ -7,9 +7,7 @@ use std::process::{Command, Output};
 
 use chrono::{Duration, Local, NaiveDate};
 
-#[path = "../support/files.rs"]
-mod files;
-use files::copy_dir;
+use super::files::copy_dir;
 
 /// The one verification node fixture sites trust. Named so nobody mistakes its records for
 /// measurements of real hardware.

@@ -4,13 +4,13 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::config::Layout;
-use crate::content::load_content;
-use crate::error::{Error, Result};
-use crate::measure::record::{GpuInfo, Record, RECORD_SCHEMA};
-use crate::measure::spec::Experiment;
-use crate::measure::Library;
-use crate::review::{save_signoff, signed_digest, SignOff, Signature};
+use glossary::config::Layout;
+use glossary::content::load_content;
+use glossary::error::{Error, Result};
+use glossary::measure::record::{GpuInfo, Record, RECORD_SCHEMA};
+use glossary::measure::spec::Experiment;
+use glossary::measure::Library;
+use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
 
 use super::model::{self, Corpus, Term};
 
@@ -19,8 +19,8 @@ const KERNEL: &str = "synthetic.cu";
 /// Write the project under `root`, copying the site templates from `templates`.
 pub fn write(corpus: &Corpus, root: &Path, templates: &Path) -> Result<()> {
     let layout = Layout::new(root);
-    write_file(&root.join(crate::config::CONFIG_FILE), &config())?;
-    crate::pipeline::copy_dir(templates, &layout.templates())?;
+    write_file(&root.join(glossary::config::CONFIG_FILE), &config())?;
+    glossary::pipeline::copy_dir(templates, &layout.templates())?;
     write_experiment(corpus, &layout)?;
     let terms_dir = layout.content().join("terms");
     for term in &corpus.terms {
@@ -57,7 +57,7 @@ sm_count = 1
 fn write_experiment(corpus: &Corpus, layout: &Layout) -> Result<()> {
     let dir = layout.measurements().join(model::EXPERIMENT);
     write_file(
-        &dir.join(crate::measure::spec::EXPERIMENT_FILE),
+        &dir.join(glossary::measure::spec::EXPERIMENT_FILE),
         &experiment_yaml(),
     )?;
     write_file(

@@ -210,6 +210,10 @@ impl Quantity {
     }
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Timing {
     pub samples_ms: Vec<f64>,
@@ -220,8 +224,13 @@ pub struct Timing {
     pub rsd: f64,
     #[serde(default)]
     pub sm_clock_mhz: Option<u32>,
+    /// Samples whose batch saw the SM clock under the throttle floor. None: no clock
+    /// reading covered any sample (no nvidia-smi, or it read nothing), so unknown, not 0.
     #[serde(default)]
-    pub throttled_samples: u32,
+    pub throttled_samples: Option<u32>,
+    /// Samples whose batch no clock reading covered: neither throttled nor known not to be.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unobserved_samples: u32,
     /// False when the time cap stopped sampling before the spread fell under the bound.
     pub converged: bool,
 }
@@ -476,7 +485,8 @@ mod tests {
                     max_ms: median,
                     rsd: 0.0,
                     sm_clock_mhz: Some(1980),
-                    throttled_samples: 0,
+                    throttled_samples: Some(0),
+                    unobserved_samples: 0,
                     converged: true,
                 }),
                 quantities: BTreeMap::from([(

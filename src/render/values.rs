@@ -506,7 +506,8 @@ mod tests {
             max_ms: median_ms,
             rsd: 0.0,
             sm_clock_mhz: None,
-            throttled_samples: 0,
+            throttled_samples: Some(0),
+            unobserved_samples: 0,
             converged: true,
         };
         ConfigRecord {

@@ -143,7 +143,8 @@ pub fn fixture_config(label: &str, blocks: u32, reserved: u32, ms: f64, gbps: f6
             max_ms: ms,
             rsd: 0.001,
             sm_clock_mhz: None,
-            throttled_samples: 0,
+            throttled_samples: Some(0),
+            unobserved_samples: 0,
             converged: true,
         }),
         quantities: [

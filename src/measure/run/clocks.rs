@@ -112,8 +112,11 @@ pub fn parse_mhz(line: &str) -> Option<u32> {
 pub struct ClockVerdict {
     pub median_mhz: Option<u32>,
     pub min_mhz: Option<u32>,
-    /// Samples whose batch saw the clock under `THROTTLE_FRACTION` of the maximum.
-    pub throttled_samples: u32,
+    /// Samples whose batch saw the clock under `THROTTLE_FRACTION` of the maximum; None
+    /// when no batch had a reading (unknown, never a made-up 0).
+    pub throttled_samples: Option<u32>,
+    /// Samples whose batch had no reading at all: not judged either way.
+    pub unobserved_samples: u32,
 }
 
 pub const THROTTLE_FRACTION: f64 = 0.9;
@@ -131,10 +134,17 @@ pub fn judge(batches: &[(usize, Vec<u32>)], max_mhz: u32) -> ClockVerdict {
         .filter(|(_, r)| r.iter().any(|m| (*m as f64) < floor))
         .map(|(n, _)| *n as u32)
         .sum();
+    let unobserved = batches
+        .iter()
+        .filter(|(_, r)| r.is_empty())
+        .map(|(n, _)| *n as u32)
+        .sum();
+    let observed_any = batches.iter().any(|(_, r)| !r.is_empty());
     ClockVerdict {
         median_mhz: all.get(all.len() / 2).copied(),
         min_mhz: all.first().copied(),
-        throttled_samples: throttled,
+        throttled_samples: observed_any.then_some(throttled),
+        unobserved_samples: unobserved,
     }
 }
 
@@ -153,9 +163,15 @@ mod tests {
     fn flags_the_samples_of_batches_that_saw_a_low_clock() {
         let batches = vec![(10, vec![1980, 1980]), (10, vec![1700]), (5, vec![])];
         let v = judge(&batches, 1980);
-        assert_eq!(v.throttled_samples, 10);
+        assert_eq!(v.throttled_samples, Some(10));
+        // The batch of 5 that no reading covered is neither throttled nor clean.
+        assert_eq!(v.unobserved_samples, 5);
         assert_eq!(v.min_mhz, Some(1700));
         assert_eq!(v.median_mhz, Some(1980));
         assert_eq!(judge(&[], 1980).median_mhz, None);
+        // Nothing observed: unknown, not "0 throttled".
+        let blind = judge(&[(10, vec![]), (3, vec![])], 1980);
+        assert_eq!(blind.throttled_samples, None);
+        assert_eq!(blind.unobserved_samples, 13);
     }
 }

@@ -35,7 +35,8 @@ fn row(label: &str, status: ConfigStatus, median: Option<f64>) -> ConfigRecord {
             max_ms: m,
             rsd: 0.0,
             sm_clock_mhz: None,
-            throttled_samples: 0,
+            throttled_samples: Some(0),
+            unobserved_samples: 0,
             converged: true,
         }),
         ..Default::default()

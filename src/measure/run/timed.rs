@@ -251,6 +251,8 @@ fn time_config(
 }
 
 fn finish_timing(raw: RawTiming) -> Timing {
+    // Without a clock monitor no sample was observed: every one is unobserved.
+    let raw_samples_len = raw.samples.len() as u32;
     // Non-finite event times cannot happen for a completed pair; guard anyway.
     let s = summarize(&raw.samples).unwrap_or(super::stats::Summary {
         median: f64::NAN,
@@ -266,7 +268,11 @@ fn finish_timing(raw: RawTiming) -> Timing {
         max_ms: s.max,
         rsd: s.rsd,
         sm_clock_mhz: raw.clock.as_ref().and_then(|c| c.median_mhz),
-        throttled_samples: raw.clock.as_ref().map_or(0, |c| c.throttled_samples),
+        throttled_samples: raw.clock.as_ref().and_then(|c| c.throttled_samples),
+        unobserved_samples: raw
+            .clock
+            .as_ref()
+            .map_or(raw_samples_len, |c| c.unobserved_samples),
         converged: raw.converged,
     }
 }

@@ -54,6 +54,11 @@ impl Content {
         Some(old)
     }
 
+    /// A content set from entries already parsed and checked (tests, tools).
+    pub fn from_entries(entries: Vec<Entry>) -> Content {
+        Self::index(entries)
+    }
+
     fn index(mut entries: Vec<Entry>) -> Content {
         entries.sort_by(|a, b| a.id.cmp(&b.id));
         let by_id = entries

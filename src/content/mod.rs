@@ -14,4 +14,4 @@ pub use entry::{
 };
 pub use front_matter::{line_of_reference, parse_front_matter, split_front_matter};
 pub use load::{load_content, load_entry, Content};
-pub use validate::is_valid_slug;
+pub use validate::{check_section, is_valid_slug};

@@ -52,7 +52,7 @@ for n in $SIZES; do
   done
 done
 
-echo "N=$EDIT_N: one edited entry through build::Session" >&2
+echo "N=$EDIT_N: one edited entry through pipeline::Session" >&2
 [ -d "$WORK/glossary-$EDIT_N" ] || "$BIN/glossary-corpus" write --n "$EDIT_N" --glossary "$WORK/glossary-$EDIT_N" --templates templates >&2
 EDIT_MS=$("$BIN/glossary-corpus" time-edit --root "$WORK/glossary-$EDIT_N" --out "$WORK/serve-$EDIT_N" --runs 7)
 
@@ -77,7 +77,7 @@ for n in $SIZES; do
     "$(echo "$(median glossary $n 5) / $(median hugo $n 5)" | bc -l)"
 done
 echo
-echo "ratio = glossary / Hugo. One edited entry at N=$EDIT_N (build::Session::rebuild + writing its files, --drafts, median of 7): $EDIT_MS ms"
+echo "ratio = glossary / Hugo. One edited entry at N=$EDIT_N (pipeline::Session::rebuild + writing its files, --drafts, median of 7): $EDIT_MS ms"
 echo
 
 verdict() { if [ "$(echo "$1" | bc -l)" = 1 ]; then echo PASS; else echo FAIL; fi; }

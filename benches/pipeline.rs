@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode};
 
-use glossary::build::{assess_all, Project};
 use glossary::content::{split_front_matter, EntryId};
+use glossary::pipeline::{assess_all, Project};
 use glossary::render::highlight::code_block;
 use glossary::render::markdown::{render, LinkPolicy};
 use glossary::render::pages::{render_page, render_page_markdown, RenderInput};

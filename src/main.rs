@@ -21,7 +21,7 @@ enum Command {
     /// Create a new entry from a template.
     New(cmd::new::NewArgs),
     /// Occupancy of a launch on an architecture, and how to read it (or read an ncu export).
-    Occupancy(glossary::occupancy::OccupancyArgs),
+    Occupancy(cmd::occupancy::OccupancyArgs),
     /// Sign entries, see where each stands, and diff what changed since a signature.
     Review(cmd::review::ReviewArgs),
     /// Serve the site on localhost, rebuilding and reloading open pages on every save.
@@ -36,7 +36,7 @@ fn main() -> ExitCode {
         Command::Build(a) => cmd::build::run(a),
         Command::Check(a) => cmd::check::run(a),
         Command::New(a) => cmd::new::run(a),
-        Command::Occupancy(a) => glossary::occupancy::run_cli(a),
+        Command::Occupancy(a) => cmd::occupancy::run(a),
         Command::Review(a) => cmd::review::run(a),
         Command::Serve(a) => cmd::serve::run(a),
         Command::Verify(a) => cmd::verify::run(a),

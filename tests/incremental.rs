@@ -1,4 +1,4 @@
-//! `build::Session` (incremental rebuilds for `serve`) must leave the site exactly as a
+//! `pipeline::Session` (incremental rebuilds for `serve`) must leave the site exactly as a
 //! full `glossary build` of the same files would: same files, same bytes.
 
 use std::collections::BTreeMap;
@@ -9,9 +9,9 @@ use std::process::Command;
 mod files;
 use files::snapshot;
 
-use glossary::build::{BuildOptions, Session};
 use glossary::content::load_content;
 use glossary::measure::Library;
+use glossary::pipeline::{BuildOptions, Session};
 use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
 
 fn corpus(n: usize) -> tempfile::TempDir {

@@ -33,7 +33,7 @@ enum Command {
         #[arg(long, default_value = "templates")]
         templates: PathBuf,
     },
-    /// Time `build::Session::rebuild` plus writing its files, after editing one entry's
+    /// Time `pipeline::Session::rebuild` plus writing its files, after editing one entry's
     /// body and summary with drafts shown: its page, every page listing it, the index and
     /// the site-wide files (search index, sitemap, feed) change. Prints the median over
     /// the runs, in milliseconds.
@@ -73,12 +73,13 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 fn time_edit(root: &std::path::Path, out: &std::path::Path, runs: usize) -> Result<f64> {
-    let (mut session, site) = glossary::build::Session::start(glossary::build::BuildOptions {
-        root: root.to_path_buf(),
-        out: Some(out.to_path_buf()),
-        drafts: true,
-        today: chrono::Local::now().date_naive(),
-    })?;
+    let (mut session, site) =
+        glossary::pipeline::Session::start(glossary::pipeline::BuildOptions {
+            root: root.to_path_buf(),
+            out: Some(out.to_path_buf()),
+            drafts: true,
+            today: chrono::Local::now().date_naive(),
+        })?;
     site.write_to(out)?;
     drop(site);
     let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("content/terms"))

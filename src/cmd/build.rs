@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::build::{build, BuildOptions};
+use crate::pipeline::{build, BuildOptions};
 
 #[derive(clap::Args, Debug)]
 pub struct BuildArgs {

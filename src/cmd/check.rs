@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use crate::build::check;
+use crate::pipeline::check;
 
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {

@@ -3,6 +3,7 @@
 pub mod build;
 pub mod check;
 pub mod new;
+pub mod occupancy;
 pub mod review;
 pub mod serve;
 pub mod verify;

@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::build::{assess_all, Project};
+use crate::pipeline::{assess_all, Project};
 use crate::review::{
     diff_since_signed, git_user_name, resolve_entry, sign, status_report, ReviewError, Role,
 };

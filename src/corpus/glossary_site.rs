@@ -20,7 +20,7 @@ const KERNEL: &str = "synthetic.cu";
 pub fn write(corpus: &Corpus, root: &Path, templates: &Path) -> Result<()> {
     let layout = Layout::new(root);
     write_file(&root.join(crate::config::CONFIG_FILE), &config())?;
-    crate::build::copy_dir(templates, &layout.templates())?;
+    crate::pipeline::copy_dir(templates, &layout.templates())?;
     write_experiment(corpus, &layout)?;
     let terms_dir = layout.content().join("terms");
     for term in &corpus.terms {

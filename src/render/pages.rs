@@ -8,9 +8,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 use tera::{Context, Tera};
 
-use crate::build::{Assessment, OutputFile, Project};
 use crate::content::{Entry, EntryId, Kind};
 use crate::error::{Error, Location, Result};
+use crate::pipeline::{Assessment, OutputFile, Project};
 
 use super::links::LinkTarget;
 use super::markdown::{render as render_markdown, LinkPolicy, RenderedMarkdown};
@@ -113,7 +113,7 @@ pub fn render_site(input: &RenderInput<'_>) -> Result<Vec<OutputFile>> {
     Ok(files)
 }
 
-/// What a whole-site render learned, for incremental rebuilds (`build::Session`).
+/// What a whole-site render learned, for incremental rebuilds (`pipeline::Session`).
 #[derive(Default)]
 pub struct SiteLinks {
     /// Entry -> its heading ids, for anchor checks.

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::build::OutputFile;
+use crate::pipeline::OutputFile;
 
 use super::site_wide::PublishedPage;
 

@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use tera::Context;
 
-use crate::build::OutputFile;
 use crate::content::Entry;
 use crate::error::Result;
+use crate::pipeline::OutputFile;
 
 use super::pages::RenderInput;
 use super::templates::render as render_template;

@@ -7,9 +7,9 @@ use chrono::NaiveDate;
 use serde::Serialize;
 use similar::TextDiff;
 
-use crate::build::Project;
 use crate::content::EntryId;
 use crate::error::Result;
+use crate::pipeline::Project;
 
 use super::digest::signed_digest;
 use super::error::ReviewError;

@@ -6,7 +6,7 @@
 //!
 //! The gate (`gate`, `digest`, `person`, `signatures`) is what the build calls. The
 //! workflow commands (`status`, `sign`, `diff`) sit on top of a loaded
-//! [`crate::build::Project`], so they see exactly what a build would.
+//! [`crate::pipeline::Project`], so they see exactly what a build would.
 
 mod diff;
 mod digest;

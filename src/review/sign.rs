@@ -5,9 +5,9 @@ use std::process::Command;
 
 use chrono::NaiveDate;
 
-use crate::build::Project;
 use crate::content::EntryId;
 use crate::error::Result;
+use crate::pipeline::Project;
 
 use super::digest::signed_digest;
 use super::error::ReviewError;

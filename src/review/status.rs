@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use crate::build::{Assessment, Project};
 use crate::content::Entry;
+use crate::pipeline::{Assessment, Project};
 
 use super::diff::{record_changes, RecordChange};
 use super::gate::Refusal;

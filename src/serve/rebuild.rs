@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::build::{BuildOptions, Rebuilt, Session};
+use crate::pipeline::{BuildOptions, Rebuilt, Session};
 
 /// The served site: every file by its URL path relative to the root (`terms/x/index.html`).
 pub type SiteFiles = HashMap<String, Arc<Vec<u8>>>;

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 mod files;
 pub use files::copy_dir;
 
-use glossary::build::Project;
+use glossary::pipeline::Project;
 use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
 
 pub fn repo() -> PathBuf {

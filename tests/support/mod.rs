@@ -253,7 +253,7 @@ pub fn sign_by_two(root: &Path, kind: Kind, slug: &str) {
 /// Sign `id` as the given people, over its current text and records. `None` leaves that
 /// role unsigned. Uses the library's own digest, as `review sign` does.
 pub fn sign(root: &Path, kind: Kind, slug: &str, author: Option<&str>, reviewer: Option<&str>) {
-    let project = glossary::build::Project::load(root).expect("project loads");
+    let project = glossary::pipeline::Project::load(root).expect("project loads");
     let id = EntryId::new(kind, slug);
     let entry = project.content.get(&id).expect("entry exists");
     let material = signed_digest(entry, &project.library);

@@ -11,10 +11,10 @@ pub mod stepper;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::build::Project;
 use crate::config::Config;
 use crate::content::{DiagramRef, Entry};
 use crate::error::{Error, Location, Result};
+use crate::pipeline::Project;
 use crate::render::values::Resolved;
 
 pub use stepper::StepperPreset;

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use anyhow::Context;
 use serde::Serialize;
 
-use super::arch::{Arch, KnownGpu};
-use super::interpret::{interpret, Finding, Reading};
-use super::model::{compute, BlockLimits, Carveout, Launch, Occupancy, Resource};
-use super::ncu::{read_ncu_csv, ModelComparison, NcuLaunch};
+use crate::occupancy::arch::{Arch, KnownGpu};
+use crate::occupancy::interpret::{interpret, Finding, Reading};
+use crate::occupancy::model::{compute, BlockLimits, Carveout, Launch, Occupancy, Resource};
+use crate::occupancy::ncu::{read_ncu_csv, ModelComparison, NcuLaunch};
 
 /// Arguments of the `occupancy` subcommand.
 #[derive(Debug, Clone, clap::Args)]
@@ -55,7 +55,7 @@ pub struct OccupancyArgs {
 }
 
 /// Runs the subcommand, writing to stdout.
-pub fn run_cli(args: &OccupancyArgs) -> anyhow::Result<()> {
+pub fn run(args: &OccupancyArgs) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     write_report(args, &mut out)
@@ -224,7 +224,7 @@ struct NcuKernelReport<'a> {
 struct NcuReport<'a> {
     source: &'a str,
     kernels: Vec<NcuKernelReport<'a>>,
-    skipped: &'a [super::ncu::SkippedLaunch],
+    skipped: &'a [crate::occupancy::ncu::SkippedLaunch],
 }
 
 fn ncu_report(path: &std::path::Path, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {

@@ -79,14 +79,7 @@ fn stages(c: &mut Criterion) {
     });
     group.finish();
 
-    let input = RenderInput {
-        project: &project,
-        assessments: &assessments,
-        tera: &tera,
-        pages: &ids,
-        published: &ids,
-        today,
-    };
+    let input = RenderInput::new(&project, &assessments, &tera, &ids, &ids, today);
     c.bench_function("template: term page", |b| {
         b.iter_batched(
             || render_page_markdown(&input, entry, Some(assessment)),

@@ -144,7 +144,11 @@ pub(super) fn check_one(e: &Entry, terms: &HashSet<&str>) -> Vec<Error> {
     }
     for a in &m.aliases {
         if a.trim().is_empty() || a.contains('\n') {
-            err("aliases", a, "an alias must be a non-empty single line".into());
+            err(
+                "aliases",
+                a,
+                "an alias must be a non-empty single line".into(),
+            );
         }
     }
     for (key, value) in [("credit", &m.credit), ("license", &m.license)] {

@@ -125,14 +125,7 @@ pub(crate) fn render_through(
     let pages = pages_of(opts, assessments, &published);
     let gathered = std::sync::Mutex::new((SiteLinkIndex::default(), 0usize));
     let links = render_site_into(
-        &RenderInput {
-            project,
-            assessments,
-            tera,
-            pages: &pages,
-            published: &published,
-            today: opts.today,
-        },
+        &RenderInput::new(project, assessments, tera, &pages, &published, opts.today),
         &|f| {
             let facts = page_links(&f);
             sink(f)?;
@@ -181,14 +174,14 @@ pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
     let report = Report::from_assessments(&assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
-    let files = render_site(&RenderInput {
-        project: &project,
-        assessments: &assessments,
-        tera: &tera,
-        pages: &pages,
-        published: &published,
+    let files = render_site(&RenderInput::new(
+        &project,
+        &assessments,
+        &tera,
+        &pages,
+        &published,
         today,
-    })?;
+    ))?;
     crate::render::site_links::check_site_links(
         &files,
         &project.layout.templates().join("static"),

@@ -44,6 +44,7 @@ impl Project {
         let mut diagrams = DiagramPresets::default();
         for entry in &content.entries {
             errors.extend(check_citations(entry, &config, &library));
+            errors.extend(crate::content::check_section(entry, &config.sections));
             errors.extend(check_diagram(entry, &config, &layout, &mut diagrams));
         }
         // Report in file order, however the stages found them.

@@ -22,9 +22,10 @@ use tera::Tera;
 
 use crate::content::{load_entry, Entry, EntryId, Kind};
 use crate::error::{Error, Result};
+use crate::render::navigation::list_label;
 use crate::render::pages::{
-    check_links, linked_entries, page_path, render_index, render_page, render_page_markdown,
-    render_site_wide_from, RenderInput, SiteLinks,
+    check_inline_links, check_links, linked_entries, page_path, render_index, render_page,
+    render_page_markdown, render_site_wide_from, RenderInput, SiteLinks,
 };
 use crate::render::site_links::{page_links, PageLinks, SiteLinkIndex};
 use crate::render::templates::load_templates;
@@ -120,6 +121,7 @@ struct Shown {
     name: String,
     title: String,
     summary: String,
+    aliases: Vec<String>,
     day: Option<u32>,
     has_page: bool,
     published: bool,
@@ -248,6 +250,7 @@ impl Session {
                 Ok(e) if e.id != old.id => renamed = true,
                 Ok(e) => {
                     errors.extend(check_citations(&e, &project.config, &project.library));
+                    errors.extend(crate::content::check_section(&e, &project.config.sections));
                     new_entries.push(e);
                 }
                 Err(e) => errors.push(e),
@@ -406,6 +409,7 @@ impl State {
             name: e.name().to_string(),
             title: e.meta.title.clone(),
             summary: e.meta.summary.clone(),
+            aliases: e.meta.aliases.clone(),
             day: e.meta.day,
             has_page: self.pages.contains(&e.id),
             published: self.published.contains(&e.id),
@@ -454,6 +458,22 @@ impl State {
                 published: published.contains(&e.id),
                 ..self.shown(e)
             };
+            // Every page's sidebar and its neighbours' previous/next links show where an
+            // entry sits in the reading order: moving it changes every page.
+            let placed = |x: &Entry, has_page: bool| {
+                (
+                    list_label(x).to_string(),
+                    x.meta.section.clone(),
+                    x.meta.order,
+                    x.meta.day,
+                    has_page,
+                )
+            };
+            let old = undo.old_entry(&e.id).unwrap_or(e);
+            if placed(old, before.has_page) != placed(e, after.has_page) {
+                index_changed = true;
+                affected.extend(pages.iter().cloned());
+            }
             if before != after {
                 index_changed = true;
                 affected.extend(self.shown_on(e));
@@ -476,14 +496,14 @@ impl State {
             }
         }
 
-        let input = RenderInput {
+        let input = RenderInput::new(
             project,
-            assessments: &self.assessments,
-            tera: &self.tera,
-            pages: &pages,
-            published: &published,
-            today: opts.today,
-        };
+            &self.assessments,
+            &self.tera,
+            &pages,
+            &published,
+            opts.today,
+        );
         let assessment_of = |id: &EntryId| -> Option<&Assessment> {
             let i = self.index_of(id)?;
             assessed
@@ -521,12 +541,14 @@ impl State {
             .collect();
         let mut errors = Vec::new();
         for (e, r) in &rendered {
-            errors.extend(check_links(project, e, r, &pages, &|id| {
+            let headings_of = |id: &EntryId| {
                 headings
                     .get(id)
                     .copied()
                     .or_else(|| self.links.headings.get(id).map(Vec::as_slice))
-            }));
+            };
+            errors.extend(check_links(project, e, r, &pages, &headings_of));
+            errors.extend(check_inline_links(project, e, &pages, &headings_of));
         }
         Error::collect(errors)?;
 

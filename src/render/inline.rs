@@ -111,6 +111,20 @@ pub fn render_inline(markdown: &str, cx: &InlineContext<'_>) -> Inline {
     out
 }
 
+/// The text of an inline snippet without its markup (feeds, meta descriptions).
+pub fn plain_text(markdown: &str) -> String {
+    let none = HashSet::new();
+    render_inline(
+        markdown,
+        &InlineContext {
+            written_at: "",
+            root: "",
+            linkable: &none,
+        },
+    )
+    .text
+}
+
 /// The href a link gets on the showing page, and the internal target to check. None for
 /// the href when the link becomes plain text.
 fn link_href(dest: &str, cx: &InlineContext<'_>) -> (Option<LinkTarget>, Option<String>) {
@@ -201,7 +215,11 @@ mod tests {
 
     #[test]
     fn external_links_stay_and_are_not_checked() {
-        let r = render("From [the guide](https://docs.nvidia.com/x?a=1&b=2).", "", &[]);
+        let r = render(
+            "From [the guide](https://docs.nvidia.com/x?a=1&b=2).",
+            "",
+            &[],
+        );
         assert!(
             r.html
                 .contains("<a href=\"https://docs.nvidia.com/x?a=1&amp;b=2\">"),

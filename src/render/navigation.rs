@@ -205,7 +205,9 @@ impl Navigation {
     /// Whether any section is declared and used: the index then lists the contents.
     pub fn has_sections(&self, config: &Config) -> bool {
         let titles: HashSet<&str> = config.sections.iter().map(|s| s.title.as_str()).collect();
-        self.groups.iter().any(|g| titles.contains(g.title.as_str()))
+        self.groups
+            .iter()
+            .any(|g| titles.contains(g.title.as_str()))
     }
 }
 
@@ -243,7 +245,8 @@ mod tests {
     }
 
     fn config(sections: &[(&str, &str)]) -> Config {
-        let mut c: Config = toml::from_str("title = \"t\"\nbase_url = \"https://x.org\"\n").unwrap();
+        let mut c: Config =
+            toml::from_str("title = \"t\"\nbase_url = \"https://x.org\"\n").unwrap();
         c.sections = sections
             .iter()
             .map(|(s, t)| Section {
@@ -256,17 +259,45 @@ mod tests {
 
     fn site() -> (Config, Content, HashSet<EntryId>) {
         let entries = vec![
-            entry(Kind::Term, "warp", "title: W\nname: warp\nsummary: s\nsection: hw\norder: 2\n"),
-            entry(Kind::Term, "sm", "title: S\nname: SM\nsummary: s\nsection: hw\norder: 1\n"),
-            entry(Kind::Term, "block", "title: B\nname: block\nsummary: s\nsection: sw\n"),
-            entry(Kind::Term, "grid", "title: G\nname: grid\nsummary: s\nsection: sw\n"),
+            entry(
+                Kind::Term,
+                "warp",
+                "title: W\nname: warp\nsummary: s\nsection: hw\norder: 2\n",
+            ),
+            entry(
+                Kind::Term,
+                "sm",
+                "title: S\nname: SM\nsummary: s\nsection: hw\norder: 1\n",
+            ),
+            entry(
+                Kind::Term,
+                "block",
+                "title: B\nname: block\nsummary: s\nsection: sw\n",
+            ),
+            entry(
+                Kind::Term,
+                "grid",
+                "title: G\nname: grid\nsummary: s\nsection: sw\n",
+            ),
             entry(Kind::Term, "loose", "title: L\nname: loose\nsummary: s\n"),
-            entry(Kind::Lesson, "day-2", "title: Day 2 — b\nsummary: s\nday: 2\n"),
-            entry(Kind::Lesson, "day-1", "title: Day 1 — a\nsummary: s\nday: 1\n"),
+            entry(
+                Kind::Lesson,
+                "day-2",
+                "title: Day 2 — b\nsummary: s\nday: 2\n",
+            ),
+            entry(
+                Kind::Lesson,
+                "day-1",
+                "title: Day 1 — a\nsummary: s\nday: 1\n",
+            ),
         ];
         let content = Content::from_entries(entries);
         let pages = content.entries.iter().map(|e| e.id.clone()).collect();
-        (config(&[("sw", "Software"), ("hw", "Hardware")]), content, pages)
+        (
+            config(&[("sw", "Software"), ("hw", "Hardware")]),
+            content,
+            pages,
+        )
     }
 
     #[test]

@@ -7,11 +7,15 @@
 //! and at 10,000 entries the full text would make a reader download tens of megabytes
 //! (and every rebuild that touches a published entry rewrite them).
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::content::EntryId;
 use crate::pipeline::OutputFile;
+
+use super::inline::{render_inline, InlineContext};
 
 use super::site_wide::PublishedPage;
 
@@ -20,8 +24,13 @@ use super::site_wide::PublishedPage;
 pub struct SearchDoc<'a> {
     pub title: &'a str,
     pub name: &'a str,
+    /// Other names (abbreviations): matched like the name, shown beside it.
+    pub aliases: &'a [String],
     pub kind: &'static str,
-    pub summary: &'a str,
+    /// The summary's text, for matching.
+    pub summary: String,
+    /// The summary as HTML, links relative to the site root (the script prefixes them).
+    pub summary_html: String,
     /// Root-relative, e.g. `terms/occupancy/index.html`.
     pub url: String,
     /// The body's distinct words, lowercased, in the order they first appear.
@@ -32,15 +41,30 @@ pub struct SearchDoc<'a> {
 pub const SCRIPT_GLOBAL: &str = "glossarySearchIndex";
 
 pub fn documents<'a>(pages: &'a [PublishedPage<'a>]) -> Vec<SearchDoc<'a>> {
+    // Summaries link only to published pages: the index is the published site's.
+    let published: HashSet<EntryId> = pages.iter().map(|p| p.entry.id.clone()).collect();
     pages
         .iter()
-        .map(|p| SearchDoc {
-            title: &p.entry.meta.title,
-            name: p.entry.name(),
-            kind: p.entry.id.kind.singular(),
-            summary: &p.entry.meta.summary,
-            url: p.file_url(),
-            text: p.text,
+        .map(|p| {
+            let written_at = p.entry.id.url_path();
+            let summary = render_inline(
+                &p.entry.meta.summary,
+                &InlineContext {
+                    written_at: &written_at,
+                    root: "",
+                    linkable: &published,
+                },
+            );
+            SearchDoc {
+                title: &p.entry.meta.title,
+                name: p.entry.name(),
+                aliases: &p.entry.meta.aliases,
+                kind: p.entry.id.kind.singular(),
+                summary: summary.text,
+                summary_html: summary.html,
+                url: p.file_url(),
+                text: p.text,
+            }
         })
         .collect()
 }

@@ -75,7 +75,7 @@ pub fn render_site_wide(
                     continue;
                 }
                 let mut ctx = Context::new();
-                ctx.insert("site", &super::pages::site_ctx(config));
+                ctx.insert("site", &super::pages::site_ctx(config, &root, input.pages));
                 ctx.insert("root", &root);
                 ctx.insert(
                     "canonical",

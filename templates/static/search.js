@@ -26,7 +26,8 @@
         docs = (window.glossarySearchIndex || []).map(function (d) {
           return {
             doc: d,
-            title: (d.title + ' ' + d.name).toLowerCase(),
+            // Aliases (abbreviations, other names) count as the name does.
+            title: (d.title + ' ' + d.name + ' ' + (d.aliases || []).join(' ')).toLowerCase(),
             summary: d.summary.toLowerCase(),
             text: d.text.toLowerCase()
           };
@@ -79,13 +80,26 @@
     var a = document.createElement('a');
     a.href = root + doc.url;
     a.textContent = doc.name;
+    var aliases = null;
+    if (doc.aliases && doc.aliases.length) {
+      aliases = document.createElement('span');
+      aliases.className = 'aliases';
+      aliases.textContent = ' (' + doc.aliases.join(', ') + ')';
+    }
     var kind = document.createElement('span');
     kind.className = 'kind';
     kind.textContent = doc.kind;
     var summary = document.createElement('span');
     summary.className = 'summary';
-    summary.textContent = doc.summary;
+    // The build renders the summary's inline Markdown (raw HTML in it is escaped there);
+    // its site links start at the root, so they are re-rooted for this page.
+    summary.innerHTML = doc.summary_html;
+    summary.querySelectorAll('a[href]').forEach(function (link) {
+      var href = link.getAttribute('href');
+      if (!/^([a-z][a-z0-9+.-]*:|\/|#)/i.test(href)) link.setAttribute('href', root + href);
+    });
     li.appendChild(a);
+    if (aliases) li.appendChild(aliases);
     li.appendChild(document.createTextNode(' '));
     li.appendChild(kind);
     li.appendChild(document.createElement('br'));

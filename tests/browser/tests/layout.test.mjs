@@ -93,3 +93,48 @@ describe('layout of the repository content (build --drafts)', { skip: noChromium
     await page.close();
   });
 });
+
+describe('layout of the realistic corpus (tests/fixtures/sites/corpus, build --drafts)', { skip: noChromium }, () => {
+  let browser;
+  let site;
+  before(async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-corpus-src-'));
+    fs.cpSync(path.join(repo, 'tests/fixtures/sites/corpus'), root, { recursive: true });
+    fs.cpSync(path.join(repo, 'templates'), path.join(root, 'templates'), { recursive: true });
+    ({ site } = buildCopy(root, ['content', 'templates', 'glossary.toml'], 'corpus-layout'));
+    browser = await launch();
+  });
+  after(async () => browser?.close());
+
+  test('every page at 1280 and 390 px: no sideways page, no broken image, every table inside its box or its scroll container', async () => {
+    const pages = pagesOf(htmlFiles(site), site);
+    assert.ok(pages.length >= 60, `${pages.length} pages`);
+    const problems = await checkSite(browser, site, {
+      allColumnsVisibleAt: 1280,
+      prefix: 'corpus',
+      shots: ['index.html', 'terms/tensor-core/index.html', 'lessons/day-2-memory-patterns/index.html', 'guides/porting-from-cpu/index.html'],
+    });
+    assert.deepEqual(problems, []);
+  });
+
+  test('the corpus has figures and they load, light and dark', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const found = { light: 0, dark: 0, darkVariant: 0 };
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const rel of pagesOf(htmlFiles(site), site)) {
+        if (!/<img /.test(fs.readFileSync(path.join(site, rel), 'utf8'))) continue;
+        await page.goto('file://' + path.join(site, rel));
+        const seen = await page.evaluate(() => Array.from(document.images).map((i) => ({ src: i.currentSrc, w: i.naturalWidth })));
+        for (const img of seen) {
+          assert.ok(img.w > 0, `${scheme} ${rel}: ${img.src} is broken`);
+          found[scheme] += 1;
+          if (scheme === 'dark' && /\.dark\.[a-z]+$/.test(img.src)) found.darkVariant += 1;
+        }
+      }
+    }
+    await page.close();
+    assert.ok(found.light >= 2, `figures in the corpus: ${JSON.stringify(found)}`);
+    assert.ok(found.darkVariant >= 1, `the dark scheme picks a dark variant: ${JSON.stringify(found)}`);
+  });
+});

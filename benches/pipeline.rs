@@ -12,7 +12,7 @@ use glossary::content::{split_front_matter, EntryId};
 use glossary::pipeline::{assess_all, Project};
 use glossary::render::highlight::code_block;
 use glossary::render::markdown::{render, LinkPolicy};
-use glossary::render::pages::{render_page, render_page_markdown, RenderInput};
+use glossary::render::pages::{render_page, render_page_markdown};
 use glossary::render::templates::load_templates;
 use glossary::render::values::expand_body;
 
@@ -79,7 +79,7 @@ fn stages(c: &mut Criterion) {
     });
     group.finish();
 
-    let input = RenderInput::new(&project, &assessments, &tera, &ids, &ids, today);
+    let input = project.render_input(&assessments, &tera, &ids, &ids, today);
     c.bench_function("template: term page", |b| {
         b.iter_batched(
             || render_page_markdown(&input, entry, Some(assessment)),

@@ -41,8 +41,10 @@ pub enum Error {
     Template { path: PathBuf, message: String },
     #[error("{} errors:\n{}", .0.len(), .0.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
     Many(Vec<Error>),
+    /// A stage's own typed error (such as `review::ReviewError`). The stage converts it
+    /// into this, so this bottom layer names no stage above it.
     #[error(transparent)]
-    Review(#[from] crate::review::ReviewError),
+    Stage(Box<dyn std::error::Error + Send + Sync + 'static>),
     #[error("{0}")]
     Other(String),
 }

@@ -1,12 +1,17 @@
 //! `glossary`: a GPU-programming glossary whose numbers are measured.
 //!
 //! Two flows run through the crate:
-//! - build: [`content`] (load + parse) → [`review`] (the publish gate) → [`render`]
-//!   (Markdown, tables, diagrams, templates) → [`pipeline`] writes the site atomically
-//!   (or [`serve`] serves it from memory and rebuilds on every save);
+//! - build: [`pipeline`] loads the project ([`content`], [`measure`] records, [`review`]
+//!   signatures), assesses each entry and asks the publish gate ([`review`]), hands the
+//!   gated entries to [`render`], and writes the site atomically (or [`serve`] serves it
+//!   from memory and rebuilds on every save);
 //! - verify: [`measure`] specs → runs on the GPU → records with provenance.
 //!
 //! The [`occupancy`] model stands apart and is used by both.
+//!
+//! Dependencies point one way, top to bottom: [`cmd`] → [`serve`] → [`pipeline`] →
+//! [`render`] → [`review`] → [`measure`] → [`content`] / [`occupancy`] → [`config`] →
+//! [`error`]. `tests/layering.rs` fails on an import that points up.
 
 pub mod cmd;
 pub mod config;

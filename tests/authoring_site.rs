@@ -97,7 +97,10 @@ fn aliases_show_with_the_title_in_the_index_and_in_search() {
     let sync = index.find(">__syncthreads</a>").expect("syncthreads row");
     assert!(sync > letter_s, "{index}");
     let search = read(&site.join("search-index.js"));
-    assert!(search.contains("\"aliases\":[\"SM\",\"multiprocessor\"]"), "{search}");
+    assert!(
+        search.contains("\"aliases\":[\"SM\",\"multiprocessor\"]"),
+        "{search}"
+    );
     // Search shows the summary's Markdown rendered and matches its text.
     assert!(
         search.contains("\"summary\":\"Holds warps and their registers.\""),
@@ -109,7 +112,10 @@ fn aliases_show_with_the_title_in_the_index_and_in_search() {
     );
     // The feed carries the summary as plain text.
     let feed = read(&site.join("feed.xml"));
-    assert!(feed.contains("<summary>Holds warps and their registers.</summary>"), "{feed}");
+    assert!(
+        feed.contains("<summary>Holds warps and their registers.</summary>"),
+        "{feed}"
+    );
 }
 
 #[test]
@@ -158,7 +164,10 @@ fn sidebar_groups_by_section_in_declared_order_and_marks_the_page() {
     assert_eq!(sidebar.matches("aria-current").count(), 1, "{sidebar}");
     // The index lists the contents by section too.
     let index = read(&site.join("index.html"));
-    assert!(index.contains("<h2 id=\"contents\">Contents</h2>"), "{index}");
+    assert!(
+        index.contains("<h2 id=\"contents\">Contents</h2>"),
+        "{index}"
+    );
 }
 
 #[test]
@@ -175,7 +184,10 @@ fn previous_and_next_follow_the_reading_order() {
         "{warp}"
     );
     let first = read(&site.join("terms/sm/index.html"));
-    assert!(!first.contains("rel=\"prev\""), "the first page has no previous");
+    assert!(
+        !first.contains("rel=\"prev\""),
+        "the first page has no previous"
+    );
     let last = read(&site.join("terms/syncthreads/index.html"));
     assert!(!last.contains("rel=\"next\""), "the last page has no next");
 }
@@ -195,7 +207,9 @@ fn long_guides_list_their_headings_and_show_credit_and_license() {
         "{toc}"
     );
     assert!(
-        guide.contains("<strong>Credit:</strong> Adapted from <em>Profile notes</em> by the test's authors"),
+        guide.contains(
+            "<strong>Credit:</strong> Adapted from <em>Profile notes</em> by the test's authors"
+        ),
         "{guide}"
     );
     assert!(
@@ -227,7 +241,9 @@ fn summaries_render_inline_markdown_wherever_they_appear() {
     // Under "Terms used" on the guide, at the guide's depth.
     let guide = read(&site.join("guides/reading/index.html"));
     assert!(
-        guide.contains("<span class=\"summary\">Holds <a href=\"../../terms/warp/index.html\">warps</a>"),
+        guide.contains(
+            "<span class=\"summary\">Holds <a href=\"../../terms/warp/index.html\">warps</a>"
+        ),
         "{guide}"
     );
 }
@@ -259,13 +275,24 @@ fn internal_links_name_files_so_the_site_works_from_disk() {
         sm.contains("<a href=\"../block/index.html\">blocks</a>"),
         "{sm}"
     );
-    for page in ["index.html", "terms/sm/index.html", "guides/reading/index.html"] {
+    for page in [
+        "index.html",
+        "terms/sm/index.html",
+        "guides/reading/index.html",
+    ] {
         let html = read(&site.join(page));
-        for href in html.split("href=\"").skip(1).filter_map(|s| s.split('"').next()) {
+        for href in html
+            .split("href=\"")
+            .skip(1)
+            .filter_map(|s| s.split('"').next())
+        {
             let internal = !href.contains(':') && !href.starts_with('#');
             let path = href.split(['#', '?']).next().unwrap_or("");
             assert!(
-                !internal || path.ends_with(".html") || path.ends_with(".xml") || path.ends_with(".css"),
+                !internal
+                    || path.ends_with(".html")
+                    || path.ends_with(".xml")
+                    || path.ends_with(".css"),
                 "{page}: link `{href}` names a folder"
             );
         }
@@ -322,7 +349,9 @@ fn an_alias_that_names_another_entry_is_an_error() {
         )
     });
     assert!(
-        err.contains("content/terms/warp.md:4:1: alias `cta` is already a name or alias of `terms/block`"),
+        err.contains(
+            "content/terms/warp.md:4:1: alias `cta` is already a name or alias of `terms/block`"
+        ),
         "{err}"
     );
 }

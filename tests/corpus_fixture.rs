@@ -41,10 +41,20 @@ fn the_corpus_is_as_realistic_as_the_issue_asks() {
         .sum();
     assert!(count >= 60, "{count} entries");
     let text = all_text();
-    for fence in ["```cuda", "```cpp", "```ptx", "```sass", "```python", "```sh"] {
+    for fence in [
+        "```cuda",
+        "```cpp",
+        "```ptx",
+        "```sass",
+        "```python",
+        "```sh",
+    ] {
         assert!(text.contains(fence), "no {fence} block");
     }
-    assert!(text.contains("= {{1, 2}, {3, 4}};"), "a nested brace initialiser");
+    assert!(
+        text.contains("= {{1, 2}, {3, 4}};"),
+        "a nested brace initialiser"
+    );
     assert!(text.contains("{%f0, %f1, %f2, %f3}"), "a PTX register list");
     assert!(text.contains("\n|---|"), "a Markdown table");
     assert!(text.contains("[^"), "a footnote");
@@ -91,11 +101,21 @@ fn the_corpus_builds_and_its_pages_carry_what_it_wrote() {
     assert!(tc.contains("Also called <b>TC</b>"), "{tc}");
     let index = page(&site, "index.html");
     assert!(index.contains("<dt class=\"alias\">SM</dt>"), "{index}");
-    for section in ["Lessons", "Device hardware", "Execution model", "Memory", "Compilation and tools", "Guides"] {
+    for section in [
+        "Lessons",
+        "Device hardware",
+        "Execution model",
+        "Memory",
+        "Compilation and tools",
+        "Guides",
+    ] {
         assert!(index.contains(&format!("<h3>{section}</h3>")), "{section}");
     }
     let lesson = page(&site, "lessons/day-1-first-kernel/index.html");
-    assert!(lesson.contains("<nav class=\"toc\""), "a lesson lists its headings");
+    assert!(
+        lesson.contains("<nav class=\"toc\""),
+        "a lesson lists its headings"
+    );
     assert!(lesson.contains("class=\"footnote-definition\""), "{lesson}");
     assert!(lesson.contains("rel=\"next\" href=\"../../lessons/day-2-memory-patterns/index.html\""));
     let guide = page(&site, "guides/porting-from-cpu/index.html");

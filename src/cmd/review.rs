@@ -2,10 +2,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::pipeline::{assess_all, Project};
-use crate::review::{
-    diff_since_signed, git_user_name, resolve_entry, sign, status_report, ReviewError, Role,
-};
+use crate::pipeline::{assess_all, review_status, Project};
+use crate::review::{diff_since_signed, git_user_name, resolve_entry, sign, ReviewError, Role};
 
 #[derive(clap::Args, Debug)]
 pub struct ReviewArgs {
@@ -60,7 +58,7 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
         ReviewWhat::Status { json } => {
             let project = Project::load(root)?;
             let assessments = assess_all(&project, today)?;
-            let report = status_report(&project, &assessments);
+            let report = review_status(&project, &assessments);
             if *json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
@@ -77,7 +75,7 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
             };
             let project = Project::load(root)?;
             let id = resolve_entry(&project.content, slug)?;
-            let done = sign(&project, &id, (*role).into(), &name, today)?;
+            let done = sign(&project.review_input(), &id, (*role).into(), &name, today)?;
             println!(
                 "{} {} as {}: {} on {} ({})",
                 if done.replaced { "re-signed" } else { "signed" },
@@ -97,7 +95,7 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
         ReviewWhat::Diff { slug } => {
             let project = Project::load(root)?;
             let id = resolve_entry(&project.content, slug)?;
-            print!("{}", diff_since_signed(&project, &id)?);
+            print!("{}", diff_since_signed(&project.review_input(), &id)?);
         }
     }
     Ok(())

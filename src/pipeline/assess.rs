@@ -6,31 +6,15 @@ use std::collections::HashMap;
 use chrono::NaiveDate;
 use rayon::prelude::*;
 
-use crate::content::{Entry, EntryId};
+use crate::content::Entry;
 use crate::error::{Error, Result};
 use crate::measure::claims::check_claim;
-use crate::render::tables::{table_view, TableView};
+use crate::render::tables::table_view;
 use crate::render::values::{expand_body, Resolved};
-use crate::review::{cited_records, decide, signed_digest, Facts, SignedMaterial, Verdict};
+use crate::render::Assessment;
+use crate::review::{cited_records, decide, signed_digest, Facts};
 
 use super::project::Project;
-
-pub struct Assessment {
-    pub id: EntryId,
-    pub verdict: Verdict,
-    pub material: SignedMaterial,
-    /// The body with its `value()`/`ratio()` calls replaced by recorded numbers.
-    pub markdown: String,
-    pub tables: Vec<TableView>,
-    pub resolved: Resolved,
-    /// The entry's diagram as HTML, drawn here rather than at page time so a diagram the
-    /// record contradicts is an error whether or not the entry is published.
-    pub diagram: Option<String>,
-    /// Newest of the cited records' capture dates and the sources' checked dates.
-    pub last_checked: Option<NaiveDate>,
-    /// Not reasons to refuse, but worth telling the author (old sources).
-    pub warnings: Vec<String>,
-}
 
 pub fn assess_all(project: &Project, today: NaiveDate) -> Result<Vec<Assessment>> {
     let results: Vec<Result<Assessment>> = project
@@ -114,7 +98,9 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
         .meta
         .diagram
         .as_ref()
-        .map(|d| crate::render::diagram::render(entry, d, project, &resolved))
+        .map(|d| {
+            crate::render::diagram::render(entry, d, &project.diagrams, &project.config, &resolved)
+        })
         .transpose()?;
     for (asked, why) in body.problems {
         stale.push((asked, why));

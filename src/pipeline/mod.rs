@@ -1,5 +1,7 @@
 //! The build: load (`project`) → check and gate (`assess`) → render (`crate::render`) →
-//! write atomically (`output`).
+//! write atomically (`output`). This is the only module that knows every stage; the
+//! stages below it are handed what they need (`Project::render_input`,
+//! `Project::review_input`) and never reach back up.
 
 mod assess;
 mod output;
@@ -13,17 +15,18 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use assess::assess;
-pub use assess::{assess_all, Assessment};
-pub use output::{copy_dir, write_site, OutputFile, Staging, MARKER};
+pub use assess::assess_all;
+pub use output::{copy_dir, write_site, Staging, MARKER};
 pub use project::Project;
 pub use session::{Rebuilt, Session};
 
 use crate::content::EntryId;
 use crate::error::Result;
-use crate::render::pages::{render_site, render_site_into, RenderInput, SiteLinks};
+use crate::render::pages::{render_site, render_site_into, SiteLinks};
 use crate::render::site_links::{page_links, SiteLinkIndex};
 use crate::render::templates::load_templates;
-use crate::review::Refusal;
+use crate::render::{Assessment, OutputFile};
+use crate::review::{status_report, Gated, Refusal, StatusReport};
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -125,7 +128,7 @@ pub(crate) fn render_through(
     let pages = pages_of(opts, assessments, &published);
     let gathered = std::sync::Mutex::new((SiteLinkIndex::default(), 0usize));
     let links = render_site_into(
-        &RenderInput::new(project, assessments, tera, &pages, &published, opts.today),
+        &project.render_input(assessments, tera, &pages, &published, opts.today),
         &|f| {
             let facts = page_links(&f);
             sink(f)?;
@@ -165,6 +168,21 @@ fn output_dir(opts: &BuildOptions, project: &Project) -> PathBuf {
         .unwrap_or_else(|| project.layout.default_output())
 }
 
+/// `review status`: each entry's standing, read off the verdicts of the same assessment a
+/// build makes.
+pub fn review_status(project: &Project, assessments: &[Assessment]) -> StatusReport {
+    status_report(project.content.entries.iter().filter_map(|e| {
+        let a = assessments.iter().find(|a| a.id == e.id)?;
+        Some(Gated {
+            entry: e,
+            signoff: project.signoffs.get(&e.id),
+            verdict: &a.verdict,
+            material: &a.material,
+            warnings: &a.warnings,
+        })
+    }))
+}
+
 /// Everything `build` checks, without writing: errors, refusals, warnings. Rendering runs
 /// too (with drafts, into memory) so template and link errors are found.
 pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
@@ -174,14 +192,7 @@ pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
     let report = Report::from_assessments(&assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
-    let files = render_site(&RenderInput::new(
-        &project,
-        &assessments,
-        &tera,
-        &pages,
-        &published,
-        today,
-    ))?;
+    let files = render_site(&project.render_input(&assessments, &tera, &pages, &published, today))?;
     crate::render::site_links::check_site_links(
         &files,
         &project.layout.templates().join("static"),

@@ -12,15 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::error::{Error, Result};
+use crate::render::OutputFile;
 
 /// Marks a folder as made by `glossary build`, so it is safe to replace.
 pub const MARKER: &str = ".glossary-site";
-
-/// One file of the output, by path relative to the site root.
-pub struct OutputFile {
-    pub path: PathBuf,
-    pub bytes: Vec<u8>,
-}
 
 /// Write `files` (and a copy of `static_dir`, if any) as the new content of `out`.
 pub fn write_site(out: &Path, files: &[OutputFile], static_dir: Option<&Path>) -> Result<()> {

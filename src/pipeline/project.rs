@@ -5,12 +5,17 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use crate::config::{Config, Layout};
-use crate::content::{load_content, Content, Entry};
+use chrono::NaiveDate;
+use tera::Tera;
+
+use crate::content::{load_content, Content, Entry, EntryId};
 use crate::error::{Error, Location, Result};
 use crate::measure::record::column_heading;
 use crate::measure::Library;
 use crate::render::diagram::DiagramPresets;
-use crate::review::{load_signoffs, SignOffs};
+use crate::render::navigation::Navigation;
+use crate::render::{Assessment, RenderInput};
+use crate::review::{load_signoffs, ReviewInput, SignOffs};
 
 pub struct Project {
     pub layout: Layout,
@@ -58,6 +63,40 @@ impl Project {
             signoffs,
             diagrams,
         })
+    }
+
+    /// What the review workflow (sign, diff, status) reads of this project.
+    pub fn review_input(&self) -> ReviewInput<'_> {
+        ReviewInput {
+            content: &self.content,
+            library: &self.library,
+            signoffs: &self.signoffs,
+            reviews: self.layout.reviews(),
+        }
+    }
+
+    /// What the renderer reads of this project, with the assessments and the gate's choice
+    /// of pages. The renderer never sees the project itself.
+    pub fn render_input<'a>(
+        &'a self,
+        assessments: &'a [Assessment],
+        tera: &'a Tera,
+        pages: &'a HashSet<EntryId>,
+        published: &'a HashSet<EntryId>,
+        today: NaiveDate,
+    ) -> RenderInput<'a> {
+        RenderInput {
+            layout: &self.layout,
+            config: &self.config,
+            content: &self.content,
+            signoffs: &self.signoffs,
+            assessments,
+            tera,
+            pages,
+            published,
+            today,
+            navigation: Navigation::new(&self.config, &self.content, pages),
+        }
     }
 }
 

@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::render::navigation::list_label;
 use crate::render::pages::{
     check_inline_links, check_links, linked_entries, page_path, render_index, render_page,
-    render_page_markdown, render_site_wide_from, RenderInput, SiteLinks,
+    render_page_markdown, render_site_wide_from, SiteLinks,
 };
 use crate::render::site_links::{page_links, PageLinks, SiteLinkIndex};
 use crate::render::templates::load_templates;
@@ -496,8 +496,7 @@ impl State {
             }
         }
 
-        let input = RenderInput::new(
-            project,
+        let input = project.render_input(
             &self.assessments,
             &self.tera,
             &pages,
@@ -547,8 +546,8 @@ impl State {
                     .copied()
                     .or_else(|| self.links.headings.get(id).map(Vec::as_slice))
             };
-            errors.extend(check_links(project, e, r, &pages, &headings_of));
-            errors.extend(check_inline_links(project, e, &pages, &headings_of));
+            errors.extend(check_links(&input, e, r, &pages, &headings_of));
+            errors.extend(check_inline_links(&input, e, &pages, &headings_of));
         }
         Error::collect(errors)?;
 

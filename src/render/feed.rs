@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use chrono::NaiveDate;
 
+use super::input::OutputFile;
 use crate::config::Config;
-use crate::pipeline::OutputFile;
 
 use super::highlight::escape;
 use super::site_wide::{rfc3339, PublishedPage};

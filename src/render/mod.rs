@@ -6,6 +6,7 @@ pub mod diagram;
 pub mod feed;
 pub mod highlight;
 pub mod inline;
+mod input;
 pub mod links;
 pub mod markdown;
 pub mod navigation;
@@ -17,3 +18,5 @@ pub mod sitemap;
 pub mod tables;
 pub mod templates;
 pub mod values;
+
+pub use input::{Assessment, OutputFile, RenderInput};

@@ -6,16 +6,16 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 use serde::Serialize;
-use tera::{Context, Tera};
+use tera::Context;
 
 use crate::content::{Entry, EntryId, Kind};
 use crate::error::{Error, Location, Result};
-use crate::pipeline::{Assessment, OutputFile, Project};
 
 use super::inline::{render_inline, Inline, InlineContext};
+use super::input::{Assessment, OutputFile, RenderInput};
 use super::links::LinkTarget;
 use super::markdown::{render as render_markdown, LinkPolicy, RenderedMarkdown, TocItem};
-use super::navigation::{list_label, sort_key, NavLink, Navigation, SidebarGroup};
+use super::navigation::{list_label, sort_key, NavLink, SidebarGroup};
 use super::site_wide::{render_site_wide, PublishedPage};
 use super::tables::TableView;
 use super::templates::render as render_template;
@@ -120,41 +120,6 @@ const ENTRY_ROOT: &str = "../../";
 /// A lesson or guide shows its contents when its body has at least this many headings.
 const TOC_MIN_HEADINGS: usize = 3;
 
-pub struct RenderInput<'a> {
-    pub project: &'a Project,
-    pub assessments: &'a [Assessment],
-    pub tera: &'a Tera,
-    /// Entries that get a page in this build.
-    pub pages: &'a HashSet<EntryId>,
-    /// Entries the gate published (a subset of `pages` unless drafts are off).
-    pub published: &'a HashSet<EntryId>,
-    /// The build date: the feed's `updated` when nothing is published yet.
-    pub today: chrono::NaiveDate,
-    /// Reading order of `pages`: sidebar and previous/next.
-    pub navigation: Navigation,
-}
-
-impl<'a> RenderInput<'a> {
-    pub fn new(
-        project: &'a Project,
-        assessments: &'a [Assessment],
-        tera: &'a Tera,
-        pages: &'a HashSet<EntryId>,
-        published: &'a HashSet<EntryId>,
-        today: chrono::NaiveDate,
-    ) -> RenderInput<'a> {
-        RenderInput {
-            project,
-            assessments,
-            tera,
-            pages,
-            published,
-            today,
-            navigation: Navigation::new(&project.config, &project.content, pages),
-        }
-    }
-}
-
 /// Render every page of the site into memory. Link errors from all pages are reported
 /// together.
 pub fn render_site(input: &RenderInput<'_>) -> Result<Vec<OutputFile>> {
@@ -188,13 +153,12 @@ pub fn render_site_into(
     input: &RenderInput<'_>,
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<SiteLinks> {
-    let project = input.project;
     let by_id: HashMap<&EntryId, &Assessment> =
         input.assessments.iter().map(|a| (&a.id, a)).collect();
     // Pass 1: headings, links and text of every entry (no HTML, no highlighting), so every
     // page's heading ids are known before links are checked, and a broken link is an error
     // even in an entry that is not published.
-    let entries: Vec<&Entry> = project.content.entries.iter().collect();
+    let entries: Vec<&Entry> = input.content.entries.iter().collect();
     let outlines: Vec<RenderedMarkdown> = entries
         .par_iter()
         .map(|e| page_outline(input, e, by_id.get(&e.id).copied()))
@@ -207,8 +171,8 @@ pub fn render_site_into(
     let mut errors = Vec::new();
     for (e, r) in entries.iter().zip(&outlines) {
         let headings_of = |id: &EntryId| headings.get(id).copied();
-        errors.extend(check_links(project, e, r, input.pages, &headings_of));
-        errors.extend(check_inline_links(project, e, input.pages, &headings_of));
+        errors.extend(check_links(input, e, r, input.pages, &headings_of));
+        errors.extend(check_inline_links(input, e, input.pages, &headings_of));
     }
     Error::collect(errors)?;
     drop(headings);
@@ -216,7 +180,7 @@ pub fn render_site_into(
         .iter()
         .zip(&outlines)
         .filter(|(e, _)| input.published.contains(&e.id))
-        .map(|(e, r)| published_page(project, e, &r.text))
+        .map(|(e, r)| published_page(input, e, &r.text))
         .collect();
     // Pass 2: Markdown and templates, each page handed over as soon as it is rendered. The
     // site-wide files (one thread: the search index is one document) are made alongside.
@@ -320,7 +284,7 @@ pub fn render_page(
 ) -> Result<OutputFile> {
     let html = render_entry(
         input,
-        &site_ctx(&input.project.config, ENTRY_ROOT, input.pages),
+        &site_ctx(input.config, ENTRY_ROOT, input.pages),
         e,
         a,
         r,
@@ -336,19 +300,22 @@ pub fn render_site_wide_from(
     input: &RenderInput<'_>,
     texts: &HashMap<EntryId, String>,
 ) -> Result<Vec<OutputFile>> {
-    let project = input.project;
-    let published: Vec<PublishedPage<'_>> = project
+    let published: Vec<PublishedPage<'_>> = input
         .content
         .entries
         .iter()
         .filter(|e| input.published.contains(&e.id))
-        .filter_map(|e| Some(published_page(project, e, texts.get(&e.id)?)))
+        .filter_map(|e| Some(published_page(input, e, texts.get(&e.id)?)))
         .collect();
     render_site_wide(input, &published)
 }
 
-fn published_page<'a>(project: &'a Project, e: &'a Entry, text: &'a str) -> PublishedPage<'a> {
-    let signoff = project.signoffs.get(&e.id);
+fn published_page<'a>(
+    input: &'a RenderInput<'a>,
+    e: &'a Entry,
+    text: &'a str,
+) -> PublishedPage<'a> {
+    let signoff = input.signoffs.get(&e.id);
     let dates = signoff
         .into_iter()
         .flat_map(|s| [s.author.as_ref(), s.reviewer.as_ref()])
@@ -369,7 +336,7 @@ const SITE_WIDE_FILES: &[&str] = &["feed.xml", "sitemap.xml", "search/", "404.ht
 
 /// Body link errors on one page; `headings` gives the heading ids of any entry.
 pub fn check_links<'h>(
-    project: &Project,
+    input: &RenderInput<'_>,
     entry: &Entry,
     r: &RenderedMarkdown,
     pages: &HashSet<EntryId>,
@@ -380,7 +347,7 @@ pub fn check_links<'h>(
     for (target, line) in &r.links {
         match target {
             LinkTarget::Entry { id, anchor } => {
-                if project.content.get(id).is_none() {
+                if input.content.get(id).is_none() {
                     errors.push(Error::content(
                         &entry.path,
                         at(*line),
@@ -414,9 +381,9 @@ pub fn check_links<'h>(
             LinkTarget::Other { path, .. } => {
                 let known = path.is_empty()
                     || SITE_WIDE_FILES.contains(&path.as_str())
-                    || path.strip_prefix("static/").is_some_and(|f| {
-                        project.layout.templates().join("static").join(f).is_file()
-                    });
+                    || path
+                        .strip_prefix("static/")
+                        .is_some_and(|f| input.layout.templates().join("static").join(f).is_file());
                 if !known {
                     errors.push(Error::content(
                         &entry.path,
@@ -434,7 +401,7 @@ pub fn check_links<'h>(
 /// Link errors in an entry's one-line Markdown fields (summary, credit, licence), at the
 /// field's line.
 pub fn check_inline_links<'h>(
-    project: &Project,
+    input: &RenderInput<'_>,
     entry: &Entry,
     pages: &HashSet<EntryId>,
     headings: &dyn Fn(&EntryId) -> Option<&'h [String]>,
@@ -471,7 +438,7 @@ pub fn check_inline_links<'h>(
             links: inline.links.into_iter().map(|t| (t, line)).collect(),
             ..RenderedMarkdown::default()
         };
-        errors.extend(check_links(project, entry, &r, pages, headings));
+        errors.extend(check_links(input, entry, &r, pages, headings));
     }
     errors
 }
@@ -528,8 +495,7 @@ fn render_entry(
     a: &Assessment,
     r: RenderedMarkdown,
 ) -> Result<String> {
-    let project = input.project;
-    let content = &project.content;
+    let content = input.content;
     let term = |slug: &str| content.get(&EntryId::new(Kind::Term, slug));
     let related = e
         .meta
@@ -553,7 +519,7 @@ fn render_entry(
     } else {
         Vec::new()
     };
-    let signoff = project.signoffs.get(&e.id);
+    let signoff = input.signoffs.get(&e.id);
     let name_of = |s: Option<&crate::review::Signature>| s.map(|s| s.name.trim().to_string());
     let byline = BylineCtx {
         written_by: name_of(signoff.and_then(|s| s.author.as_ref())),
@@ -590,7 +556,7 @@ fn render_entry(
         root: ENTRY_ROOT,
         canonical: format!(
             "{}/{}",
-            project.config.base_url.trim_end_matches('/'),
+            input.config.base_url.trim_end_matches('/'),
             e.id.url_path()
         ),
         draft: (!a.verdict.is_published())
@@ -619,7 +585,7 @@ fn render_entry(
     tctx.insert("page", &ctx);
     tctx.insert("root", ENTRY_ROOT);
     let template = format!("{}.html", e.id.kind.singular());
-    render_template(input.tera, &template, &tctx, &project.layout.templates())
+    render_template(input.tera, &template, &tctx, &input.layout.templates())
 }
 
 /// One row of the A-Z index: a term, or one of its aliases pointing at it.
@@ -658,8 +624,8 @@ fn letter_id(letter: &str) -> String {
 /// The home page: the contents by section (when glossary.toml declares sections), every
 /// term A-Z with its aliases and a jump bar of letters, lessons by day, guides.
 pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
-    let site = &site_ctx(&input.project.config, "", input.pages);
-    let content = &input.project.content;
+    let site = &site_ctx(input.config, "", input.pages);
+    let content = input.content;
     let listed = |kind| {
         content
             .of_kind(kind)
@@ -743,7 +709,7 @@ pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
         .map(|e| link_to(input, e, None, true))
         .collect();
     guides.sort_by_key(|g| sort_key(&g.name));
-    let contents = if input.navigation.has_sections(&input.project.config) {
+    let contents = if input.navigation.has_sections(&input.config) {
         input.navigation.sidebar(None, "")
     } else {
         Vec::new()
@@ -753,19 +719,14 @@ pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
     ctx.insert("root", "");
     ctx.insert(
         "canonical",
-        &format!("{}/", input.project.config.base_url.trim_end_matches('/')),
+        &format!("{}/", input.config.base_url.trim_end_matches('/')),
     );
     ctx.insert("contents", &contents);
     ctx.insert("jump", &jump);
     ctx.insert("letters", &groups);
     ctx.insert("lessons", &lessons);
     ctx.insert("guides", &guides);
-    let html = render_template(
-        input.tera,
-        "index.html",
-        &ctx,
-        &input.project.layout.templates(),
-    )?;
+    let html = render_template(input.tera, "index.html", &ctx, &input.layout.templates())?;
     Ok(OutputFile {
         path: PathBuf::from("index.html"),
         bytes: html.into_bytes(),

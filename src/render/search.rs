@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::content::EntryId;
-use crate::pipeline::OutputFile;
+
+use super::input::OutputFile;
 
 use super::inline::{render_inline, InlineContext};
 

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
+use super::input::OutputFile;
 use crate::error::{Error, Location, Result};
-use crate::pipeline::OutputFile;
 
 /// Check `files` (plus the static files under `static_dir`, served at `static/`).
 pub fn check_site_links(files: &[OutputFile], static_dir: &Path) -> Result<()> {

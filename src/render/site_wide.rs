@@ -8,11 +8,11 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use tera::Context;
 
+use super::input::OutputFile;
 use crate::content::Entry;
 use crate::error::Result;
-use crate::pipeline::OutputFile;
 
-use super::pages::RenderInput;
+use super::input::RenderInput;
 use super::templates::render as render_template;
 
 /// A published entry as the site-wide files see it.
@@ -49,7 +49,7 @@ pub fn render_site_wide(
     input: &RenderInput<'_>,
     pages: &[PublishedPage<'_>],
 ) -> Result<Vec<OutputFile>> {
-    let config = &input.project.config;
+    let config = input.config;
     let ((mut files, feeds), pages_made) = rayon::join(
         || {
             rayon::join(
@@ -81,12 +81,7 @@ pub fn render_site_wide(
                     "canonical",
                     &format!("{}/{}", config.base_url.trim_end_matches('/'), path),
                 );
-                let html = render_template(
-                    input.tera,
-                    template,
-                    &ctx,
-                    &input.project.layout.templates(),
-                )?;
+                let html = render_template(input.tera, template, &ctx, &input.layout.templates())?;
                 made.push(OutputFile {
                     path: PathBuf::from(path),
                     bytes: html.into_bytes(),

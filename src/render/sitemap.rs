@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::pipeline::OutputFile;
+use super::input::OutputFile;
 
 use super::highlight::escape;
 use super::site_wide::PublishedPage;

@@ -344,6 +344,7 @@ pub fn error_chain(e: &tera::Error) -> String {
 mod tests {
     use super::*;
     use crate::content::{EntryId, FrontMatter, Kind, TableRef};
+    use crate::measure::record::{ConfigRecord, ConfigStatus, Timing};
 
     fn entry(body: &str) -> Entry {
         let meta: FrontMatter = serde_yaml::from_str("title: t\nsummary: s\n").unwrap();
@@ -365,19 +366,55 @@ mod tests {
         }
     }
 
+    /// A passed configuration with a timing, as a record holds it.
+    fn config(label: &str, median_ms: f64, gbps: f64) -> ConfigRecord {
+        let timing = Timing {
+            samples_ms: vec![median_ms],
+            median_ms,
+            min_ms: median_ms,
+            max_ms: median_ms,
+            rsd: 0.0,
+            gbps,
+            sm_clock_mhz: None,
+            throttled_samples: 0,
+            converged: true,
+        };
+        ConfigRecord {
+            label: label.into(),
+            kernel: "k".into(),
+            status: ConfigStatus::Passed,
+            block_size: 128,
+            elements_per_thread: 1,
+            smem_reserved: 0,
+            grid_size: 1024,
+            registers: 32,
+            static_smem: 0,
+            local_bytes: 0,
+            blocks_per_sm: 16,
+            warps_per_sm: 64,
+            occupancy: 1.0,
+            loads_in_flight: 64,
+            waves: 2.0,
+            achieved_occupancy: None,
+            timing: Some(timing),
+        }
+    }
+
     fn resolved() -> Resolved {
-        let corpus = crate::corpus::generate(6);
         let record = Record {
             schema: 1,
             experiment: "e".into(),
             node: "n".into(),
             spec_digest: String::new(),
             tool_version: String::new(),
-            captured_at: corpus.captured_at,
+            captured_at: chrono::DateTime::from_timestamp(1_790_000_000, 0).unwrap(),
             gpu: Default::default(),
             compile_options: vec![],
             problem: Default::default(),
-            configs: corpus.configs,
+            configs: vec![
+                config("b128", 0.1234567, 1873.219),
+                config("b256", 0.0987654, 2345.678),
+            ],
             extra: serde_json::Value::Null,
         };
         HashMap::from([(("e".into(), "n".into()), Ok(Arc::new(record)))])

@@ -9,11 +9,11 @@ use similar::TextDiff;
 
 use crate::content::EntryId;
 use crate::error::Result;
-use crate::pipeline::Project;
 
 use super::digest::signed_digest;
 use super::error::ReviewError;
 use super::gate::Role;
+use super::input::ReviewInput;
 use super::signatures::{signoff_path, Signature};
 
 /// How one cited record differs from what a signer saw.
@@ -121,14 +121,9 @@ impl fmt::Display for SinceSigned {
 }
 
 /// Diff `entry` against the text its reviewer signed, or its author's when no reviewer has.
-pub fn diff_since_signed(project: &Project, entry: &EntryId) -> Result<SinceSigned> {
-    let e = project
-        .content
-        .get(entry)
-        .ok_or_else(|| ReviewError::UnknownEntry {
-            query: entry.to_string(),
-        })?;
-    let signoff = project.signoffs.get(entry);
+pub fn diff_since_signed(input: &ReviewInput<'_>, entry: &EntryId) -> Result<SinceSigned> {
+    let e = input.entry(entry)?;
+    let signoff = input.signoffs.get(entry);
     let (role, sig): (Role, &Signature) = match signoff {
         Some(s) => match (&s.reviewer, &s.author) {
             (Some(r), _) => (Role::Reviewer, r),
@@ -141,12 +136,10 @@ pub fn diff_since_signed(project: &Project, entry: &EntryId) -> Result<SinceSign
         .text
         .as_deref()
         .ok_or_else(|| ReviewError::NoSignedText {
-            path: signoff_path(&project.layout.reviews(), entry)
-                .display()
-                .to_string(),
+            path: signoff_path(&input.reviews, entry).display().to_string(),
             role,
         })?;
-    let current = signed_digest(e, &project.library);
+    let current = signed_digest(e, input.library);
     Ok(SinceSigned {
         entry: entry.clone(),
         role,

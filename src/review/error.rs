@@ -32,3 +32,9 @@ pub enum ReviewError {
     #[error("{path}: the {role}'s signature holds no signed text to compare with; re-signing records it")]
     NoSignedText { path: String, role: Role },
 }
+
+impl From<ReviewError> for crate::error::Error {
+    fn from(e: ReviewError) -> Self {
+        crate::error::Error::Stage(Box::new(e))
+    }
+}

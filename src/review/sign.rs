@@ -7,11 +7,11 @@ use chrono::NaiveDate;
 
 use crate::content::EntryId;
 use crate::error::Result;
-use crate::pipeline::Project;
 
 use super::digest::signed_digest;
 use super::error::ReviewError;
 use super::gate::Role;
+use super::input::ReviewInput;
 use super::person::{is_named, same_person};
 use super::signatures::{save_signoff, SignOff, Signature};
 
@@ -33,21 +33,16 @@ pub struct Signed {
 /// Sign `entry` as `role` under `name`, dated `today`. The project must have loaded, so a
 /// signature file that does not parse stops signing before anything is written.
 pub fn sign(
-    project: &Project,
+    input: &ReviewInput<'_>,
     entry: &EntryId,
     role: Role,
     name: &str,
     today: NaiveDate,
 ) -> Result<Signed> {
-    let e = project
-        .content
-        .get(entry)
-        .ok_or_else(|| ReviewError::UnknownEntry {
-            query: entry.to_string(),
-        })?;
-    let existing = project.signoffs.get(entry).cloned().unwrap_or_default();
+    let e = input.entry(entry)?;
+    let existing = input.signoffs.get(entry).cloned().unwrap_or_default();
     check_signer(entry, &existing, role, name)?;
-    let material = signed_digest(e, &project.library);
+    let material = signed_digest(e, input.library);
     let signature = Signature {
         name: name.trim().to_string(),
         date: today,
@@ -56,7 +51,7 @@ pub fn sign(
         text: Some(e.raw.clone()),
     };
     let (updated, replaced) = with_signature(existing, role, signature.clone());
-    let path = save_signoff(&project.layout.reviews(), entry, &updated)?;
+    let path = save_signoff(&input.reviews, entry, &updated)?;
     let other = match role {
         Role::Author => updated.reviewer.map(|s| (Role::Reviewer, s)),
         Role::Reviewer => updated.author.map(|s| (Role::Author, s)),

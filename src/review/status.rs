@@ -1,5 +1,6 @@
 //! `review status`: where each entry stands with its signatures, and what else holds it
-//! back. Read from the same assessment the build uses, so status and build never disagree.
+//! back. Read off the gate's verdict from the same assessment the build uses, so status
+//! and build never disagree.
 
 use std::fmt::Write as _;
 
@@ -7,11 +8,10 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use crate::content::Entry;
-use crate::pipeline::{Assessment, Project};
 
 use super::diff::{record_changes, RecordChange};
-use super::gate::Refusal;
-use super::person::{canonical_name, is_named};
+use super::digest::SignedMaterial;
+use super::gate::{Refusal, Role, Verdict};
 use super::signatures::{SignOff, Signature};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -70,75 +70,94 @@ pub struct StatusReport {
     pub entries: Vec<EntryStatus>,
 }
 
-pub fn status_report(project: &Project, assessments: &[Assessment]) -> StatusReport {
-    let entries = project
-        .content
-        .entries
-        .iter()
-        .filter_map(|e| {
-            let a = assessments.iter().find(|a| a.id == e.id)?;
-            Some(entry_status(e, project.signoffs.get(&e.id), a))
-        })
-        .collect();
-    StatusReport { entries }
+/// What status reads about one entry: the gate's verdict, and the signatures and material
+/// it was decided on. The pipeline assembles these from the same assessment a build uses.
+#[derive(Debug, Clone, Copy)]
+pub struct Gated<'a> {
+    pub entry: &'a Entry,
+    pub signoff: Option<&'a SignOff>,
+    pub verdict: &'a Verdict,
+    /// What a signature made now would cover.
+    pub material: &'a SignedMaterial,
+    /// Not refusals: old sources.
+    pub warnings: &'a [String],
 }
 
-pub fn entry_status(entry: &Entry, signoff: Option<&SignOff>, a: &Assessment) -> EntryStatus {
-    let digest = &a.material.digest;
-    let named = |s: Option<&Signature>| s.filter(|s| is_named(&s.name)).cloned();
-    let author = named(signoff.and_then(|s| s.author.as_ref()));
-    let reviewer = named(signoff.and_then(|s| s.reviewer.as_ref()));
-    let signer = |s: &Signature| SignerStatus {
-        name: s.name.trim().to_string(),
-        date: s.date,
-        current: &s.digest == digest,
-    };
-    let (author_s, reviewer_s) = (author.as_ref().map(signer), reviewer.as_ref().map(signer));
+pub fn status_report<'a>(entries: impl IntoIterator<Item = Gated<'a>>) -> StatusReport {
+    StatusReport {
+        entries: entries.into_iter().map(entry_status).collect(),
+    }
+}
 
-    let mut missing = Vec::new();
-    match &author_s {
-        None => missing.push("author signature".to_string()),
-        Some(s) if !s.current => missing.push(format!(
-            "author re-signature (changed since signed by {} on {})",
-            s.name, s.date
-        )),
-        Some(_) => {}
-    }
-    match &reviewer_s {
-        None => missing.push("reviewer signature".to_string()),
-        Some(s) if !s.current => missing.push(format!(
-            "reviewer re-signature (changed since reviewed by {} on {})",
-            s.name, s.date
-        )),
-        Some(_) => {}
-    }
-    let same_person = match (&author_s, &reviewer_s) {
-        (Some(a), Some(r)) => canonical_name(&a.name) == canonical_name(&r.name),
-        _ => false,
+/// One entry's status, read off the gate's verdict: this decides nothing the gate did not.
+pub fn entry_status(g: Gated<'_>) -> EntryStatus {
+    let refusals = &g.verdict.refusals;
+    let changed = |role: Role| {
+        refusals
+            .iter()
+            .any(|r| matches!(r, Refusal::Changed { role: r, .. } if *r == role))
     };
-    if same_person {
-        missing.push("a reviewer other than the author".to_string());
-    }
+    // The gate counts only named signatures; it refused with NoAuthor/NoReviewer otherwise.
+    let signer = |role: Role, s: Option<&Signature>, absent: &Refusal| {
+        if refusals.contains(absent) {
+            return None;
+        }
+        s.map(|s| SignerStatus {
+            name: s.name.trim().to_string(),
+            date: s.date,
+            current: !changed(role),
+        })
+    };
+    let author = g.signoff.and_then(|s| s.author.as_ref());
+    let reviewer = g.signoff.and_then(|s| s.reviewer.as_ref());
+    let author_s = signer(Role::Author, author, &Refusal::NoAuthor);
+    let reviewer_s = signer(Role::Reviewer, reviewer, &Refusal::NoReviewer);
 
-    let any_out_of_date = [&author_s, &reviewer_s]
-        .into_iter()
-        .flatten()
-        .any(|s| !s.current);
-    let state = if any_out_of_date {
+    // What the signers must do, author's part first, then the reviewer's.
+    let mut missing: Vec<(u8, String)> = refusals
+        .iter()
+        .filter_map(|r| match r {
+            Refusal::NoAuthor => Some((0, "author signature".to_string())),
+            Refusal::Changed {
+                role: Role::Author,
+                name,
+                date,
+            } => Some((
+                0,
+                format!("author re-signature (changed since signed by {name} on {date})"),
+            )),
+            Refusal::NoReviewer => Some((1, "reviewer signature".to_string())),
+            Refusal::Changed {
+                role: Role::Reviewer,
+                name,
+                date,
+            } => Some((
+                1,
+                format!("reviewer re-signature (changed since reviewed by {name} on {date})"),
+            )),
+            Refusal::SamePerson { .. } => Some((2, "a reviewer other than the author".to_string())),
+            Refusal::StaleMeasurement { .. } | Refusal::UnsupportedClaim { .. } => None,
+        })
+        .collect();
+    missing.sort_by_key(|(order, _)| *order);
+    let missing: Vec<String> = missing.into_iter().map(|(_, m)| m).collect();
+
+    let state = if changed(Role::Author) || changed(Role::Reviewer) {
         State::Changed
-    } else if author_s.is_some() && reviewer_s.is_some() && !same_person {
+    } else if missing.is_empty() {
         State::Ready
     } else {
         State::Draft
     };
 
-    let baseline = reviewer.as_ref().or(author.as_ref());
+    let baseline = reviewer_s
+        .as_ref()
+        .and(reviewer)
+        .or(author_s.as_ref().and(author));
     let changed_records = baseline
-        .map(|s| record_changes(&s.records, &a.material.records))
+        .map(|s| record_changes(&s.records, &g.material.records))
         .unwrap_or_default();
-    let refusals = a
-        .verdict
-        .refusals
+    let refusals = refusals
         .iter()
         .filter(|r| {
             matches!(
@@ -150,16 +169,16 @@ pub fn entry_status(entry: &Entry, signoff: Option<&SignOff>, a: &Assessment) ->
         .collect();
 
     EntryStatus {
-        entry: entry.id.to_string(),
-        title: entry.meta.title.clone(),
+        entry: g.entry.id.to_string(),
+        title: g.entry.meta.title.clone(),
         state,
         author: author_s,
         reviewer: reviewer_s,
         missing,
         changed_records,
         refusals,
-        warnings: a.warnings.clone(),
-        published: a.verdict.is_published(),
+        warnings: g.warnings.to_vec(),
+        published: g.verdict.is_published(),
     }
 }
 
@@ -262,7 +281,7 @@ mod tests {
 
     use super::*;
     use crate::content::{EntryId, Kind};
-    use crate::review::{SignedMaterial, Verdict};
+    use crate::review::{decide, Facts};
 
     fn entry() -> Entry {
         let raw = "---\ntitle: What is it?\nsummary: S.\n---\nBody.\n";
@@ -276,21 +295,29 @@ mod tests {
         }
     }
 
-    fn assessment(refusals: Vec<Refusal>) -> Assessment {
-        Assessment {
-            id: entry().id,
-            verdict: Verdict { refusals },
-            material: SignedMaterial {
-                digest: "now".into(),
-                records: BTreeMap::from([("exp/node".to_string(), "r2".to_string())]),
-            },
-            markdown: String::new(),
-            tables: Vec::new(),
-            diagram: None,
-            resolved: Default::default(),
-            last_checked: None,
-            warnings: vec!["an old source".into()],
+    fn material() -> SignedMaterial {
+        SignedMaterial {
+            digest: "now".into(),
+            records: BTreeMap::from([("exp/node".to_string(), "r2".to_string())]),
         }
+    }
+
+    /// Status as the pipeline gives it: the gate decides, status reads the verdict.
+    fn status_of(signoff: Option<&SignOff>, stale: &[(String, String)]) -> EntryStatus {
+        let (entry, material) = (entry(), material());
+        let verdict = decide(Facts {
+            signoff,
+            digest: &material.digest,
+            stale,
+            unsupported: &[],
+        });
+        entry_status(Gated {
+            entry: &entry,
+            signoff,
+            verdict: &verdict,
+            material: &material,
+            warnings: &["an old source".to_string()],
+        })
     }
 
     fn sig(name: &str, digest: &str) -> Signature {
@@ -305,12 +332,12 @@ mod tests {
 
     fn status(author: Option<Signature>, reviewer: Option<Signature>) -> EntryStatus {
         let s = SignOff { author, reviewer };
-        entry_status(&entry(), Some(&s), &assessment(Vec::new()))
+        status_of(Some(&s), &[])
     }
 
     #[test]
     fn unsigned_and_half_signed_entries_are_drafts() {
-        let s = entry_status(&entry(), None, &assessment(Vec::new()));
+        let s = status_of(None, &[]);
         assert_eq!(s.state, State::Draft);
         assert_eq!(s.missing, ["author signature", "reviewer signature"]);
         let s = status(Some(sig("author-a", "now")), None);
@@ -347,14 +374,7 @@ mod tests {
 
     #[test]
     fn reports_only_refusals_a_signature_cannot_fix() {
-        let a = assessment(vec![
-            Refusal::NoAuthor,
-            Refusal::StaleMeasurement {
-                citation: "exp/node".into(),
-                why: "no record".into(),
-            },
-        ]);
-        let s = entry_status(&entry(), None, &a);
+        let s = status_of(None, &[("exp/node".into(), "no record".into())]);
         assert_eq!(s.refusals, ["measurement exp/node: no record"]);
         assert_eq!(s.warnings, ["an old source"]);
         assert!(!s.published);

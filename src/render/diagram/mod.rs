@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 use crate::content::{DiagramRef, Entry};
 use crate::error::{Error, Location, Result};
-use crate::pipeline::Project;
 use crate::render::values::Resolved;
 
 pub use stepper::StepperPreset;
@@ -133,10 +132,11 @@ pub fn check(
 pub fn render(
     entry: &Entry,
     d: &DiagramRef,
-    project: &Project,
+    presets: &DiagramPresets,
+    config: &Config,
     resolved: &Resolved,
 ) -> Result<String> {
-    let preset = project.diagrams.get(d).ok_or_else(|| {
+    let preset = presets.get(d).ok_or_else(|| {
         Error::Other(format!(
             "{}: diagram preset `{}` was not loaded",
             entry.path.display(),
@@ -144,7 +144,7 @@ pub fn render(
         ))
     })?;
     let drawn = match preset {
-        Preset::OccupancyStepper(p) => stepper::render(d, p, &project.config, resolved),
+        Preset::OccupancyStepper(p) => stepper::render(d, p, config, resolved),
     };
     drawn.map_err(|why| {
         let line = crate::content::split_front_matter(&entry.path, &entry.raw)

@@ -1,0 +1,59 @@
+//! What the renderer is given. The pipeline builds these (load, assess, gate) and the
+//! renderer only reads them, so nothing here can publish what the gate refused.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use chrono::NaiveDate;
+use tera::Tera;
+
+use crate::config::{Config, Layout};
+use crate::content::{Content, EntryId};
+use crate::review::{SignOffs, SignedMaterial, Verdict};
+
+use super::navigation::Navigation;
+use super::tables::TableView;
+use super::values::Resolved;
+
+/// One entry after assessment: its citations resolved, its claims checked, the numbers in
+/// its prose expanded, and the gate's verdict.
+pub struct Assessment {
+    pub id: EntryId,
+    pub verdict: Verdict,
+    pub material: SignedMaterial,
+    /// The body with its `value()`/`ratio()` calls replaced by recorded numbers.
+    pub markdown: String,
+    pub tables: Vec<TableView>,
+    pub resolved: Resolved,
+    /// The entry's diagram as HTML, drawn at assessment rather than at page time so a
+    /// diagram the record contradicts is an error whether or not the entry is published.
+    pub diagram: Option<String>,
+    /// Newest of the cited records' capture dates and the sources' checked dates.
+    pub last_checked: Option<NaiveDate>,
+    /// Not reasons to refuse, but worth telling the author (old sources).
+    pub warnings: Vec<String>,
+}
+
+/// Everything a whole-site render reads.
+pub struct RenderInput<'a> {
+    pub layout: &'a Layout,
+    pub config: &'a Config,
+    pub content: &'a Content,
+    pub signoffs: &'a SignOffs,
+    pub assessments: &'a [Assessment],
+    pub tera: &'a Tera,
+    /// Entries that get a page in this build.
+    pub pages: &'a HashSet<EntryId>,
+    /// Entries the gate published (a subset of `pages` unless drafts are off).
+    pub published: &'a HashSet<EntryId>,
+    /// The build date: the feed's `updated` when nothing is published yet.
+    pub today: NaiveDate,
+    /// The reading order of `pages`: the sidebar and previous/next links.
+    pub navigation: Navigation,
+}
+
+/// One file of the output, by path relative to the site root.
+pub struct OutputFile {
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+}

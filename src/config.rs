@@ -87,7 +87,12 @@ impl Config {
         })?;
         let mut seen = std::collections::HashSet::new();
         for s in &config.sections {
-            if !crate::content::is_valid_slug(&s.slug) || !seen.insert(&s.slug) {
+            // The same alphabet as entry slugs (config sits below content, so it is spelled out).
+            let safe = !s.slug.is_empty()
+                && s.slug
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            if !safe || !seen.insert(&s.slug) {
                 return Err(Error::Config {
                     path,
                     message: format!(

@@ -58,7 +58,7 @@ fn site(root: &Path) {
     write(
         root,
         "content/guides/reading.md",
-        "---\ntitle: Reading a profile\nsummary: What to look at first.\nsection: software\norder: 1\ncredit: \"Adapted from *Profile notes* by the test's authors\"\nlicense: \"[CC BY 4.0](https://creativecommons.org/licenses/by/4.0/)\"\nterms: [sm]\n---\n## First\n\nText.\n\n## Second\n\nText.\n\n### Detail\n\nText.\n",
+        "---\ntitle: Reading a profile\nsummary: What to look at first.\nsection: software\norder: 1\ncredit: \"Adapted from *Profile notes* by the test authors\"\nlicense: \"[CC BY 4.0](https://creativecommons.org/licenses/by/4.0/)\"\nterms: [sm]\n---\n## First\n\nText.\n\n## Second\n\nText.\n\n### Detail\n\nText.\n",
     );
 }
 
@@ -94,7 +94,11 @@ fn aliases_show_with_the_title_in_the_index_and_in_search() {
     assert!(letter_m < m_row && m_row < letter_s, "{index}");
     assert!(index.contains("<dt class=\"alias\">CTA</dt>"), "{index}");
     // __syncthreads sorts under S, not under a symbol.
-    let sync = index.find(">__syncthreads</a>").expect("syncthreads row");
+    let az = index.find("id=\"terms-az\"").expect("A-Z section");
+    let sync = az
+        + index[az..]
+            .find(">__syncthreads</a>")
+            .expect("syncthreads row");
     assert!(sync > letter_s, "{index}");
     let search = read(&site.join("search-index.js"));
     assert!(
@@ -208,7 +212,7 @@ fn long_guides_list_their_headings_and_show_credit_and_license() {
     );
     assert!(
         guide.contains(
-            "<strong>Credit:</strong> Adapted from <em>Profile notes</em> by the test's authors"
+            "<strong>Credit:</strong> Adapted from <em>Profile notes</em> by the test authors"
         ),
         "{guide}"
     );

@@ -72,6 +72,27 @@ pub struct Node {
     pub arch: String,
     /// Number of SMs, used by the occupancy model for waves.
     pub sm_count: u32,
+    /// How a Slurm cluster reaches this node's GPU, for `glossary verify submit --slurm`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slurm: Option<SlurmProfile>,
+}
+
+/// Where a node's GPU lives in a Slurm cluster: `[nodes.<name>.slurm]` in glossary.toml.
+#[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SlurmProfile {
+    /// The partition whose machines carry this node's GPU.
+    pub partition: String,
+    /// The generic resource each task asks for, e.g. "gpu:h200:1". Left out, the
+    /// partition alone decides which GPU a task gets.
+    #[serde(default)]
+    pub gres: Option<String>,
+    /// Wall-clock limit per task, in Slurm's notation ("00:30:00").
+    #[serde(default)]
+    pub time: Option<String>,
+    /// Further sbatch options, one per entry, as written after `#SBATCH` ("--account=gpu").
+    #[serde(default)]
+    pub options: Vec<String>,
 }
 
 impl Config {

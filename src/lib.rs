@@ -5,11 +5,12 @@
 //!   signatures), assesses each entry and asks the publish gate ([`review`]), hands the
 //!   gated entries to [`render`], and writes the site atomically (or [`serve`] serves it
 //!   from memory and rebuilds on every save);
-//! - verify: [`measure`] specs → runs on the GPU → records with provenance.
+//! - verify: [`measure`] specs → runs on the GPU → records with provenance; [`fleet`]
+//!   plans that work across nodes, submits it to Slurm and imports the records back.
 //!
 //! The [`occupancy`] model stands apart and is used by both.
 //!
-//! Dependencies point one way, top to bottom: [`cmd`] → [`serve`] → [`pipeline`] →
+//! Dependencies point one way, top to bottom: [`cmd`] → [`serve`] → [`fleet`] → [`pipeline`] →
 //! [`render`] → [`review`] → [`measure`] → [`content`] / [`occupancy`] → [`config`] →
 //! [`error`]. `tests/layering.rs` fails on an import that points up.
 
@@ -18,6 +19,7 @@ pub mod config;
 pub mod content;
 pub mod corpus;
 pub mod error;
+pub mod fleet;
 pub mod measure;
 pub mod occupancy;
 pub mod pipeline;

@@ -22,6 +22,8 @@ enum Command {
     New(cmd::new::NewArgs),
     /// Occupancy of a launch on an architecture, and how to read it (or read an ncu export).
     Occupancy(cmd::occupancy::OccupancyArgs),
+    /// Take records verify wrote elsewhere (scheduler tasks, CI) into measurements/, checked.
+    Records(cmd::records::RecordsArgs),
     /// Sign entries, see where each stands, and diff what changed since a signature.
     Review(cmd::review::ReviewArgs),
     /// Serve the site on localhost, rebuilding and reloading open pages on every save.
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Command::Check(a) => cmd::check::run(a),
         Command::New(a) => cmd::new::run(a),
         Command::Occupancy(a) => cmd::occupancy::run(a),
+        Command::Records(a) => cmd::records::run(a),
         Command::Review(a) => cmd::review::run(a),
         Command::Serve(a) => cmd::serve::run(a),
         Command::Verify(a) => cmd::verify::run(a),

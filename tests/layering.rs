@@ -10,6 +10,8 @@ const LAYERS: &[&[&str]] = &[
     // Entry points: one file per subcommand, and the benchmark corpus generator.
     &["cmd", "corpus"],
     &["serve"],
+    // Verification across a fleet: plan, submit to a scheduler, import records back.
+    &["fleet"],
     // The build flow: load → assess → gate → render → write, and incremental sessions.
     &["pipeline"],
     &["render"],

@@ -6,10 +6,14 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::measure::run::{verify, Outcome, VerifyRequest};
 
 #[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct VerifyArgs {
+    /// Across the fleet: plan the work, or submit it to a scheduler.
+    #[command(subcommand)]
+    pub fleet: Option<super::fleet::FleetCommand>,
     /// The verification node this machine must be (a name under [nodes] in glossary.toml).
-    #[arg(long)]
-    pub node: String,
+    #[arg(long, required = true)]
+    pub node: Option<String>,
     /// Run only this experiment (its folder name under measurements/).
     #[arg(long)]
     pub only: Option<String>,
@@ -28,16 +32,27 @@ pub struct VerifyArgs {
     /// Launch each configuration once and exit: the pass ncu profiles.
     #[arg(long, hide = true)]
     pub launch_once: bool,
+    /// Write records to OUT/<experiment>/<node>.json instead of measurements/ (a
+    /// scheduler task's output; `glossary records import` checks and moves them in).
+    #[arg(long, value_name = "OUT")]
+    pub out: Option<PathBuf>,
 }
 
 pub fn run(args: &VerifyArgs) -> Result<()> {
+    if let Some(fleet) = &args.fleet {
+        return super::fleet::run(fleet);
+    }
+    let Some(node) = &args.node else {
+        bail!("verify needs --node NAME (or a subcommand: plan, submit)");
+    };
     let req = VerifyRequest {
         root: args.root.clone(),
-        node: args.node.clone(),
+        node: node.clone(),
         only: args.only.clone(),
         dry_run: args.dry_run,
         achieved_occupancy: !args.no_ncu,
         launch_once: args.launch_once,
+        out: args.out.clone(),
     };
     let bar = if args.launch_once {
         ProgressBar::hidden()

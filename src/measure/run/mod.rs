@@ -40,6 +40,19 @@ pub struct VerifyRequest {
     pub achieved_occupancy: bool,
     /// The hidden mode ncu watches: launch each configuration once, nothing else.
     pub launch_once: bool,
+    /// Write records to `<out>/<experiment>/<node>.json` instead of `measurements/`:
+    /// a scheduler's task output, which `glossary records import` checks and moves in.
+    pub out: Option<PathBuf>,
+}
+
+impl VerifyRequest {
+    /// Where this run writes the record of `exp`.
+    pub fn record_path(&self, exp: &Experiment) -> PathBuf {
+        match &self.out {
+            Some(out) => out.join(&exp.id).join(format!("{}.json", self.node)),
+            None => exp.record_path(&self.node),
+        }
+    }
 }
 
 /// How one experiment went.
@@ -327,7 +340,7 @@ fn run_one(
                 "achieved_occupancy_source": achieved_source,
                 "device_limits": gpu.limits,
             });
-            let path = exp.record_path(&req.node);
+            let path = req.record_path(exp);
             record.write_atomic(&path)?;
             Ok(Outcome::Written {
                 record: path,
@@ -368,7 +381,7 @@ fn run_one(
             ));
             record.extra =
                 serde_json::to_value(&result).map_err(|e| RunError::Other(e.to_string()))?;
-            let path = exp.record_path(&req.node);
+            let path = req.record_path(exp);
             record.write_atomic(&path)?;
             Ok(Outcome::Written {
                 record: path,

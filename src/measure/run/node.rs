@@ -42,6 +42,7 @@ mod tests {
             compute_capability: "7.5".into(),
             arch: "sm_75".into(),
             sm_count: 40,
+            slurm: None,
         }
     }
 

@@ -1,0 +1,328 @@
+//! `glossary records import`: take records that verify wrote elsewhere (a Slurm task's
+//! output folder, a CI artifact) into `measurements/<id>/records/<node>.json`, each only
+//! after it is checked: well-formed, from the node its name says, from that node's GPU,
+//! measured on the experiment as it is now, and no older than the record it replaces.
+//! The checked bytes are the bytes written, through a temporary file and a rename, so a
+//! crash leaves either the old record or the new one; half-written and failed outputs are
+//! refused by name before anything is read.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use chrono::Utc;
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::measure::record::{Record, RECORD_SCHEMA};
+use crate::measure::Library;
+
+/// What became of one file found under the folders given.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "verdict")]
+pub enum Verdict {
+    /// Checked and moved into place (or, with `check_only`, would be).
+    Imported { to: PathBuf },
+    /// The same bytes are already in place; the copy was left where it was.
+    Unchanged { at: PathBuf },
+    /// Not imported, for these reasons; the file was left where it was.
+    Refused { reasons: Vec<String> },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileVerdict {
+    pub path: PathBuf,
+    /// (experiment, node) when the file parsed far enough to say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportReport {
+    pub files: Vec<FileVerdict>,
+    /// Things that went wrong after a record was in place (its source not removed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl ImportReport {
+    pub fn refused(&self) -> usize {
+        self.files
+            .iter()
+            .filter(|f| matches!(f.verdict, Verdict::Refused { .. }))
+            .count()
+    }
+    pub fn imported(&self) -> usize {
+        self.files
+            .iter()
+            .filter(|f| matches!(f.verdict, Verdict::Imported { .. }))
+            .count()
+    }
+}
+
+/// Names that are never a finished record: tempfile's `.tmpXXXX`, editors' and
+/// downloaders' partial files, and a failed run's report.
+fn unfinished(name: &str) -> Option<&'static str> {
+    if name.starts_with(".tmp")
+        || name.ends_with(".tmp")
+        || name.ends_with(".part")
+        || name.ends_with(".partial")
+    {
+        Some("a temporary file: a write that did not finish")
+    } else if name.ends_with(".failed.json") {
+        Some("a failed run's output, not a record")
+    } else {
+        None
+    }
+}
+
+/// Every file under `dirs` that import has a verdict on: record candidates (`*.json`)
+/// and unfinished files. Other files (task logs, job scripts) are not records and are
+/// passed over.
+fn candidates(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    for dir in dirs {
+        if !dir.is_dir() {
+            return Err(Error::Other(format!(
+                "{}: not a folder (import takes the folders verify wrote to)",
+                dir.display()
+            )));
+        }
+        for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+            let entry = entry.map_err(|e| Error::Other(format!("{}: {e}", dir.display())))?;
+            if entry.file_type().is_dir() {
+                continue;
+            }
+            let name = entry.file_name().to_string_lossy();
+            if name.ends_with(".json") || unfinished(&name).is_some() {
+                found.push(entry.into_path());
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// A file that passed every check, waiting to be moved.
+struct Accepted {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    to: PathBuf,
+}
+
+/// Check every file under `dirs`, then (unless `check_only`) move each accepted record
+/// into `measurements/`. Refusals do not stop the others; the report lists them all.
+pub fn import(
+    config: &Config,
+    library: &Library,
+    dirs: &[PathBuf],
+    check_only: bool,
+) -> Result<ImportReport> {
+    let mut verdicts: Vec<FileVerdict> = Vec::new();
+    let mut accepted: BTreeMap<(String, String), Vec<(usize, Accepted)>> = BTreeMap::new();
+    for path in candidates(dirs)? {
+        let mut v = FileVerdict {
+            path: path.clone(),
+            experiment: None,
+            node: None,
+            verdict: Verdict::Refused { reasons: vec![] },
+        };
+        match check(config, library, &path) {
+            Err(reasons) => v.verdict = Verdict::Refused { reasons },
+            Ok(checked) => {
+                v.experiment = Some(checked.record.experiment.clone());
+                v.node = Some(checked.record.node.clone());
+                let to = library.experiments[&checked.record.experiment]
+                    .record_path(&checked.record.node);
+                match std::fs::read(&to) {
+                    Ok(old) if old == checked.bytes => v.verdict = Verdict::Unchanged { at: to },
+                    old => {
+                        let older = old
+                            .ok()
+                            .and_then(|b| serde_json::from_slice::<Record>(&b).ok())
+                            .filter(|o| o.captured_at > checked.record.captured_at);
+                        if let Some(o) = older {
+                            v.verdict = Verdict::Refused {
+                                reasons: vec![format!(
+                                    "older than the record in place ({} captured {}, this one {})",
+                                    to.display(),
+                                    o.captured_at.format("%Y-%m-%d %H:%M:%S UTC"),
+                                    checked.record.captured_at.format("%Y-%m-%d %H:%M:%S UTC")
+                                )],
+                            };
+                        } else {
+                            let key = (
+                                checked.record.experiment.clone(),
+                                checked.record.node.clone(),
+                            );
+                            accepted.entry(key).or_default().push((
+                                verdicts.len(),
+                                Accepted {
+                                    path: path.clone(),
+                                    bytes: checked.bytes,
+                                    to: to.clone(),
+                                },
+                            ));
+                            v.verdict = Verdict::Imported { to };
+                        }
+                    }
+                }
+            }
+        }
+        verdicts.push(v);
+    }
+    let mut warnings = Vec::new();
+    for ((experiment, node), group) in accepted {
+        if group.len() > 1 {
+            // Two runs of one pair in one import: which is right is a person's call.
+            let names: Vec<String> = group
+                .iter()
+                .map(|(_, a)| a.path.display().to_string())
+                .collect();
+            for (i, _) in &group {
+                verdicts[*i].verdict = Verdict::Refused {
+                    reasons: vec![format!(
+                        "{} records of {experiment} on {node} in this import ({}); import one",
+                        group.len(),
+                        names.join(", ")
+                    )],
+                };
+            }
+            continue;
+        }
+        if check_only {
+            continue;
+        }
+        let (i, a) = &group[0];
+        match move_into_place(a) {
+            Err(e) => {
+                verdicts[*i].verdict = Verdict::Refused {
+                    reasons: vec![format!("could not move it into place: {e}")],
+                }
+            }
+            Ok(()) => {
+                // The record is in place; a copy left behind is only untidy.
+                if let Err(e) = std::fs::remove_file(&a.path) {
+                    warnings.push(format!(
+                        "{}: imported, but not removed: {e}",
+                        a.path.display()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(ImportReport {
+        files: verdicts,
+        warnings,
+    })
+}
+
+struct Checked {
+    record: Record,
+    bytes: Vec<u8>,
+}
+
+/// Every reason this file cannot be imported, or the record and its exact bytes.
+fn check(
+    config: &Config,
+    library: &Library,
+    path: &Path,
+) -> std::result::Result<Checked, Vec<String>> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if let Some(why) = unfinished(&name) {
+        return Err(vec![why.to_string()]);
+    }
+    let meta = std::fs::symlink_metadata(path).map_err(|e| vec![format!("cannot read it: {e}")])?;
+    if !meta.file_type().is_file() {
+        return Err(vec![
+            "a link, not a file: import copies only what verify wrote".into(),
+        ]);
+    }
+    let bytes = std::fs::read(path).map_err(|e| vec![format!("cannot read it: {e}")])?;
+    let record: Record = serde_json::from_slice(&bytes).map_err(|e| {
+        vec![format!(
+            "not a well-formed record (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        )]
+    })?;
+    let mut reasons = Vec::new();
+    if record.schema != RECORD_SCHEMA {
+        reasons.push(format!(
+            "record schema {} is not the {RECORD_SCHEMA} this glossary reads",
+            record.schema
+        ));
+    }
+    let stem = name.strip_suffix(".json").unwrap_or(&name);
+    if stem != record.node {
+        reasons.push(format!(
+            "the file is named for node {stem} but the record says node {}",
+            record.node
+        ));
+    }
+    match config.node(&record.node) {
+        Err(e) => reasons.push(e.to_string()),
+        Ok(profile) => {
+            if record.gpu.name != profile.gpu
+                || record.gpu.compute_capability != profile.compute_capability
+            {
+                reasons.push(format!(
+                    "from the wrong GPU: node {} is {} (cc {}), the record was measured on {} (cc {})",
+                    record.node,
+                    profile.gpu,
+                    profile.compute_capability,
+                    record.gpu.name,
+                    record.gpu.compute_capability
+                ));
+            }
+        }
+    }
+    match library.experiments.get(&record.experiment) {
+        None => reasons.push(format!(
+            "no experiment `{}` in this project's measurements/",
+            record.experiment
+        )),
+        Some(exp) => {
+            if record.spec_digest != exp.digest {
+                reasons.push(format!(
+                    "measured on another version of {} (digest {}, the experiment is now {}): run verify again",
+                    exp.id, record.spec_digest, exp.digest
+                ));
+            }
+        }
+    }
+    if record.captured_at > Utc::now() + chrono::Duration::minutes(5) {
+        reasons.push(format!(
+            "captured in the future ({}): the node's clock is wrong",
+            record.captured_at.format("%Y-%m-%d %H:%M:%S UTC")
+        ));
+    }
+    if record.configs.is_empty() && record.extra.is_null() {
+        reasons.push("records no results (no configurations, no sweep)".into());
+    }
+    if reasons.is_empty() {
+        Ok(Checked { record, bytes })
+    } else {
+        Err(reasons)
+    }
+}
+
+/// Write the checked bytes beside their destination, sync, and rename over it: at every
+/// instant the destination holds a whole record, the old one or the new.
+fn move_into_place(a: &Accepted) -> Result<()> {
+    use std::io::Write;
+    let dir = a.to.parent().expect("a record path has a folder");
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
+    tmp.write_all(&a.bytes)
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(|e| Error::io(&a.to, e))?;
+    tmp.persist(&a.to).map_err(|e| Error::io(&a.to, e.error))?;
+    Ok(())
+}

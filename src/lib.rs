@@ -14,6 +14,7 @@
 //! [`render`] → [`review`] → [`measure`] → [`content`] / [`occupancy`] → [`config`] →
 //! [`error`]. `tests/layering.rs` fails on an import that points up.
 
+pub mod atomic;
 pub mod cmd;
 pub mod config;
 pub mod content;

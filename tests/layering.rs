@@ -21,7 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["measure"],
     // The content model, and the occupancy model that stands apart.
     &["content", "occupancy"],
-    &["config"],
+    &["config", "atomic"],
     &["error"],
 ];
 

@@ -161,6 +161,31 @@ pub struct FrontMatter {
     pub diagram: Option<DiagramRef>,
 }
 
+impl FrontMatter {
+    /// The record (experiment, node) that a body's `value()`/`ratio()` call reads when it
+    /// names none: the first measured table's. Decided here only.
+    pub fn default_record(&self) -> Option<(String, String)> {
+        self.measured
+            .first()
+            .map(|t| (t.experiment.clone(), t.node.clone()))
+    }
+
+    /// The record a claim is checked against: its own experiment and node, each falling
+    /// back to the first measured table's. Decided here only.
+    pub fn claim_record(&self, claim: &Claim) -> Option<(String, String)> {
+        let first = self.measured.first();
+        let experiment = claim
+            .experiment
+            .clone()
+            .or_else(|| first.map(|t| t.experiment.clone()))?;
+        let node = claim
+            .node
+            .clone()
+            .or_else(|| first.map(|t| t.node.clone()))?;
+        Some((experiment, node))
+    }
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum TermUse {

@@ -1,5 +1,7 @@
 //! Loading content: find the entry files, split and parse their front matter, and check
-//! what can be checked from the content alone (slugs, required fields, references).
+//! them: slugs, required fields, references between entries (at load), and references to
+//! experiments, nodes and columns ([`check_references`], given what the project defines).
+//! All entry validation lives in `validate.rs`.
 //!
 //! After `load` succeeds, later stages trust the entries: every reference resolves and
 //! every slug is safe to use as a path segment.
@@ -14,4 +16,4 @@ pub use entry::{
 };
 pub use front_matter::{line_of_reference, parse_front_matter, split_front_matter};
 pub use load::{load_content, load_entry, Content};
-pub use validate::{check_section, is_valid_slug};
+pub use validate::{check_references, check_section, is_valid_slug, Known};

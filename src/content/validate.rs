@@ -244,6 +244,80 @@ pub(super) fn check_one(e: &Entry, terms: &HashSet<&str>) -> Vec<Error> {
     errors
 }
 
+/// What the rest of the project defines, so an entry's references to it are checked here
+/// with the entry's other checks. The pipeline fills it from glossary.toml and
+/// measurements/ (which sit above content and cannot be named here).
+pub struct Known<'a> {
+    /// Experiments under measurements/.
+    pub experiment: &'a dyn Fn(&str) -> bool,
+    /// Nodes under [nodes] in glossary.toml.
+    pub node: &'a dyn Fn(&str) -> bool,
+    /// Columns a record can be read by.
+    pub column: &'a dyn Fn(&str) -> bool,
+}
+
+/// Citations must name an experiment and node that exist and columns that exist. (Whether
+/// the record is current is not an error: the gate refuses the entry.)
+pub fn check_references(entry: &Entry, known: &Known<'_>) -> Vec<Error> {
+    let mut errors = Vec::new();
+    let mut err = |key: &str, needle: &str, msg: String| {
+        let line = split_front_matter(&entry.path, &entry.raw)
+            .ok()
+            .and_then(|s| line_of_reference(&s, key, needle));
+        errors.push(Error::content(
+            &entry.path,
+            line.map(|line| Location { line, column: 1 }),
+            msg,
+        ));
+    };
+    let cite = |key: &str, exp: &str, node: &str, err: &mut dyn FnMut(&str, &str, String)| {
+        if !(known.experiment)(exp) {
+            err(
+                key,
+                exp,
+                format!("unknown experiment `{exp}` (no measurements/{exp}/experiment.yaml)"),
+            );
+        }
+        if !(known.node)(node) {
+            err(
+                key,
+                node,
+                format!("unknown node `{node}` (not under [nodes] in glossary.toml)"),
+            );
+        }
+    };
+    for t in &entry.meta.measured {
+        cite("measured", &t.experiment, &t.node, &mut err);
+        for c in &t.columns {
+            if !(known.column)(c) {
+                err(
+                    "measured",
+                    c,
+                    format!("unknown column `{c}` in measured table `{}`", t.experiment),
+                );
+            }
+        }
+    }
+    for c in &entry.meta.claims {
+        if !(known.column)(&c.column) {
+            err(
+                "claims",
+                &c.column,
+                format!("claim \"{}\": unknown column `{}`", c.says, c.column),
+            );
+        }
+        if let (Some(e), Some(n)) = (&c.experiment, &c.node) {
+            cite("claims", e, n, &mut err);
+        }
+    }
+    if let Some(d) = &entry.meta.diagram {
+        if let (Some(e), Some(n)) = (&d.experiment, &d.node) {
+            cite("diagram", e, n, &mut err);
+        }
+    }
+    errors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

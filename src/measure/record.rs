@@ -259,20 +259,10 @@ impl Record {
     /// Write atomically: a temporary file in the same folder, then a rename, so a crash
     /// or a failed run never leaves a half-written record in place of a good one.
     pub fn write_atomic(&self, path: &Path) -> Result<()> {
-        let dir = path
-            .parent()
-            .ok_or_else(|| Error::Other(format!("{}: no parent folder", path.display())))?;
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let mut json = serde_json::to_string_pretty(self)
             .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
         json.push('\n');
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-        use std::io::Write;
-        tmp.write_all(json.as_bytes())
-            .and_then(|_| tmp.as_file().sync_all())
-            .map_err(|e| Error::io(path, e))?;
-        tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-        Ok(())
+        crate::atomic::write_file(path, json.as_bytes(), crate::atomic::Durability::Synced)
     }
 }
 

@@ -69,15 +69,9 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
     }
 
     let mut unsupported = Vec::new();
-    let first = entry.meta.measured.first();
     for claim in &entry.meta.claims {
         let Ok(test) = claim.test() else { continue }; // rejected at load
-        let exp = claim
-            .experiment
-            .clone()
-            .or_else(|| first.map(|t| t.experiment.clone()));
-        let node = claim.node.clone().or_else(|| first.map(|t| t.node.clone()));
-        let (Some(exp), Some(node)) = (exp, node) else {
+        let Some((exp, node)) = entry.meta.claim_record(claim) else {
             continue;
         };
         match citations.get(&(exp.clone(), node.clone())) {

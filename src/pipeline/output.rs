@@ -62,11 +62,7 @@ impl Staging {
             .and_then(|n| n.to_str())
             .unwrap_or("site")
             .to_string();
-        let dir = tempfile::Builder::new()
-            .prefix(&format!(".{name}.tmp-"))
-            .tempdir_in(&parent)
-            .map_err(|e| Error::io(&parent, e))?
-            .keep();
+        let dir = crate::atomic::new_folder(&parent, &format!(".{name}.tmp-"))?;
         let prev = parent.join(format!(".{name}.prev"));
         // Claim the previous generation by renaming it over the empty staging folder; a
         // concurrent build that loses the race simply starts from an empty folder.

@@ -8,7 +8,7 @@ use crate::config::{Config, Layout};
 use chrono::NaiveDate;
 use tera::Tera;
 
-use crate::content::{load_content, Content, Entry, EntryId};
+use crate::content::{check_references, load_content, Content, Entry, EntryId, Known};
 use crate::error::{Error, Location, Result};
 use crate::measure::record::column_heading;
 use crate::measure::Library;
@@ -100,66 +100,17 @@ impl Project {
     }
 }
 
-/// Citations must name an experiment and node that exist and columns that exist. (Whether
-/// the record is current is not an error: it refuses the entry, see `assess`.)
+/// An entry's references to experiments, nodes and columns, checked by content's
+/// validation against what this project defines.
 pub(crate) fn check_citations(entry: &Entry, config: &Config, library: &Library) -> Vec<Error> {
-    let mut errors = Vec::new();
-    let mut err = |key: &str, needle: &str, msg: String| {
-        let line = crate::content::split_front_matter(&entry.path, &entry.raw)
-            .ok()
-            .and_then(|s| crate::content::line_of_reference(&s, key, needle));
-        errors.push(Error::content(
-            &entry.path,
-            line.map(|line| Location { line, column: 1 }),
-            msg,
-        ));
-    };
-    let cite = |key: &str, exp: &str, node: &str, err: &mut dyn FnMut(&str, &str, String)| {
-        if !library.experiments.contains_key(exp) {
-            err(
-                key,
-                exp,
-                format!("unknown experiment `{exp}` (no measurements/{exp}/experiment.yaml)"),
-            );
-        }
-        if !config.nodes.contains_key(node) {
-            err(
-                key,
-                node,
-                format!("unknown node `{node}` (not under [nodes] in glossary.toml)"),
-            );
-        }
-    };
-    for t in &entry.meta.measured {
-        cite("measured", &t.experiment, &t.node, &mut err);
-        for c in &t.columns {
-            if column_heading(c).is_none() {
-                err(
-                    "measured",
-                    c,
-                    format!("unknown column `{c}` in measured table `{}`", t.experiment),
-                );
-            }
-        }
-    }
-    for c in &entry.meta.claims {
-        if column_heading(&c.column).is_none() {
-            err(
-                "claims",
-                &c.column,
-                format!("claim \"{}\": unknown column `{}`", c.says, c.column),
-            );
-        }
-        if let (Some(e), Some(n)) = (&c.experiment, &c.node) {
-            cite("claims", e, n, &mut err);
-        }
-    }
-    if let Some(d) = &entry.meta.diagram {
-        if let (Some(e), Some(n)) = (&d.experiment, &d.node) {
-            cite("diagram", e, n, &mut err);
-        }
-    }
-    errors
+    check_references(
+        entry,
+        &Known {
+            experiment: &|e| library.experiments.contains_key(e),
+            node: &|n| config.nodes.contains_key(n),
+            column: &|c| column_heading(c).is_some(),
+        },
+    )
 }
 
 /// A diagram's kind and preset must exist; the parsed preset is kept for rendering.

@@ -20,6 +20,7 @@ use std::path::{Component, Path, PathBuf};
 use rayon::prelude::*;
 use tera::Tera;
 
+use crate::atomic::{write_file_if_changed, Durability};
 use crate::content::{load_entry, Entry, EntryId, Kind};
 use crate::error::{Error, Result};
 use crate::render::navigation::list_label;
@@ -725,25 +726,8 @@ fn restore_texts(texts: &mut HashMap<EntryId, String>, undo: Vec<(EntryId, Optio
     }
 }
 
-/// Replace one file of the live site so a reader never sees half of it: a temporary file
-/// beside it, then a rename. Unchanged bytes are not rewritten.
+/// Replace one file of the live site so a reader never sees half of it; unchanged bytes
+/// are not rewritten.
 fn write_live(dest: &Path, bytes: &[u8]) -> Result<bool> {
-    if std::fs::read(dest).is_ok_and(|old| old == bytes) {
-        return Ok(false);
-    }
-    let dir = dest
-        .parent()
-        .ok_or_else(|| Error::Other(format!("{}: no parent folder", dest.display())))?;
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    use std::io::Write;
-    tmp.write_all(bytes).map_err(|e| Error::io(dest, e))?;
-    tmp.persist(dest).map_err(|e| Error::io(dest, e.error))?;
-    #[cfg(unix)]
-    {
-        // Temporary files are private; a page is as readable as one `build` writes.
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(dest, std::fs::Permissions::from_mode(0o644));
-    }
-    Ok(true)
+    write_file_if_changed(dest, bytes, Durability::Cached)
 }

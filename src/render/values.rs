@@ -35,11 +35,7 @@ pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody> {
             problems: Vec::new(),
         });
     }
-    let default = entry
-        .meta
-        .measured
-        .first()
-        .map(|t| (t.experiment.clone(), t.node.clone()));
+    let default = entry.meta.default_record();
     let lookup = || {
         Arc::new(Lookup {
             resolved: resolved.clone(),

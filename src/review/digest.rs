@@ -23,17 +23,7 @@ pub fn cited_records(entry: &Entry) -> Vec<(String, String)> {
         .iter()
         .map(|t| (t.experiment.clone(), t.node.clone()))
         .collect();
-    let first = m.measured.first();
-    for c in &m.claims {
-        let exp = c
-            .experiment
-            .clone()
-            .or_else(|| first.map(|t| t.experiment.clone()));
-        let node = c.node.clone().or_else(|| first.map(|t| t.node.clone()));
-        if let (Some(e), Some(n)) = (exp, node) {
-            out.push((e, n));
-        }
-    }
+    out.extend(m.claims.iter().filter_map(|c| m.claim_record(c)));
     if let Some(d) = &m.diagram {
         if let (Some(e), Some(n)) = (&d.experiment, &d.node) {
             out.push((e.clone(), n.clone()));

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use walkdir::WalkDir;
 
+use crate::atomic::{write_file, Durability};
 use crate::content::{EntryId, Kind};
 use crate::error::{Error, Location, Result};
 
@@ -136,10 +137,6 @@ pub fn save_signoff(reviews_dir: &Path, id: &EntryId, signoff: &SignOff) -> Resu
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let yaml = serde_yaml::to_string(signoff)
         .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    use std::io::Write;
-    tmp.write_all(yaml.as_bytes())
-        .map_err(|e| Error::io(&path, e))?;
-    tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+    write_file(&path, yaml.as_bytes(), Durability::Synced)?;
     Ok(path)
 }

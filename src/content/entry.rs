@@ -231,6 +231,19 @@ pub struct TableRef {
     pub columns: Vec<String>,
     #[serde(default)]
     pub caption: Option<String>,
+    /// Draw the table as a line chart of one column against another (a numeric axis such
+    /// as a working-set size) instead of the default bar chart of its main metric.
+    #[serde(default)]
+    pub chart: Option<LineChartRef>,
+}
+
+/// `chart: {x: working_set_mib, y: gbps}`: both are columns of the same table. The x axis
+/// is logarithmic when its values span more than two decades.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LineChartRef {
+    pub x: String,
+    pub y: String,
 }
 
 /// A claim as written in front matter. Exactly one test form is allowed; `load` turns it

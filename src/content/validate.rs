@@ -221,6 +221,30 @@ pub(super) fn check_one(e: &Entry, terms: &HashSet<&str>) -> Vec<Error> {
                 ),
             );
         }
+        if let Some(chart) = &t.chart {
+            for (axis, column) in [("x", &chart.x), ("y", &chart.y)] {
+                if !t.columns.contains(column) {
+                    err(
+                        "measured",
+                        column,
+                        format!(
+                            "line chart of table `{}`: its {axis} axis `{column}` is not one of the table's columns ({})",
+                            t.experiment,
+                            t.columns.join(", ")
+                        ),
+                    );
+                } else if column == "label" {
+                    err(
+                        "measured",
+                        column,
+                        format!(
+                            "line chart of table `{}`: its {axis} axis must be a numeric column, not `label`",
+                            t.experiment
+                        ),
+                    );
+                }
+            }
+        }
     }
     if m.diagram.is_some() && e.id.kind != Kind::Term {
         err(

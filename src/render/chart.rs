@@ -1,9 +1,20 @@
-//! A measured table drawn again as a small horizontal bar chart of its main metric, in SVG
-//! at build time: the comparison a reader wants ("which row is fastest?") at a glance,
-//! with no script. The chart repeats the table; it never shows a number the table does not.
+//! A measured table drawn again as a chart, in SVG at build time, with no script: by
+//! default a small horizontal bar chart of its main metric (the comparison a reader wants:
+//! "which row is fastest?"), or, when the entry names two columns, a line chart of one
+//! against the other (a numeric axis such as a working-set size, see [`line_chart`]). The
+//! chart repeats the table, which stays beside it; its data points are the table's cells.
 
 use super::highlight::escape;
-use super::tables::TableView;
+use super::tables::{LineAxes, TableView};
+
+/// The chart for the `index`-th table of a page: the line chart the entry asked for, or
+/// the bar chart. `index` keeps the SVG's element ids unique on the page.
+pub fn chart(table: &TableView, index: usize) -> Option<String> {
+    match table.line {
+        Some(axes) => line_chart(table, axes, index),
+        None => bar_chart(table),
+    }
+}
 
 /// The heading of the metric charted when a table has it; otherwise the first numeric
 /// column is charted.
@@ -125,6 +136,221 @@ fn axis_title(heading: &str, table: &TableView, metric: usize) -> String {
     }
 }
 
+// The line chart's frame, in SVG user units. The SVG scales with the page (width 100%),
+// so at a 390 px phone width the 13-unit text is drawn at about 11.5 px.
+const LINE_WIDTH: f64 = 400.0;
+const LINE_HEIGHT: f64 = 260.0;
+const PLOT_LEFT: f64 = 62.0;
+const PLOT_RIGHT: f64 = 14.0;
+const PLOT_TOP: f64 = 12.0;
+const PLOT_BOTTOM: f64 = 50.0;
+/// Rough width of one character of the 13-unit tick labels, to keep labels from touching.
+const CHAR_WIDTH: f64 = 7.4;
+/// The x axis is drawn on a log scale when its largest value is more than this many times
+/// its smallest (more than two decades).
+const LOG_SPAN: f64 = 100.0;
+
+/// One data point: the row's x and y values and how the table shows them.
+struct Point<'a> {
+    x: f64,
+    y: f64,
+    x_shown: &'a str,
+    y_shown: &'a str,
+}
+
+/// A line chart of column `axes.y` against column `axes.x`, the points in x order and each
+/// marked, with axis titles (the column headings, which carry the units), tick labels, and
+/// a `<title>` and `<desc>` naming every point for screen readers. None for a stale table
+/// or one with fewer than two complete points.
+pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<String> {
+    if table.stale.is_some() {
+        return None;
+    }
+    let mut points: Vec<Point<'_>> = table
+        .rows
+        .iter()
+        .zip(&table.values)
+        .filter_map(|(cells, values)| {
+            let x = (*values.get(axes.x)?)?;
+            let y = (*values.get(axes.y)?)?;
+            (x.is_finite() && y.is_finite()).then_some(Point {
+                x,
+                y,
+                x_shown: cells.get(axes.x)?,
+                y_shown: cells.get(axes.y)?,
+            })
+        })
+        .collect();
+    if points.len() < 2 {
+        return None;
+    }
+    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let x_name = table.headings.get(axes.x)?;
+    let y_name = table.headings.get(axes.y)?;
+
+    let (x_min, x_max) = (points[0].x, points[points.len() - 1].x);
+    let log_x = x_min > 0.0 && x_max / x_min > LOG_SPAN;
+    let to_axis = |x: f64| if log_x { x.log10() } else { x };
+    let (a_min, a_max) = (to_axis(x_min), to_axis(x_max));
+    let pad = if a_max > a_min {
+        (a_max - a_min) * 0.04
+    } else {
+        1.0
+    };
+    let (a_lo, a_hi) = (a_min - pad, a_max + pad);
+    let plot_w = LINE_WIDTH - PLOT_LEFT - PLOT_RIGHT;
+    let plot_h = LINE_HEIGHT - PLOT_TOP - PLOT_BOTTOM;
+    let px = |x: f64| PLOT_LEFT + (to_axis(x) - a_lo) / (a_hi - a_lo) * plot_w;
+
+    // Bandwidths and times are read against zero; a column with negative values gets its
+    // own floor.
+    let y_data_min = points.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
+    let y_data_max = points.iter().map(|p| p.y).fold(f64::NEG_INFINITY, f64::max);
+    let y_lo_raw = y_data_min.min(0.0);
+    let step = nice_step((y_data_max - y_lo_raw).max(f64::MIN_POSITIVE) / 4.0);
+    let y_lo = (y_lo_raw / step).floor() * step;
+    let y_hi = ((y_data_max / step).ceil() * step).max(y_lo + step);
+    let py = |y: f64| PLOT_TOP + (1.0 - (y - y_lo) / (y_hi - y_lo)) * plot_h;
+
+    let id = format!("line-chart-{index}");
+    let title = format!("Line chart of {y_name} against {x_name}");
+    let description = format!(
+        "{} points{}: {}.",
+        points.len(),
+        if log_x {
+            format!(", {x_name} on a logarithmic axis")
+        } else {
+            String::new()
+        },
+        points
+            .iter()
+            .map(|p| format!("{} {x_name}: {} {y_name}", p.x_shown, p.y_shown))
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    let mut svg = format!(
+        r#"<svg class="line-chart" role="img" aria-labelledby="{id}-title {id}-desc" viewBox="0 0 {LINE_WIDTH} {LINE_HEIGHT}" width="{LINE_WIDTH}" height="{LINE_HEIGHT}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title id="{id}-title">{t}</title><desc id="{id}-desc">{d}</desc>"#,
+        t = escape(&title),
+        d = escape(&description),
+    );
+
+    // Horizontal grid lines and y tick labels.
+    let mut y = y_lo;
+    while y <= y_hi + step * 1e-9 {
+        let yy = py(y);
+        svg.push_str(&format!(
+            r#"<line class="chart-grid" x1="{PLOT_LEFT}" y1="{yy:.1}" x2="{x2}" y2="{yy:.1}"></line><text class="chart-tick" x="{tx}" y="{ty:.1}" text-anchor="end">{label}</text>"#,
+            x2 = LINE_WIDTH - PLOT_RIGHT,
+            tx = PLOT_LEFT - 6.0,
+            ty = yy + 4.0,
+            label = escape(&tick_label(y, step)),
+        ));
+        y += step;
+    }
+    // The axes.
+    let base = LINE_HEIGHT - PLOT_BOTTOM;
+    svg.push_str(&format!(
+        r#"<line class="chart-axis" x1="{PLOT_LEFT}" y1="{PLOT_TOP}" x2="{PLOT_LEFT}" y2="{base}"></line><line class="chart-axis" x1="{PLOT_LEFT}" y1="{base}" x2="{x2}" y2="{base}"></line>"#,
+        x2 = LINE_WIDTH - PLOT_RIGHT,
+    ));
+    // x tick labels at the data's own x values (as the table shows them), dropping any
+    // that would touch the one before.
+    let mut last_right = f64::NEG_INFINITY;
+    for p in &points {
+        let xx = px(p.x);
+        let half = p.x_shown.chars().count() as f64 * CHAR_WIDTH / 2.0;
+        if xx - half < last_right + 4.0 {
+            continue;
+        }
+        last_right = xx + half;
+        svg.push_str(&format!(
+            r#"<line class="chart-axis" x1="{xx:.1}" y1="{base}" x2="{xx:.1}" y2="{t2}"></line><text class="chart-tick" x="{xx:.1}" y="{ty}" text-anchor="middle">{label}</text>"#,
+            t2 = base + 4.0,
+            ty = base + 18.0,
+            label = escape(p.x_shown),
+        ));
+    }
+    // Axis titles: the column headings, which carry the units.
+    svg.push_str(&format!(
+        r#"<text class="chart-axis-title" x="{cx:.1}" y="{ty}" text-anchor="middle">{x}{log}</text><text class="chart-axis-title" transform="translate(14 {cy:.1}) rotate(-90)" text-anchor="middle">{y}</text>"#,
+        cx = PLOT_LEFT + plot_w / 2.0,
+        ty = LINE_HEIGHT - 10.0,
+        x = escape(x_name),
+        log = if log_x { " (log scale)" } else { "" },
+        cy = PLOT_TOP + plot_h / 2.0,
+        y = escape(y_name),
+    ));
+    // The line, then a marker on every point (drawn last, so on top).
+    let path = points
+        .iter()
+        .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
+        .collect::<Vec<_>>()
+        .join(" ");
+    svg.push_str(&format!(
+        r#"<polyline class="chart-line" points="{path}"></polyline>"#
+    ));
+    for p in &points {
+        svg.push_str(&format!(
+            r#"<circle class="chart-point" cx="{:.1}" cy="{:.1}" r="3.5"><title>{}: {}</title></circle>"#,
+            px(p.x),
+            py(p.y),
+            escape(p.x_shown),
+            escape(p.y_shown),
+        ));
+    }
+    svg.push_str("</svg>");
+    Some(svg)
+}
+
+/// A round step near `raw`: 1, 2, 2.5 or 5 times a power of ten.
+fn nice_step(raw: f64) -> f64 {
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let r = raw / magnitude;
+    let m = if r <= 1.0 {
+        1.0
+    } else if r <= 2.0 {
+        2.0
+    } else if r <= 2.5 {
+        2.5
+    } else if r <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    m * magnitude
+}
+
+/// A y tick's label, with as many decimals as the step needs and thousands separated.
+fn tick_label(v: f64, step: f64) -> String {
+    // The fewest decimals that show every multiple of the step exactly (0.25 needs two).
+    let decimals = (0..6)
+        .find(|&d| {
+            let scaled = step * 10f64.powi(d);
+            (scaled - scaled.round()).abs() < 1e-6 * scaled.max(1.0)
+        })
+        .unwrap_or(6) as usize;
+    let text = format!("{:.*}", decimals, v + 0.0);
+    let (int, frac) = match text.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (text.as_str(), None),
+    };
+    let (sign, digits) = match int.strip_prefix('-') {
+        Some(d) => ("-", d),
+        None => ("", int),
+    };
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    match frac {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +377,7 @@ mod tests {
             provenance: String::new(),
             stale: None,
             notes: Vec::new(),
+            line: None,
         }
     }
 
@@ -212,5 +439,149 @@ mod tests {
         let svg = bar_chart(&t).expect("a chart");
         assert!(svg.contains("&lt;a&amp;b&gt;"));
         assert!(!svg.contains("<a&b>"));
+    }
+
+    fn line_table(x: &[(&str, f64)], y: &[(&str, f64)]) -> TableView {
+        let mut t = table(
+            &["label", "working set (MiB)", "GB/s"],
+            &[false, true, true],
+            &[],
+        );
+        for (i, ((xs, xv), (ys, yv))) in x.iter().zip(y).enumerate() {
+            t.rows
+                .push(vec![format!("r{i}"), xs.to_string(), ys.to_string()]);
+            t.values.push(vec![None, Some(*xv), Some(*yv)]);
+        }
+        t.line = Some(LineAxes { x: 1, y: 2 });
+        t
+    }
+
+    fn circles(svg: &str) -> Vec<(f64, f64)> {
+        svg.split("<circle ")
+            .skip(1)
+            .map(|s| {
+                let attr = |name: &str| -> f64 {
+                    s.split(&format!("{name}=\""))
+                        .nth(1)
+                        .unwrap()
+                        .split('"')
+                        .next()
+                        .unwrap()
+                        .parse()
+                        .unwrap()
+                };
+                (attr("cx"), attr("cy"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn line_chart_over_three_decades_uses_a_log_axis_with_even_spacing_for_powers_of_two() {
+        let xs: Vec<(String, f64)> = (0..11)
+            .map(|k| ((1u32 << k).to_string(), f64::from(1u32 << k)))
+            .collect();
+        let x: Vec<(&str, f64)> = xs.iter().map(|(s, v)| (s.as_str(), *v)).collect();
+        let y: Vec<(&str, f64)> = (0..11)
+            .map(|k| ("1.0", if k < 6 { 9000.0 } else { 4000.0 }))
+            .collect();
+        let t = line_table(&x, &y);
+        let svg = chart(&t, 3).expect("a line chart");
+        assert!(svg.contains(r#"class="line-chart""#), "{svg}");
+        assert!(svg.contains(r#"aria-labelledby="line-chart-3-title line-chart-3-desc""#));
+        assert!(svg.contains(
+            r#"<title id="line-chart-3-title">Line chart of GB/s against working set (MiB)</title>"#
+        ));
+        assert!(
+            svg.contains("working set (MiB) on a logarithmic axis"),
+            "{svg}"
+        );
+        assert!(svg.contains("working set (MiB) (log scale)</text>"));
+        let c = circles(&svg);
+        assert_eq!(c.len(), 11, "every point is marked");
+        let gaps: Vec<f64> = c.windows(2).map(|w| w[1].0 - w[0].0).collect();
+        for g in &gaps {
+            assert!(
+                (g - gaps[0]).abs() < 0.15,
+                "powers of two are evenly spaced on a log axis: {gaps:?}"
+            );
+        }
+        // Higher bandwidth is drawn higher (smaller y).
+        assert!(c[0].1 < c[10].1);
+    }
+
+    #[test]
+    fn line_chart_under_two_decades_stays_linear() {
+        let t = line_table(
+            &[("10", 10.0), ("20", 20.0), ("40", 40.0)],
+            &[("1", 1.0), ("2", 2.0), ("3", 3.0)],
+        );
+        let svg = chart(&t, 0).expect("a line chart");
+        assert!(!svg.contains("log"), "{svg}");
+        let c = circles(&svg);
+        let (g1, g2) = (c[1].0 - c[0].0, c[2].0 - c[1].0);
+        assert!((g2 / g1 - 2.0).abs() < 0.01, "linear spacing: {g1} {g2}");
+    }
+
+    #[test]
+    fn line_chart_sorts_points_by_x_and_starts_its_y_axis_at_zero() {
+        let t = line_table(
+            &[("4", 4.0), ("1", 1.0), ("2", 2.0)],
+            &[("30", 30.0), ("10", 10.0), ("20", 20.0)],
+        );
+        let svg = chart(&t, 0).expect("a line chart");
+        let c = circles(&svg);
+        assert!(c[0].0 < c[1].0 && c[1].0 < c[2].0);
+        assert!(
+            c[0].1 > c[1].1 && c[1].1 > c[2].1,
+            "y rises with x here: {c:?}"
+        );
+        assert!(
+            svg.contains(r#"text-anchor="end">0</text>"#),
+            "a zero tick: {svg}"
+        );
+        assert!(svg.contains("1 working set (MiB): 10 GB/s; 2 working set (MiB): 20 GB/s; 4 working set (MiB): 30 GB/s"));
+    }
+
+    #[test]
+    fn no_line_chart_for_one_point_or_a_stale_table() {
+        let t = line_table(&[("1", 1.0)], &[("2", 2.0)]);
+        assert!(chart(&t, 0).is_none());
+        let mut t = line_table(&[("1", 1.0), ("2", 2.0)], &[("2", 2.0), ("3", 3.0)]);
+        t.stale = Some("record missing".into());
+        assert!(chart(&t, 0).is_none());
+    }
+
+    #[test]
+    fn crowded_x_labels_are_thinned_but_every_point_keeps_its_marker() {
+        let xs: Vec<(String, f64)> = (0..40)
+            .map(|k| ((1000 + k).to_string(), 1000.0 + f64::from(k)))
+            .collect();
+        let x: Vec<(&str, f64)> = xs.iter().map(|(s, v)| (s.as_str(), *v)).collect();
+        let y: Vec<(&str, f64)> = (0..40).map(|_| ("1", 1.0)).collect();
+        let svg = chart(&line_table(&x, &y), 0).expect("a line chart");
+        assert_eq!(circles(&svg).len(), 40);
+        let labels = svg.matches(r#"text-anchor="middle">10"#).count();
+        assert!(labels > 3 && labels < 20, "{labels} x labels");
+    }
+
+    #[test]
+    fn tick_labels_group_thousands_and_keep_the_decimals_a_step_needs() {
+        assert_eq!(tick_label(12000.0, 2000.0), "12,000");
+        assert_eq!(tick_label(0.5, 0.25), "0.50");
+        assert_eq!(tick_label(0.75, 0.25), "0.75");
+        assert_eq!(tick_label(-1500.0, 500.0), "-1,500");
+        assert_eq!(nice_step(2300.0), 2500.0);
+        assert_eq!(nice_step(0.7), 1.0);
+        assert_eq!(nice_step(31.0), 50.0);
+    }
+
+    #[test]
+    fn the_dispatcher_keeps_the_bar_chart_by_default() {
+        let t = table(
+            &["label", "GB/s"],
+            &[false, true],
+            &[&["a", "1.0"], &["b", "2.0"]],
+        );
+        assert!(chart(&t, 0).unwrap().contains("bar-chart"));
     }
 }

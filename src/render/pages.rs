@@ -105,7 +105,8 @@ struct PageCtx<'a> {
     draft: Option<Vec<String>>,
     body: String,
     tables: &'a [TableView],
-    /// A bar chart per table (same order), where the table has a metric to chart.
+    /// A chart per table (same order): the line chart the entry asked for, else a bar chart
+    /// where the table has a metric to chart.
     charts: Vec<Option<String>>,
     diagram: Option<String>,
     related: Vec<LinkCtx>,
@@ -563,7 +564,12 @@ fn render_entry(
             .then(|| a.verdict.refusals.iter().map(|r| r.to_string()).collect()),
         body: r.html,
         tables: &a.tables,
-        charts: a.tables.iter().map(super::chart::bar_chart).collect(),
+        charts: a
+            .tables
+            .iter()
+            .enumerate()
+            .map(|(i, t)| super::chart::chart(t, i))
+            .collect(),
         diagram: a.diagram.clone(),
         related,
         meet,

@@ -23,6 +23,16 @@ pub struct TableView {
     pub stale: Option<String>,
     /// Footnotes to the cells, such as timings whose sampling did not converge.
     pub notes: Vec<String>,
+    /// Columns (by position) to draw as a line chart, y against x, where the entry asks
+    /// for one; otherwise the table gets the default bar chart.
+    pub line: Option<LineAxes>,
+}
+
+/// The positions of a line chart's two columns in [`TableView::headings`].
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct LineAxes {
+    pub x: usize,
+    pub y: usize,
 }
 
 /// Columns that come from sampling, and so inherit a sampling caveat.
@@ -49,6 +59,13 @@ pub fn table_view(
         provenance: String::new(),
         stale: None,
         notes: Vec::new(),
+        // Loading checked that both columns are in the table.
+        line: table.chart.as_ref().and_then(|c| {
+            Some(LineAxes {
+                x: table.columns.iter().position(|col| *col == c.x)?,
+                y: table.columns.iter().position(|col| *col == c.y)?,
+            })
+        }),
     };
     let citation = match citation {
         Ok(c) => c,

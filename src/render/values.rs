@@ -351,6 +351,7 @@ mod tests {
             rows: vec!["b128".into()],
             columns: vec!["gbps".into()],
             caption: None,
+            chart: None,
         });
         Entry {
             id: EntryId::new(Kind::Term, "t"),

@@ -97,6 +97,56 @@ describe('the published fixture site, served', { skip: noChromium }, () => {
     assert.deepEqual(wide, []);
   });
 
+  test('a line chart is labelled, marks every point beside its table, and stays readable at 390 px and in dark mode', async () => {
+    const url = server.url + 'terms/warp-scheduler/';
+    const seen = {};
+    for (const [name, viewport, scheme] of [['desktop', { width: 1280, height: 900 }, 'light'], ['phone', { width: 390, height: 844 }, 'dark']]) {
+      const page = await browser.newPage({ viewport });
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto(url);
+      const chart = page.locator('.measured svg.line-chart');
+      await chart.waitFor();
+      seen[name] = await page.evaluate(() => {
+        const svg = document.querySelector('.measured svg.line-chart');
+        const ids = (svg.getAttribute('aria-labelledby') || '').split(' ');
+        const tick = svg.querySelector('.chart-tick').getBoundingClientRect();
+        const line = getComputedStyle(svg.querySelector('.chart-line'));
+        const title = getComputedStyle(svg.querySelector('.chart-axis-title'));
+        return {
+          role: svg.getAttribute('role'),
+          named: ids.map((id) => document.getElementById(id)?.textContent || ''),
+          points: svg.querySelectorAll('circle.chart-point').length,
+          tableRows: svg.closest('figure').querySelectorAll('table tbody tr').length,
+          axisTitles: [...svg.querySelectorAll('.chart-axis-title')].map((t) => t.textContent),
+          width: svg.getBoundingClientRect().width,
+          tickHeight: tick.height,
+          stroke: line.stroke,
+          titleFill: title.fill,
+          background: getComputedStyle(document.body).backgroundColor,
+          pageWidth: document.documentElement.scrollWidth,
+        };
+      });
+      assert.deepEqual(await axeViolations(page), [], `${name}: axe`);
+      await chart.screenshot({ path: screenshotPath(`line-chart-${name}`) });
+      await page.screenshot({ path: screenshotPath(`line-chart-page-${name}`), fullPage: true });
+      await page.close();
+    }
+    for (const [name, s] of Object.entries(seen)) {
+      assert.equal(s.role, 'img', name);
+      assert.match(s.named[0], /^Line chart of .+ against .+/, name);
+      assert.match(s.named[1], /3 points/, name);
+      assert.equal(s.points, 3, `${name}: every point is marked`);
+      assert.equal(s.tableRows, 3, `${name}: the data table stays beside the chart`);
+      assert.equal(s.axisTitles.length, 2, `${name}: both axes are titled`);
+      assert.ok(s.width <= (name === 'phone' ? 390 : 1280), `${name}: ${s.width}px wide`);
+      assert.ok(s.tickHeight >= 10, `${name}: tick labels ${s.tickHeight}px tall`);
+      assert.notEqual(s.stroke, s.background, `${name}: the line shows against the page`);
+    }
+    assert.ok(seen.phone.pageWidth <= 390, `no sideways scrolling at 390 px: ${seen.phone.pageWidth}`);
+    // Dark mode swaps the palette: the axis titles are light on dark.
+    assert.notEqual(seen.phone.titleFill, seen.desktop.titleFill, 'axis text follows the colour scheme');
+  });
+
   test('print hides navigation and search and shows link targets', async () => {
     const page = await browser.newPage();
     await page.goto(server.url + entryPages.term);

@@ -78,6 +78,34 @@ impl Error {
         }
     }
 
+    /// Where the error is, for sorting a run's errors by file and line: (file, line,
+    /// column). Errors without a file sort first.
+    pub fn place(&self) -> (Option<&std::path::Path>, usize, usize) {
+        match self {
+            Error::Content { path, at, .. } => (
+                Some(path),
+                at.map_or(0, |l| l.line),
+                at.map_or(0, |l| l.column),
+            ),
+            Error::Io { path, .. } | Error::Config { path, .. } | Error::Template { path, .. } => {
+                (Some(path), 0, 0)
+            }
+            _ => (None, 0, 0),
+        }
+    }
+
+    /// Every error of `errors` (flattened), sorted by file, line and column, as one
+    /// result: one run reports every problem it found, in the order an author fixes them.
+    pub fn sorted(errors: Vec<Error>) -> Result<()> {
+        let mut all: Vec<Error> = errors.into_iter().flat_map(Error::flatten).collect();
+        all.sort_by_cached_key(|e| {
+            let (path, line, column) = e.place();
+            (path.map(|p| p.to_path_buf()), line, column, e.to_string())
+        });
+        all.dedup_by(|a, b| a.to_string() == b.to_string());
+        Error::collect(all)
+    }
+
     /// Every individual error, flattening `Many`.
     pub fn flatten(self) -> Vec<Error> {
         match self {

@@ -16,6 +16,10 @@ use super::validate::{check_entries, is_valid_slug};
 #[derive(Debug, Default)]
 pub struct Content {
     pub entries: Vec<Entry>,
+    /// Entries whose file could not be parsed: they stand in `entries` with a placeholder
+    /// front matter so that references to them resolve (one mistake, one error), and the
+    /// load reported why. A project with any is never built.
+    pub broken: std::collections::HashSet<EntryId>,
     by_id: HashMap<EntryId, usize>,
     /// term slug -> the lessons and guides that use it, in day/title order. Built once so
     /// "where you meet this" costs a lookup per page, not a scan of the site.
@@ -71,6 +75,7 @@ impl Content {
             entries,
             by_id,
             used_by,
+            broken: Default::default(),
         }
     }
 
@@ -107,6 +112,14 @@ fn same_uses(a: &[super::entry::TermUse], b: &[super::entry::TermUse]) -> bool {
 
 /// Load and check every entry under `content_dir`. All problems are reported together.
 pub fn load_content(content_dir: &Path) -> Result<Content> {
+    let (content, errors) = load_content_collecting(content_dir);
+    Error::sorted(errors)?;
+    Ok(content)
+}
+
+/// Load every entry under `content_dir`, with every problem found. An entry that cannot
+/// be parsed is kept as a placeholder (see `Content::broken`).
+pub fn load_content_collecting(content_dir: &Path) -> (Content, Vec<Error>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for kind in Kind::ALL {
@@ -139,20 +152,59 @@ pub fn load_content(content_dir: &Path) -> Result<Content> {
         }
     }
 
-    let parsed: Vec<Result<Entry>> = files
+    let parsed: Vec<(Entry, Option<Error>)> = files
         .into_par_iter()
-        .map(|(kind, path)| parse_entry(kind, path))
+        .map(|(kind, path)| match parse_entry(kind, path.clone()) {
+            Ok(e) => (e, None),
+            Err(why) => (placeholder(kind, path), Some(why)),
+        })
         .collect();
     let mut entries = Vec::with_capacity(parsed.len());
-    for p in parsed {
-        match p {
-            Ok(e) => entries.push(e),
-            Err(e) => errors.push(e),
+    let mut broken = std::collections::HashSet::new();
+    for (entry, error) in parsed {
+        if let Some(error) = error {
+            errors.push(error);
+            broken.insert(entry.id.clone());
         }
+        entries.push(entry);
     }
-    errors.extend(check_entries(&entries));
-    Error::collect(errors)?;
-    Ok(Content::index(entries))
+    errors.extend(check_entries(&entries, &broken));
+    let mut content = Content::index(entries);
+    content.broken = broken;
+    (content, errors)
+}
+
+/// The stand-in for an entry whose file failed to parse: its id (from a readable `slug:`
+/// line or the file name), its body if the front matter could be split off, and a title.
+fn placeholder(kind: Kind, path: PathBuf) -> Entry {
+    let raw = std::fs::read(&path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+        .to_string();
+    let split = split_front_matter(&path, &raw).ok();
+    let slug = split
+        .as_ref()
+        .and_then(|s| serde_yaml::from_str::<serde_yaml::Value>(s.yaml).ok())
+        .and_then(|v| v.get("slug").and_then(|s| s.as_str()).map(str::to_string))
+        .filter(|s| is_valid_slug(s))
+        .unwrap_or(stem);
+    let (body, body_line) = split
+        .as_ref()
+        .map_or((String::new(), 1), |s| (s.body.to_string(), s.body_line));
+    let meta = serde_yaml::from_str(&format!("title: {slug:?}\nsummary: {slug:?}\n"))
+        .expect("a title and a summary make a front matter");
+    Entry {
+        id: EntryId::new(kind, slug),
+        path,
+        meta,
+        body,
+        body_line,
+        raw,
+    }
 }
 
 /// Read and parse one entry file, and check what can be checked from it alone plus the

@@ -17,7 +17,12 @@ pub fn is_valid_slug(slug: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
-pub(super) fn check_entries(entries: &[Entry]) -> Vec<Error> {
+/// Checks across entries; `broken` ones (placeholders for files that failed to parse) count
+/// as existing for references but are not checked themselves.
+pub(super) fn check_entries(
+    entries: &[Entry],
+    broken: &std::collections::HashSet<super::entry::EntryId>,
+) -> Vec<Error> {
     let mut errors = Vec::new();
     let mut seen: HashMap<_, &Entry> = HashMap::new();
     for e in entries {
@@ -39,7 +44,7 @@ pub(super) fn check_entries(entries: &[Entry]) -> Vec<Error> {
         .map(|e| e.id.slug.as_str())
         .collect();
 
-    for e in entries {
+    for e in entries.iter().filter(|e| !broken.contains(&e.id)) {
         errors.extend(check_one(e, &terms));
     }
     errors.extend(check_aliases(entries));

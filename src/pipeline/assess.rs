@@ -17,6 +17,14 @@ use crate::review::{cited_records, decide, signed_digest, Facts};
 use super::project::Project;
 
 pub fn assess_all(project: &Project, today: NaiveDate) -> Result<Vec<Assessment>> {
+    let (out, errors) = assess_collecting(project, today);
+    Error::sorted(errors)?;
+    Ok(out)
+}
+
+/// Assess every entry, with the errors of those that could not be: the others are
+/// assessed all the same, so one run finds every entry's errors.
+pub fn assess_collecting(project: &Project, today: NaiveDate) -> (Vec<Assessment>, Vec<Error>) {
     let results: Vec<Result<Assessment>> = project
         .content
         .entries
@@ -31,8 +39,7 @@ pub fn assess_all(project: &Project, today: NaiveDate) -> Result<Vec<Assessment>
             Err(e) => errors.push(e),
         }
     }
-    Error::collect(errors)?;
-    Ok(out)
+    (out, errors)
 }
 
 pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Result<Assessment> {
@@ -87,7 +94,7 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
         }
     }
 
-    let body = expand_body(entry, &resolved)?;
+    let body = expand_body(entry, &resolved);
     let diagram = entry
         .meta
         .diagram
@@ -95,7 +102,16 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
         .map(|d| {
             crate::render::diagram::render(entry, d, &project.diagrams, &project.config, &resolved)
         })
-        .transpose()?;
+        .transpose();
+    // Both are the author's errors; report both rather than the first.
+    let (body, diagram) = match (body, diagram) {
+        (Ok(body), Ok(diagram)) => (body, diagram),
+        (body, diagram) => {
+            let mut errors = body.err().unwrap_or_default();
+            errors.extend(diagram.err());
+            return Err(Error::Many(errors));
+        }
+    };
     for (asked, why) in body.problems {
         stale.push((asked, why));
     }

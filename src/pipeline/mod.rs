@@ -14,14 +14,14 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use assess::assess;
 pub use assess::assess_all;
+use assess::{assess, assess_collecting};
 pub use output::{copy_dir, write_site, Staging, MARKER};
 pub use project::Project;
 pub use session::{Rebuilt, Session};
 
 use crate::content::EntryId;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::render::pages::{render_site, render_site_into, SiteLinks};
 use crate::render::site_links::{page_links, SiteLinkIndex};
 use crate::render::templates::load_templates;
@@ -82,11 +82,26 @@ impl Report {
     }
 }
 
-/// Load, check, gate, render and write the site. On any error nothing is written.
+/// Load, check, gate, render and write the site. On any error nothing is written, and
+/// every error of every phase is reported, sorted by file and line.
 pub fn build(opts: &BuildOptions) -> Result<Report> {
-    let project = Project::load(&opts.root)?;
-    let tera = load_templates(&project.layout.templates())?;
-    let assessments = assess_all(&project, opts.today)?;
+    let (project, mut errors) = Project::load_collecting(&opts.root)?;
+    let tera = load_templates(&project.layout.templates());
+    let (assessments, assess_errors) = assess_collecting(&project, opts.today);
+    errors.extend(assess_errors);
+    let tera = match tera {
+        Ok(tera) if errors.is_empty() => tera,
+        Ok(tera) => {
+            // Already failed: render in memory, as `check` does, only to find the link
+            // and template errors too.
+            errors.extend(render_errors(&project, &tera, &assessments, opts.today));
+            return Err(Error::sorted(errors).unwrap_err());
+        }
+        Err(e) => {
+            errors.push(e);
+            return Err(Error::sorted(errors).unwrap_err());
+        }
+    };
     let out = output_dir(opts, &project);
     let static_dir = project.layout.templates().join("static");
     let staging = Staging::begin(&out)?;
@@ -184,18 +199,37 @@ pub fn review_status(project: &Project, assessments: &[Assessment]) -> StatusRep
 }
 
 /// Everything `build` checks, without writing: errors, refusals, warnings. Rendering runs
-/// too (with drafts, into memory) so template and link errors are found.
+/// too (with drafts, into memory) so template and link errors are found. Every error of
+/// every phase is reported together, sorted by file and line.
 pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
-    let project = Project::load(root)?;
-    let tera = load_templates(&project.layout.templates())?;
-    let assessments = assess_all(&project, today)?;
-    let report = Report::from_assessments(&assessments);
+    let (project, mut errors) = Project::load_collecting(root)?;
+    let (assessments, assess_errors) = assess_collecting(&project, today);
+    errors.extend(assess_errors);
+    match load_templates(&project.layout.templates()) {
+        Ok(tera) => errors.extend(render_errors(&project, &tera, &assessments, today)),
+        Err(e) => errors.push(e),
+    }
+    Error::sorted(errors)?;
+    Ok(Report::from_assessments(&assessments))
+}
+
+/// The errors rendering finds (body links, templates, links templates make), every page
+/// rendered as a draft into memory.
+fn render_errors(
+    project: &Project,
+    tera: &tera::Tera,
+    assessments: &[Assessment],
+    today: NaiveDate,
+) -> Vec<Error> {
+    let report = Report::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
-    let files = render_site(&project.render_input(&assessments, &tera, &pages, &published, today))?;
-    crate::render::site_links::check_site_links(
-        &files,
-        &project.layout.templates().join("static"),
-    )?;
-    Ok(report)
+    let files = render_site(&project.render_input(assessments, tera, &pages, &published, today));
+    let checked = files.and_then(|files| {
+        crate::render::site_links::check_site_links(
+            &files,
+            &project.layout.templates().join("static"),
+        )
+    });
+    checked.err().map(Error::flatten).unwrap_or_default()
 }

@@ -8,7 +8,7 @@ use crate::config::{Config, Layout};
 use chrono::NaiveDate;
 use tera::Tera;
 
-use crate::content::{check_references, load_content, Content, Entry, EntryId, Known};
+use crate::content::{check_references, load_content_collecting, Content, Entry, EntryId, Known};
 use crate::error::{Error, Location, Result};
 use crate::measure::record::column_heading;
 use crate::measure::Library;
@@ -30,13 +30,22 @@ pub struct Project {
 impl Project {
     /// Load and cross-check. Errors from every part are reported together.
     pub fn load(root: &Path) -> Result<Project> {
+        let (project, errors) = Project::load_collecting(root)?;
+        Error::sorted(errors)?;
+        Ok(project)
+    }
+
+    /// Load and cross-check, returning the project together with every error found, so a
+    /// build or check can go on to find the errors of later phases in the same run. An
+    /// entry whose front matter is broken is still in the project (see
+    /// `load_content_collecting`), so references to it do not add errors of their own.
+    /// Only an unreadable glossary.toml stops here.
+    pub fn load_collecting(root: &Path) -> Result<(Project, Vec<Error>)> {
         let layout = Layout::new(root);
         let config = Config::load(root)?;
         let mut errors = Vec::new();
-        let content = load_content(&layout.content()).unwrap_or_else(|e| {
-            errors.extend(e.flatten());
-            Content::default()
-        });
+        let (content, content_errors) = load_content_collecting(&layout.content());
+        errors.extend(content_errors);
         let library = Library::load(&layout.measurements()).unwrap_or_else(|e| {
             errors.extend(e.flatten());
             Library::default()
@@ -52,17 +61,17 @@ impl Project {
             errors.extend(crate::content::check_section(entry, &config.sections));
             errors.extend(check_diagram(entry, &config, &layout, &mut diagrams));
         }
-        // Report in file order, however the stages found them.
-        errors.sort_by_cached_key(|e| e.to_string());
-        Error::collect(errors)?;
-        Ok(Project {
-            layout,
-            config,
-            content,
-            library,
-            signoffs,
-            diagrams,
-        })
+        Ok((
+            Project {
+                layout,
+                config,
+                content,
+                library,
+                signoffs,
+                diagrams,
+            },
+            errors,
+        ))
     }
 
     /// What the review workflow (sign, diff, status) reads of this project.

@@ -1,6 +1,7 @@
 //! Rendering: Markdown, measured tables, diagrams and templates into HTML pages. Nothing
 //! here decides what is published; the build passes that in.
 
+pub mod calls;
 pub mod chart;
 pub mod diagram;
 pub mod feed;

@@ -6,8 +6,6 @@ use tera::Tera;
 
 use crate::error::{Error, Result};
 
-use super::values::error_chain;
-
 pub fn load_templates(dir: &Path) -> Result<Tera> {
     let glob = format!("{}/**/*.html", dir.display());
     let mut tera = Tera::new(&glob).map_err(|e| Error::Template {
@@ -35,4 +33,16 @@ pub fn render(tera: &Tera, name: &str, ctx: &tera::Context, dir: &Path) -> Resul
         path: dir.join(name),
         message: error_chain(&e),
     })
+}
+
+/// Tera nests the useful message in `source()`; show the whole chain on one line.
+pub fn error_chain(e: &tera::Error) -> String {
+    let mut msg = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        msg.push_str(": ");
+        msg.push_str(&s.to_string());
+        src = s.source();
+    }
+    msg
 }

@@ -1,4 +1,5 @@
-//! Numbers quoted in prose. A body may call `value(...)` and `ratio(...)` (Tera functions)
+//! Numbers quoted in prose. A body may call `value(...)` and `ratio(...)` (functions, see `calls`;
+//! a body is Markdown, not a template)
 //! and gets the number from the record; it can never type one that the table contradicts.
 //!
 //! `{{ value(row="tlp1", column="gbps") }}` and
@@ -12,210 +13,107 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tera::{Context, Tera, Value};
-
 use crate::content::Entry;
-use crate::error::{Error, Result};
+use crate::error::{Error, Location};
 use crate::measure::{Record, Staleness};
+
+use super::calls::{find_calls, line_column, Call};
 
 /// The records an entry cites, resolved: `(experiment, node)` -> record or why not.
 pub type Resolved = HashMap<(String, String), std::result::Result<Arc<Record>, Staleness>>;
 
-/// A body after its template calls ran, and the citation problems they met.
+/// A body after its function calls ran, and the citation problems they met.
 pub struct ExpandedBody {
     pub markdown: String,
     /// (`what was asked`, why it could not be answered)
     pub problems: Vec<(String, String)>,
 }
 
-pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody> {
-    if !entry.body.contains("{{") && !entry.body.contains("{%") {
-        return Ok(ExpandedBody {
-            markdown: entry.body.clone(),
-            problems: Vec::new(),
-        });
-    }
-    let default = entry.meta.default_record();
-    let lookup = || {
-        Arc::new(Lookup {
-            resolved: resolved.clone(),
-            default: default.clone(),
-            problems: Mutex::new(Vec::new()),
+/// Replace every call in the entry's body by its result. Malformed calls and calls that
+/// cannot be evaluated (a bad launch for `occupancy`) are errors at their line:column in
+/// the file, all of them; a number the record lacks is a problem that refuses the entry.
+pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody, Vec<Error>> {
+    let (calls, bad) = find_calls(&entry.body);
+    let at = |offset: usize| {
+        let (line, column) = line_column(&entry.body, offset);
+        Some(Location {
+            line: entry.body_line + line - 1,
+            column,
         })
     };
-
-    // Bodies almost always use the calls in their plain form; compiling a Tera template per
-    // entry cost a fifth of a 10,000-entry build. Anything else (filters, tags, whitespace
-    // control, errors) goes through Tera, which stays the reference for what a body means.
-    if let Some(calls) = simple_calls(&entry.body) {
-        let shared = lookup();
-        if let Some(markdown) = expand_calls(&entry.body, &calls, &shared) {
-            return Ok(ExpandedBody {
-                markdown,
-                problems: shared.take_problems(),
-            });
-        }
+    let mut errors: Vec<Error> = bad
+        .into_iter()
+        .map(|e| Error::content(&entry.path, at(e.offset), e.message))
+        .collect();
+    if calls.is_empty() {
+        return match errors.is_empty() {
+            true => Ok(ExpandedBody {
+                markdown: entry.body.clone(),
+                problems: Vec::new(),
+            }),
+            false => Err(errors),
+        };
     }
-
-    let shared = lookup();
-    let markdown = expand_with_tera(entry, &shared)?;
+    let lookup = Lookup {
+        resolved,
+        default: entry.meta.default_record(),
+        problems: Mutex::new(Vec::new()),
+    };
+    let mut markdown = String::with_capacity(entry.body.len());
+    let mut from = 0;
+    for call in &calls {
+        markdown.push_str(&entry.body[from..call.span.start]);
+        let result = match call.function {
+            "value" => Ok(lookup.value(call)),
+            "ratio" => Ok(lookup.ratio(call)),
+            _ => occupancy_function(call),
+        };
+        match result {
+            Ok(text) => markdown.push_str(&text),
+            Err(why) => errors.push(Error::content(
+                &entry.path,
+                at(call.span.start),
+                format!("{}: {why}", call.describe()),
+            )),
+        }
+        from = call.span.end;
+    }
+    markdown.push_str(&entry.body[from..]);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
     Ok(ExpandedBody {
         markdown,
-        problems: shared.take_problems(),
+        problems: lookup.take_problems(),
     })
 }
 
-fn expand_with_tera(entry: &Entry, shared: &Arc<Lookup>) -> Result<String> {
-    let mut tera = Tera::default();
-    tera.autoescape_on(vec![]);
-    let l = shared.clone();
-    tera.register_function("value", move |args: &HashMap<String, Value>| l.value(args));
-    let l = shared.clone();
-    tera.register_function("ratio", move |args: &HashMap<String, Value>| l.ratio(args));
-    tera.register_function("occupancy", occupancy_function);
-    let name = entry.path.display().to_string();
-    let template_error = |e: tera::Error| Error::Template {
-        path: entry.path.clone(),
-        message: error_chain(&e),
-    };
-    tera.add_raw_template(&name, &entry.body)
-        .map_err(template_error)?;
-    tera.render(&name, &Context::new()).map_err(template_error)
-}
-
-/// One `{{ name(key=literal, ...) }}` in a body: its byte range and the parsed call.
-struct SimpleCall {
-    start: usize,
-    end: usize,
-    function: String,
-    args: HashMap<String, Value>,
-}
-
-/// Every `{{ ... }}` of `body`, if each is a plain call of `value` or `ratio` with string
-/// or unsigned integer arguments and the body holds no other Tera syntax; else None.
-fn simple_calls(body: &str) -> Option<Vec<SimpleCall>> {
-    if body.contains("{%") || body.contains("{#") {
-        return None;
-    }
-    let mut calls = Vec::new();
-    let mut from = 0;
-    while let Some(i) = body[from..].find("{{") {
-        let start = from + i;
-        let close = body[start..].find("}}")? + start;
-        let (function, args) = parse_call(&body[start + 2..close])?;
-        calls.push(SimpleCall {
-            start,
-            end: close + 2,
-            function,
-            args,
-        });
-        from = close + 2;
-    }
-    Some(calls)
-}
-
-fn parse_call(expr: &str) -> Option<(String, HashMap<String, Value>)> {
-    let is_ident = |s: &str| {
-        !s.is_empty()
-            && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-            && !s.as_bytes()[0].is_ascii_digit()
-    };
-    let expr = expr.trim_matches(|c: char| c == ' ' || c == '\t');
-    let (function, rest) = expr.split_once('(')?;
-    let function = function.trim_end_matches([' ', '\t']);
-    if !matches!(function, "value" | "ratio") {
-        return None;
-    }
-    let inner = rest.strip_suffix(')')?;
-    let mut args = HashMap::new();
-    let mut rest = inner.trim_matches([' ', '\t']);
-    while !rest.is_empty() {
-        let (key, after) = rest.split_once('=')?;
-        let key = key.trim_matches([' ', '\t']);
-        if !is_ident(key) {
-            return None;
-        }
-        let after = after.trim_start_matches([' ', '\t']);
-        let (value, after) = if let Some(s) = after.strip_prefix('"') {
-            let end = s.find('"')?;
-            let text = &s[..end];
-            if text.contains('\\') {
-                return None;
-            }
-            (Value::String(text.to_string()), &s[end + 1..])
-        } else {
-            let end = after
-                .find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(after.len());
-            let number: u64 = after[..end].parse().ok()?;
-            (Value::from(number), &after[end..])
-        };
-        if args.insert(key.to_string(), value).is_some() {
-            return None;
-        }
-        let after = after.trim_start_matches([' ', '\t']);
-        rest = match after.strip_prefix(',') {
-            Some(next) => next.trim_start_matches([' ', '\t']),
-            None if after.is_empty() => after,
-            None => return None,
-        };
-    }
-    Some((function.to_string(), args))
-}
-
-/// The body with each call replaced by its result; None if a call fails (Tera then reports
-/// it the usual way).
-fn expand_calls(body: &str, calls: &[SimpleCall], lookup: &Lookup) -> Option<String> {
-    let mut out = String::with_capacity(body.len());
-    let mut from = 0;
-    for call in calls {
-        out.push_str(&body[from..call.start]);
-        let result = match call.function.as_str() {
-            "value" => lookup.value(&call.args),
-            _ => lookup.ratio(&call.args),
-        };
-        match result.ok()? {
-            Value::String(s) => out.push_str(&s),
-            _ => return None,
-        }
-        from = call.end;
-    }
-    out.push_str(&body[from..]);
-    Some(out)
-}
-
-struct Lookup {
-    resolved: Resolved,
+struct Lookup<'r> {
+    resolved: &'r Resolved,
     default: Option<(String, String)>,
     problems: Mutex<Vec<(String, String)>>,
 }
 
-impl Lookup {
-    fn value(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
-        let (row, column) = (arg(args, "row")?, arg(args, "column")?);
+impl Lookup<'_> {
+    fn value(&self, call: &Call) -> String {
+        let (row, column) = (arg(call, "row"), arg(call, "column"));
         let asked = format!("value(row={row}, column={column})");
-        Ok(Value::String(
-            match self.cell(args, &row, &column, &asked) {
-                Some(cell) => cell.display(),
-                None => "[missing value]".into(),
-            },
-        ))
+        match self.cell(call, row, column, &asked) {
+            Some(cell) => cell.display(),
+            None => "[missing value]".into(),
+        }
     }
 
-    fn ratio(&self, args: &HashMap<String, Value>) -> tera::Result<Value> {
-        let (column, of, to) = (arg(args, "column")?, arg(args, "of")?, arg(args, "to")?);
-        let decimals = args.get("decimals").and_then(Value::as_u64).unwrap_or(2) as usize;
+    fn ratio(&self, call: &Call) -> String {
+        let (column, of, to) = (arg(call, "column"), arg(call, "of"), arg(call, "to"));
+        let decimals = call.number("decimals").unwrap_or(2).min(12) as usize;
         let asked = format!("ratio(column={column}, of={of}, to={to})");
-        let a = self
-            .cell(args, &of, &column, &asked)
-            .and_then(|c| c.as_f64());
-        let b = self
-            .cell(args, &to, &column, &asked)
-            .and_then(|c| c.as_f64());
-        Ok(Value::String(match (a, b) {
+        let a = self.cell(call, of, column, &asked).and_then(|c| c.as_f64());
+        let b = self.cell(call, to, column, &asked).and_then(|c| c.as_f64());
+        match (a, b) {
             (Some(a), Some(b)) if b != 0.0 => format!("{:.decimals$}", a / b),
             _ => "[missing value]".into(),
-        }))
+        }
     }
 
     fn take_problems(&self) -> Vec<(String, String)> {
@@ -224,7 +122,7 @@ impl Lookup {
 
     fn cell(
         &self,
-        args: &HashMap<String, Value>,
+        call: &Call,
         row: &str,
         column: &str,
         asked: &str,
@@ -236,10 +134,7 @@ impl Lookup {
                 .push((asked.to_string(), why));
             None
         };
-        let key = match (
-            args.get("experiment").and_then(Value::as_str),
-            args.get("node").and_then(Value::as_str),
-        ) {
+        let key = match (call.text("experiment"), call.text("node")) {
             (Some(e), Some(n)) => (e.to_string(), n.to_string()),
             _ => match &self.default {
                 Some(d) => d.clone(),
@@ -289,51 +184,33 @@ impl Lookup {
     }
 }
 
-/// The occupancy model as a template function. A bad launch is an author's error, so it
-/// fails the build rather than refusing the entry.
-fn occupancy_function(args: &HashMap<String, Value>) -> tera::Result<Value> {
+/// The occupancy model in prose. A bad launch is an author's error, so it fails the build
+/// rather than refusing the entry.
+fn occupancy_function(call: &Call) -> Result<String, String> {
     use crate::occupancy::{occupancy_for, Launch};
-    let arch = arg(args, "arch")?;
-    let num = |name: &str, default: Option<u64>| {
-        args.get(name)
-            .and_then(Value::as_u64)
-            .or(default)
-            .ok_or_else(|| tera::Error::msg(format!("missing number argument `{name}`")))
-    };
-    let launch = Launch::new(num("block", None)? as u32, num("regs", None)? as u32)
-        .with_dynamic_shared_memory(num("smem", Some(0))?)
-        .with_static_shared_memory(num("static_smem", Some(0))?);
-    let occ = occupancy_for(&arch, &launch, None).map_err(|e| tera::Error::msg(e.to_string()))?;
-    Ok(Value::String(match arg(args, "show")?.as_str() {
+    let num = |name: &str| call.number(name).unwrap_or(0);
+    let to_u32 =
+        |name: &str| u32::try_from(num(name)).map_err(|_| format!("`{name}` is too large"));
+    let launch = Launch::new(to_u32("block")?, to_u32("regs")?)
+        .with_dynamic_shared_memory(num("smem"))
+        .with_static_shared_memory(num("static_smem"));
+    let occ = occupancy_for(arg(call, "arch"), &launch, None).map_err(|e| e.to_string())?;
+    Ok(match arg(call, "show") {
         "blocks" => occ.blocks_per_sm.to_string(),
         "warps" => occ.warps_per_sm.to_string(),
         "occupancy" => format!("{:.0}%", occ.occupancy * 100.0),
         "binding" => occ.binding.label().to_string(),
         other => {
-            return Err(tera::Error::msg(format!(
+            return Err(format!(
                 "`show` must be blocks, warps, occupancy or binding, not `{other}`"
-            )))
+            ))
         }
-    }))
+    })
 }
 
-fn arg(args: &HashMap<String, Value>, name: &str) -> tera::Result<String> {
-    args.get(name)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| tera::Error::msg(format!("missing string argument `{name}`")))
-}
-
-/// Tera nests the useful message in `source()`; show the whole chain on one line.
-pub fn error_chain(e: &tera::Error) -> String {
-    let mut msg = e.to_string();
-    let mut src = std::error::Error::source(e);
-    while let Some(s) = src {
-        msg.push_str(": ");
-        msg.push_str(&s.to_string());
-        src = s.source();
-    }
-    msg
+/// A text argument the parser already checked is there (required) or "" (optional).
+fn arg<'c>(call: &'c Call, name: &str) -> &'c str {
+    call.text(name).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -417,60 +294,48 @@ mod tests {
         HashMap::from([(("e".into(), "n".into()), Ok(Arc::new(record)))])
     }
 
-    type Problems = Vec<(String, String)>;
-
-    /// The fast path must mean exactly what Tera means, problems included.
-    fn both(body: &str) -> (Option<(String, Problems)>, String, Problems) {
-        let e = entry(body);
-        let fresh = || {
-            Arc::new(Lookup {
-                resolved: resolved(),
-                default: Some(("e".into(), "n".into())),
-                problems: Mutex::new(Vec::new()),
-            })
-        };
-        let fast = simple_calls(body).and_then(|calls| {
-            let l = fresh();
-            expand_calls(body, &calls, &l).map(|m| (m, l.take_problems()))
-        });
-        let l = fresh();
-        let tera = expand_with_tera(&e, &l).unwrap();
-        (fast, tera, l.take_problems())
+    fn expand(body: &str) -> Result<ExpandedBody, Vec<Error>> {
+        expand_body(&entry(body), &resolved())
     }
 
     #[test]
-    fn plain_calls_expand_as_tera_expands_them() {
-        for body in [
-            "a {{ value(row=\"b128\", column=\"gbps\") }} b\n",
-            "{{value(row=\"b256\",column=\"median_ms\")}} and {{ ratio(column=\"gbps\", of=\"b128\", to=\"b256\", decimals=3) }}\n\n",
-            "x {{ value(row=\"nope\", column=\"gbps\") }} y {{ ratio(column=\"gbps\", of=\"b128\", to=\"gone\") }}",
-            "{{ value(row=\"b128\", column=\"gbps\", experiment=\"e\", node=\"n\") }}",
-        ] {
-            let (fast, tera, problems) = both(body);
-            let (fast, fast_problems) = fast.expect(body);
-            assert_eq!(fast, tera, "{body}");
-            assert_eq!(fast_problems, problems, "{body}");
-        }
+    fn calls_expand_to_recorded_numbers() {
+        let out = expand(
+            "a {{ value(row=\"b128\", column=\"gbps\") }} b {{ ratio(column=\"gbps\", of=\"b128\", to=\"b128\", decimals=3) }}\n",
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(out.markdown.starts_with("a "), "{}", out.markdown);
+        assert!(out.markdown.ends_with(" b 1.000\n"), "{}", out.markdown);
+        assert!(!out.markdown.contains("{{"), "{}", out.markdown);
+        assert!(out.problems.is_empty(), "{:?}", out.problems);
     }
 
     #[test]
-    fn anything_else_is_left_to_tera() {
-        for body in [
-            "{{ value(row=\"b128\", column=\"gbps\") | upper }}",
-            "{%- if true %}x{% endif %}",
-            "{{- value(row=\"b128\", column=\"gbps\") }}",
-            "{{ other(row=\"b128\") }}",
-            "{{ value(row='b128', column=\"gbps\") }}",
-            "{# note #}{{ value(row=\"b128\", column=\"gbps\") }}",
-        ] {
-            assert!(simple_calls(body).is_none(), "{body}");
-        }
-        let e = entry("{{ value(row=\"b128\") }}");
-        let err = expand_body(&e, &resolved()).err().map(|e| e.to_string());
-        assert!(
-            err.as_deref()
-                .is_some_and(|m| m.contains("missing string argument `column`")),
-            "{err:?}"
-        );
+    fn missing_rows_are_problems_not_errors() {
+        let out = expand("x {{ value(row=\"nope\", column=\"gbps\") }} y")
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(out.markdown, "x [missing value] y");
+        assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
+    }
+
+    #[test]
+    fn code_is_never_expanded() {
+        let body = "```cpp\nint a[2][2] = {{1, 2}, {3, 4}};\n{{ value(row=\"b128\", column=\"gbps\") }}\n```\n";
+        assert_eq!(expand(body).map(|b| b.markdown).ok().as_deref(), Some(body));
+    }
+
+    #[test]
+    fn bad_calls_are_errors_at_file_line_and_column() {
+        let mut e = entry("one\n\n  {{ value(row=\"b128\") }} and {{ occupancy(arch=\"sm_90\", block=4096, regs=32, show=\"warps\") }}\n");
+        e.body_line = 6;
+        let errors: Vec<String> = expand_body(&e, &resolved())
+            .err()
+            .expect("errors")
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert_eq!(errors[0], "t.md:8:6: value() needs the argument `column`");
+        assert!(errors[1].starts_with("t.md:8:31: occupancy("), "{errors:?}");
     }
 }

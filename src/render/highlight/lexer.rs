@@ -1,91 +1,9 @@
-//! Code block highlighting at build time, so pages carry no client-side highlighter.
-//!
-//! The C/C++/CUDA lexer is hand-written on purpose:
-//! - speed: general-purpose highlighters (syntect and its TextMate grammars) run a regex
-//!   engine per line and dominate the build time of static-site generators that use them
-//!   (Hugo profiles show about three quarters of a build spent highlighting). A
-//!   single-pass lexer over bytes costs about as much as escaping the text;
-//! - CUDA: no grammar we could ship knows `__global__`, `__shared__`, `__launch_bounds__`,
-//!   the built-in index variables or the `<<<...>>>` launch syntax, and those are exactly
-//!   the tokens a GPU glossary wants a reader to see.
-//!
-//! It is a lexer, not a parser: it never fails, and on code it does not understand it falls
-//! back to plain escaped text. Output is cached by (language, code) across pages and
-//! rebuilds, because the same snippet is often quoted by several entries and `serve`
-//! re-renders unchanged pages on every save.
+//! The hand-written C/C++/CUDA lexer: one pass over the bytes, about as costly as
+//! escaping the text. Kept for C-like fences because syntect made the 10,000-entry
+//! benchmark more than 20% slower (README, Performance). It is a lexer, not a parser: it
+//! never fails, and on code it does not understand it falls back to plain escaped text.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
-
-/// The languages the lexer knows; anything else is shown as plain, escaped text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Lexer {
-    CLike,
-    Plain,
-}
-
-fn lexer_for(lang: &str) -> Lexer {
-    match lang.to_ascii_lowercase().as_str() {
-        "cuda" | "cu" | "cuh" | "c" | "h" | "cpp" | "c++" | "cxx" | "cc" | "hpp" => Lexer::CLike,
-        _ => Lexer::Plain,
-    }
-}
-
-type Cache = Mutex<HashMap<(Lexer, String), Arc<str>>>;
-
-fn cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-/// A fenced code block as HTML: `<pre><code class="language-LANG">` with highlight spans.
-pub fn code_block(lang: &str, code: &str) -> String {
-    let class = if lang.is_empty() {
-        String::new()
-    } else {
-        format!(r#" class="language-{}""#, escape(lang))
-    };
-    format!("<pre><code{class}>{}</code></pre>\n", highlight(lang, code))
-}
-
-/// The inner HTML of a code block: escaped, with `<span class="hl-…">` around tokens.
-pub fn highlight(lang: &str, code: &str) -> Arc<str> {
-    let lexer = lexer_for(lang);
-    let key = (lexer, code.to_string());
-    // A poisoned lock only means another thread panicked mid-insert; the map is still
-    // usable (at worst it lacks that entry).
-    if let Some(hit) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        return hit.clone();
-    }
-    let html: Arc<str> = match lexer {
-        Lexer::CLike => highlight_c_like(code).into(),
-        Lexer::Plain => escape(code).into(),
-    };
-    cache()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key, html.clone());
-    html
-}
-
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + s.len() / 8);
-    escape_into(&mut out, s);
-    out
-}
-
-fn escape_into(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-}
+use super::escape_into;
 
 const KEYWORDS: &[&str] = &[
     "alignas",
@@ -233,7 +151,7 @@ const CUDA_BUILTINS: &[&str] = &[
 
 /// One pass over the bytes. Token boundaries are always ASCII, so slicing the `&str` at
 /// them never splits a UTF-8 sequence.
-fn highlight_c_like(code: &str) -> String {
+pub(super) fn highlight_c_like(code: &str) -> String {
     let b = code.as_bytes();
     let mut out = String::with_capacity(code.len() * 2);
     let mut i = 0;
@@ -381,9 +299,7 @@ mod tests {
 
     #[test]
     fn cuda_qualifiers_builtins_and_launch_chevrons_are_marked() {
-        let h = highlight(
-            "cuda",
-            "__global__ void k(float* __restrict__ x) {\n  __shared__ float s[32];\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  __syncthreads();\n}\nk<<<grid, 256>>>(x);\n",
+        let h = highlight_c_like("__global__ void k(float* __restrict__ x) {\n  __shared__ float s[32];\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  __syncthreads();\n}\nk<<<grid, 256>>>(x);\n",
         );
         assert_eq!(
             spans(&h, "hl-cuda"),
@@ -400,8 +316,7 @@ mod tests {
 
     #[test]
     fn comments_strings_and_directives() {
-        let h = highlight(
-            "cpp",
+        let h = highlight_c_like(
             "#pragma unroll\nx = \"a // not a comment\"; // real\n/* two\nlines */ y = 'c';\n",
         );
         assert_eq!(spans(&h, "hl-preproc"), ["#pragma unroll"]);
@@ -414,13 +329,13 @@ mod tests {
 
     #[test]
     fn nested_template_closers_are_not_a_launch() {
-        let h = highlight("cpp", "std::vector<std::vector<std::pair<int,int>>> v;");
+        let h = highlight_c_like("std::vector<std::vector<std::pair<int,int>>> v;");
         assert!(spans(&h, "hl-launch").is_empty(), "{h}");
     }
 
     #[test]
     fn numbers_with_exponents_and_suffixes() {
-        let h = highlight("c", "a = 1.5e-3f + 0x1Fu + 2'048;");
+        let h = highlight_c_like("a = 1.5e-3f + 0x1Fu + 2'048;");
         assert_eq!(spans(&h, "hl-number"), ["1.5e-3f", "0x1Fu", "2&#39;048"]);
     }
 
@@ -436,7 +351,7 @@ mod tests {
             "1e+",
             "\\",
         ] {
-            let h = highlight("cuda", code);
+            let h = highlight_c_like(code);
             let mut plain = String::new();
             let mut in_tag = false;
             for c in h.chars() {
@@ -455,25 +370,5 @@ mod tests {
                 .replace("&amp;", "&");
             assert_eq!(plain, code);
         }
-    }
-
-    #[test]
-    fn other_languages_are_escaped_only() {
-        assert_eq!(
-            &*highlight("text", "<b> __global__"),
-            "&lt;b&gt; __global__"
-        );
-        assert_eq!(
-            code_block("sh", "a && b"),
-            "<pre><code class=\"language-sh\">a &amp;&amp; b</code></pre>\n"
-        );
-    }
-
-    #[test]
-    fn the_same_block_is_served_from_the_cache() {
-        let code = "__global__ void cached_probe() {}";
-        let a = highlight("cu", code);
-        let b = highlight("cu", code);
-        assert!(Arc::ptr_eq(&a, &b));
     }
 }

@@ -1,0 +1,464 @@
+//! Finding the project's own function calls in an entry body.
+//!
+//! A body is Markdown, not a template. The only thing evaluated in it is a call of one of
+//! the functions in [`FUNCTIONS`], written `{{ name(key="text", key=123) }}`, and only
+//! outside code spans, code blocks and HTML. Everything else is literal text: `{{`, `{%` and
+//! `{#` in code, a C++ brace initialiser `int a[2][2] = {{1, 2}, {3, 4}};`, a PTX register
+//! list `{%f2, %f3}`. There are no filters, tags or expressions, so nothing in a body can
+//! rewrite a recorded number.
+//!
+//! `{{` followed by a name and `(` is a call: if it is malformed, names an unknown function
+//! or argument, or misses one, that is an error at the call's own line:column in the file.
+//! What a call evaluates to is `values`' business.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+
+/// An argument's value: a quoted string or an unsigned integer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arg {
+    Text(String),
+    Number(u64),
+}
+
+impl std::fmt::Display for Arg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Arg::Text(s) => write!(f, "\"{s}\""),
+            Arg::Number(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ArgKind {
+    Text,
+    Number,
+}
+
+/// One parameter of a body function.
+pub struct Param {
+    pub name: &'static str,
+    pub kind: ArgKind,
+    pub required: bool,
+}
+
+/// A function a body may call.
+pub struct Function {
+    pub name: &'static str,
+    pub params: &'static [Param],
+}
+
+const fn text(name: &'static str, required: bool) -> Param {
+    Param {
+        name,
+        kind: ArgKind::Text,
+        required,
+    }
+}
+
+const fn number(name: &'static str, required: bool) -> Param {
+    Param {
+        name,
+        kind: ArgKind::Number,
+        required,
+    }
+}
+
+/// Every function a body may call: the one registry. Adding one here (and its evaluation
+/// in `values`) is all it takes; the parser checks names and arguments against this list.
+pub const FUNCTIONS: &[Function] = &[
+    Function {
+        name: "value",
+        params: &[
+            text("row", true),
+            text("column", true),
+            text("experiment", false),
+            text("node", false),
+        ],
+    },
+    Function {
+        name: "ratio",
+        params: &[
+            text("column", true),
+            text("of", true),
+            text("to", true),
+            number("decimals", false),
+            text("experiment", false),
+            text("node", false),
+        ],
+    },
+    Function {
+        name: "occupancy",
+        params: &[
+            text("arch", true),
+            number("block", true),
+            number("regs", true),
+            number("smem", false),
+            number("static_smem", false),
+            text("show", true),
+        ],
+    },
+];
+
+/// A call found in a body: where it is (byte range of `{{ ... }}` in the body) and what
+/// it asks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub span: Range<usize>,
+    pub function: &'static str,
+    pub args: BTreeMap<String, Arg>,
+}
+
+impl Call {
+    pub fn text(&self, name: &str) -> Option<&str> {
+        match self.args.get(name) {
+            Some(Arg::Text(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn number(&self, name: &str) -> Option<u64> {
+        match self.args.get(name) {
+            Some(Arg::Number(n)) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// The call as written, normalised: `value(row="a", column="b")`.
+    pub fn describe(&self) -> String {
+        let args: Vec<String> = self.args.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{}({})", self.function, args.join(", "))
+    }
+}
+
+/// A malformed call: the byte offset in the body where the problem is, and what it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallError {
+    pub offset: usize,
+    pub message: String,
+}
+
+/// Every call in `body`, in order, and every malformed one.
+pub fn find_calls(body: &str) -> (Vec<Call>, Vec<CallError>) {
+    let mut calls = Vec::new();
+    let mut errors = Vec::new();
+    // Most bodies have no call at all; only those pay for a Markdown parse.
+    if !body.contains("{{") {
+        return (calls, errors);
+    }
+    let literal = literal_ranges(body);
+    let mut from = 0;
+    while let Some(i) = body[from..].find("{{") {
+        let start = from + i;
+        from = start + 2;
+        // Ranges are sorted and disjoint: the last one starting at or before `start`.
+        let k = literal.partition_point(|r| r.start <= start);
+        if k > 0 && literal[k - 1].contains(&start) {
+            from = from.max(literal[k - 1].end);
+            continue;
+        }
+        match parse_call(body, start) {
+            Parsed::NotACall => {}
+            Parsed::Call(call) => {
+                from = call.span.end;
+                calls.push(call);
+            }
+            Parsed::Bad(e) => {
+                from = body[start..]
+                    .find("}}")
+                    .map_or(body.len(), |end| start + end + 2);
+                errors.push(e);
+            }
+        }
+    }
+    (calls, errors)
+}
+
+/// Byte ranges of the body that are never evaluated: code spans, code blocks, HTML.
+fn literal_ranges(body: &str) -> Vec<Range<usize>> {
+    let mut ranges: Vec<Range<usize>> = Vec::new();
+    let mut block_start = None;
+    for (event, range) in Parser::new_ext(body, super::markdown::options()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => block_start = Some(range.start),
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some(s) = block_start.take() {
+                    ranges.push(s..range.end);
+                }
+            }
+            Event::Code(_) | Event::Html(_) | Event::InlineHtml(_) if block_start.is_none() => {
+                ranges.push(range)
+            }
+            _ => {}
+        }
+    }
+    ranges.sort_by_key(|r| r.start);
+    ranges
+}
+
+enum Parsed {
+    NotACall,
+    Call(Call),
+    Bad(CallError),
+}
+
+/// Parse the call starting at `body[start..]` (which begins with `{{`).
+fn parse_call(body: &str, start: usize) -> Parsed {
+    let mut p = Cursor {
+        s: body,
+        at: start + 2,
+    };
+    p.blanks();
+    let name_at = p.at;
+    let name = p.ident();
+    p.blanks();
+    if name.is_empty() || !p.eat('(') {
+        // `{{1, 2}, ...}`, `{{ page.title }}`, `{{-`: not a call, literal text.
+        return Parsed::NotACall;
+    }
+    let bad = |offset: usize, message: String| Parsed::Bad(CallError { offset, message });
+    let Some(function) = FUNCTIONS.iter().find(|f| f.name == name) else {
+        let known: Vec<&str> = FUNCTIONS.iter().map(|f| f.name).collect();
+        return bad(
+            name_at,
+            format!(
+                "unknown function `{name}` (a body can call {})",
+                known.join(", ")
+            ),
+        );
+    };
+    let mut args = BTreeMap::new();
+    p.blanks();
+    if !p.eat(')') {
+        loop {
+            p.blanks();
+            let key_at = p.at;
+            let key = p.ident();
+            if key.is_empty() {
+                return bad(
+                    key_at,
+                    format!("{name}(): expected an argument name like `row=\"...\"`"),
+                );
+            }
+            let Some(param) = function.params.iter().find(|q| q.name == key) else {
+                let names: Vec<&str> = function.params.iter().map(|q| q.name).collect();
+                return bad(
+                    key_at,
+                    format!(
+                        "{name}() has no argument `{key}` (it takes {})",
+                        names.join(", ")
+                    ),
+                );
+            };
+            p.blanks();
+            if !p.eat('=') {
+                return bad(p.at, format!("{name}(): expected `=` after `{key}`"));
+            }
+            p.blanks();
+            let value_at = p.at;
+            let value = match p.peek() {
+                Some(q @ ('"' | '\'')) => {
+                    p.at += 1;
+                    let rest = &body[p.at..];
+                    match rest.find([q, '\n']) {
+                        Some(end) if rest[end..].starts_with(q) => {
+                            p.at += end + 1;
+                            Arg::Text(rest[..end].to_string())
+                        }
+                        _ => return bad(value_at, format!("{name}(): unterminated string")),
+                    }
+                }
+                Some(c) if c.is_ascii_digit() => {
+                    let digits = p.take_while(|c| c.is_ascii_digit());
+                    match digits.parse() {
+                        Ok(n) => Arg::Number(n),
+                        Err(_) => return bad(value_at, format!("{name}(): number too large")),
+                    }
+                }
+                _ => {
+                    return bad(
+                        value_at,
+                        format!(
+                        "{name}(): `{key}` takes a quoted string or a whole number, nothing else"
+                    ),
+                    )
+                }
+            };
+            let kind_ok = matches!(
+                (&value, param.kind),
+                (Arg::Text(_), ArgKind::Text) | (Arg::Number(_), ArgKind::Number)
+            );
+            if !kind_ok {
+                let want = match param.kind {
+                    ArgKind::Text => "a quoted string",
+                    ArgKind::Number => "a whole number",
+                };
+                return bad(value_at, format!("{name}(): `{key}` must be {want}"));
+            }
+            if args.insert(key.to_string(), value).is_some() {
+                return bad(key_at, format!("{name}(): `{key}` is given twice"));
+            }
+            p.blanks();
+            if p.eat(')') {
+                break;
+            }
+            if !p.eat(',') {
+                return bad(p.at, format!("{name}(): expected `,` or `)`"));
+            }
+        }
+    }
+    p.blanks();
+    if p.peek() == Some('|') {
+        return bad(
+            p.at,
+            "filters are not allowed in a body (a recorded number is shown as the record has it)"
+                .into(),
+        );
+    }
+    if !p.eat('}') || !p.eat('}') {
+        return bad(p.at, format!("{name}(): expected `}}}}` to close the call"));
+    }
+    if let Some(missing) = function
+        .params
+        .iter()
+        .find(|q| q.required && !args.contains_key(q.name))
+    {
+        return bad(
+            name_at,
+            format!("{name}() needs the argument `{}`", missing.name),
+        );
+    }
+    Parsed::Call(Call {
+        span: start..p.at,
+        function: function.name,
+        args,
+    })
+}
+
+struct Cursor<'a> {
+    s: &'a str,
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn peek(&self) -> Option<char> {
+        self.s[self.at..].chars().next()
+    }
+    fn eat(&mut self, c: char) -> bool {
+        if self.peek() == Some(c) {
+            self.at += c.len_utf8();
+            true
+        } else {
+            false
+        }
+    }
+    /// Spaces and tabs; a call stays on one line.
+    fn blanks(&mut self) {
+        self.take_while(|c| c == ' ' || c == '\t');
+    }
+    fn take_while(&mut self, f: impl Fn(char) -> bool) -> &'a str {
+        let rest = &self.s[self.at..];
+        let len = rest.find(|c| !f(c)).unwrap_or(rest.len());
+        self.at += len;
+        &rest[..len]
+    }
+    fn ident(&mut self) -> &'a str {
+        if self
+            .peek()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        {
+            self.take_while(|c| c.is_ascii_alphanumeric() || c == '_')
+        } else {
+            ""
+        }
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(body: &str) -> Vec<String> {
+        let (calls, errors) = find_calls(body);
+        assert!(errors.is_empty(), "{errors:?}");
+        calls.iter().map(Call::describe).collect()
+    }
+
+    fn error(body: &str) -> (usize, usize, String) {
+        let (_, errors) = find_calls(body);
+        let e = errors
+            .first()
+            .unwrap_or_else(|| panic!("no error in {body:?}"));
+        let (l, c) = line_column(body, e.offset);
+        (l, c, e.message.clone())
+    }
+
+    #[test]
+    fn calls_in_prose_are_found() {
+        assert_eq!(
+            names("a {{ value(row=\"b128\", column=\"gbps\") }} b {{ratio(column='gbps',of=\"x\",to=\"y\",decimals=3)}}\n"),
+            [
+                "value(column=\"gbps\", row=\"b128\")",
+                "ratio(column=\"gbps\", decimals=3, of=\"x\", to=\"y\")"
+            ]
+        );
+    }
+
+    #[test]
+    fn code_and_braces_are_literal() {
+        let body = "Brace init `{{ value(row=\"a\") }}` in a span.\n\n```cpp\nint a[2][2] = {{1, 2}, {3, 4}};\n{{ value(row=\"x\") }}\n```\n\n```ptx\nwmma.mma.sync {%f2, %f3} {# x #}\n```\n\n    {{ ratio() }} indented\n\nProse {{1, 2}, {3, 4}} and {% raw %} and {# note #} and {{ page.title }}.\n\n<div>{{ value(row=\"h\") }}</div>\n";
+        assert_eq!(names(body), Vec::<String>::new());
+    }
+
+    #[test]
+    fn bad_calls_are_errors_at_their_place() {
+        assert_eq!(
+            error("x\n\nsee {{ valeu(row=\"a\") }}"),
+            (
+                3,
+                8,
+                "unknown function `valeu` (a body can call value, ratio, occupancy)".into()
+            )
+        );
+        assert_eq!(
+            error("{{ value(row=\"a\") }}").2,
+            "value() needs the argument `column`"
+        );
+        assert_eq!(
+            error("é {{ value(row=\"a\", column=\"b\") | round }}"),
+            (1, 33, "filters are not allowed in a body (a recorded number is shown as the record has it)".into())
+        );
+        assert_eq!(
+            error("{{ value(row=\"a\", colour=\"b\") }}").2,
+            "value() has no argument `colour` (it takes row, column, experiment, node)"
+        );
+        assert_eq!(
+            error("{{ occupancy(arch=\"sm_90\", block=\"256\", regs=32, show=\"warps\") }}").2,
+            "occupancy(): `block` must be a whole number"
+        );
+        assert_eq!(
+            error("{{ value(row=\"a, column=\"b\") }}").2,
+            "value(): expected `,` or `)`"
+        );
+        assert!(error("{{ value(row=x) }}").2.contains("quoted string"));
+    }
+
+    #[test]
+    fn every_bad_call_is_reported() {
+        let (calls, errors) =
+            find_calls("{{ nope() }}\n{{ value(row=\"a\", column=\"b\") }}\n{{ value() }}\n");
+        assert_eq!(calls.len(), 1);
+        assert_eq!(errors.len(), 2);
+    }
+}

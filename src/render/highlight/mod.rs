@@ -1,0 +1,303 @@
+//! Code block highlighting at build time, so pages carry no client-side highlighter.
+//!
+//! Fenced code goes through syntect (`library`): Python, shell and the other grammars it
+//! bundles, and PTX and SASS grammars written for this site (`syntaxes/`). CUDA, C and C++
+//! go through the hand-written lexer (`lexer`), because syntect (its C/C++ grammars, or
+//! the CUDA grammar in `syntaxes/`) made the 10,000-entry benchmark, whose every entry
+//! holds a CUDA block, more than 20% slower (README, Performance, has both timings).
+//! `GLOSSARY_HIGHLIGHTER=syntect` sends C-like fences through syntect too, to measure
+//! again. Any other language, or none, is shown as plain escaped text.
+//!
+//! Output is cached by (language, code) across pages and rebuilds, because the same
+//! snippet is often quoted by several entries and `serve` re-renders unchanged pages on
+//! every save.
+
+mod lexer;
+mod library;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+type Cache = Mutex<HashMap<(String, String), Arc<str>>>;
+
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Whether C-like fences go through the hand-written lexer (the default) or syntect.
+fn lexer_for_c_like() -> bool {
+    static LEXER: OnceLock<bool> = OnceLock::new();
+    *LEXER.get_or_init(|| std::env::var("GLOSSARY_HIGHLIGHTER").map_or(true, |v| v != "syntect"))
+}
+
+fn is_c_like(lang: &str) -> bool {
+    matches!(
+        lang.to_ascii_lowercase().as_str(),
+        "cuda" | "cu" | "cuh" | "c" | "h" | "cpp" | "c++" | "cxx" | "cc" | "hpp"
+    )
+}
+
+/// A fenced code block as HTML: `<pre><code class="language-LANG">` with highlight spans.
+pub fn code_block(lang: &str, code: &str) -> String {
+    let class = if lang.is_empty() {
+        String::new()
+    } else {
+        format!(r#" class="language-{}""#, escape(lang))
+    };
+    format!("<pre><code{class}>{}</code></pre>\n", highlight(lang, code))
+}
+
+/// The inner HTML of a code block: escaped, with `<span class="hl-…">` around tokens.
+pub fn highlight(lang: &str, code: &str) -> Arc<str> {
+    let key = (lang.to_ascii_lowercase(), code.to_string());
+    // A poisoned lock only means another thread panicked mid-insert; the map is still
+    // usable (at worst it lacks that entry).
+    if let Some(hit) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return hit.clone();
+    }
+    let html: Arc<str> = if lexer_for_c_like() && is_c_like(lang) {
+        lexer::highlight_c_like(code).into()
+    } else {
+        library::syntax_for(lang)
+            .and_then(|syntax| library::highlight(syntax, code))
+            .unwrap_or_else(|| escape(code))
+            .into()
+    };
+    cache()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, html.clone());
+    html
+}
+
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 8);
+    escape_into(&mut out, s);
+    out
+}
+
+pub(crate) fn escape_into(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text of every `<span class="CLASS">`, in order.
+    fn spans(html: &str, class: &str) -> Vec<String> {
+        let open = format!("<span class=\"{class}\">");
+        html.split(&open)
+            .skip(1)
+            .filter_map(|s| s.split_once("</span>").map(|(t, _)| t.to_string()))
+            .collect()
+    }
+
+    /// Through syntect whatever the default for the language is.
+    fn syntect(lang: &str, code: &str) -> String {
+        let syntax = library::syntax_for(lang).expect("a grammar");
+        library::highlight(syntax, code).expect("highlights")
+    }
+
+    fn plain_text(html: &str) -> String {
+        let mut plain = String::new();
+        let mut in_tag = false;
+        for c in html.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' if in_tag => in_tag = false,
+                c if !in_tag => plain.push(c),
+                _ => {}
+            }
+        }
+        plain
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&")
+    }
+
+    #[test]
+    fn cuda_grammar_marks_qualifiers_builtins_and_launch_chevrons() {
+        let h = syntect(
+            "cuda",
+            "__global__ void k(float* __restrict__ x) {\n  __shared__ float s[32];\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  __syncthreads();\n}\nk<<<grid, 256>>>(x);\n",
+        );
+        assert_eq!(
+            spans(&h, "hl-cuda"),
+            ["__global__", "__restrict__", "__shared__"]
+        );
+        assert_eq!(
+            spans(&h, "hl-builtin"),
+            ["blockIdx", "blockDim", "threadIdx", "__syncthreads"]
+        );
+        assert_eq!(spans(&h, "hl-launch"), ["&lt;&lt;&lt;", "&gt;&gt;&gt;"]);
+        assert_eq!(spans(&h, "hl-number"), ["32", "256"]);
+        assert!(spans(&h, "hl-type").contains(&"float".to_string()));
+    }
+
+    #[test]
+    fn cuda_grammar_marks_comments_strings_directives_and_brace_initialisers() {
+        let h = syntect(
+            "cu",
+            "#pragma unroll\nx = \"a // not a comment\"; // real\n/* two\nlines */ y = 'c';\nint a[2][2] = {{1, 2}, {3, 4}};\n",
+        );
+        assert_eq!(spans(&h, "hl-preproc"), ["#pragma unroll"]);
+        assert_eq!(
+            spans(&h, "hl-string"),
+            ["&quot;a // not a comment&quot;", "&#39;c&#39;"]
+        );
+        assert_eq!(spans(&h, "hl-comment"), ["// real", "/* two\nlines */"]);
+        assert_eq!(spans(&h, "hl-number"), ["2", "2", "1", "2", "3", "4"]);
+    }
+
+    #[test]
+    fn cuda_grammar_leaves_a_shift_outside_a_launch() {
+        let h = syntect(
+            "cuda",
+            "x = y >>> 2; std::vector<std::vector<std::pair<int,int>>> v;",
+        );
+        assert!(spans(&h, "hl-launch").is_empty(), "{h}");
+    }
+
+    #[test]
+    fn c_like_fences_use_the_lexer_by_default() {
+        let code = "__global__ void k() { __syncthreads(); }\n";
+        for lang in ["cuda", "cu", "cpp", "c"] {
+            assert_eq!(
+                &*highlight(lang, code),
+                lexer::highlight_c_like(code),
+                "{lang}"
+            );
+        }
+    }
+
+    #[test]
+    fn ptx_instructions_registers_directives_and_register_lists() {
+        let h = highlight(
+            "ptx",
+            ".reg .f32 %f<4>;\n@%p1 bra $L__BB0_2;\nwmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f2, %f3}, [%rd1+4];\n$L__BB0_2:\nret; // done\n",
+        );
+        assert_eq!(spans(&h, "hl-preproc"), [".reg"]);
+        assert_eq!(spans(&h, "hl-type"), [".f32"]);
+        assert_eq!(spans(&h, "hl-cuda"), ["@%p1"]);
+        assert_eq!(
+            spans(&h, "hl-keyword"),
+            [
+                "bra",
+                "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32",
+                "ret"
+            ]
+        );
+        assert_eq!(spans(&h, "hl-builtin"), ["%f", "%f2", "%f3", "%rd1"]);
+        assert_eq!(spans(&h, "hl-comment"), ["// done"]);
+        assert_eq!(spans(&h, "hl-number"), ["4", "4"]);
+    }
+
+    #[test]
+    fn sass_opcodes_registers_and_guards() {
+        let h = highlight(
+            "sass",
+            "        /*0010*/                   S2R R0, SR_TID.X ;\n  @!P0 IMAD.WIDE R2, R0, R3, c[0x0][0x160] ;\n",
+        );
+        assert_eq!(spans(&h, "hl-comment"), ["/*0010*/"]);
+        assert_eq!(spans(&h, "hl-keyword"), ["S2R", "IMAD.WIDE"]);
+        assert_eq!(spans(&h, "hl-cuda"), ["@!P0"]);
+        assert_eq!(
+            spans(&h, "hl-builtin"),
+            ["R0", "SR_TID.X", "R2", "R0", "R3", "c[0x0]"]
+        );
+    }
+
+    #[test]
+    fn python_and_shell_go_through_bundled_grammars() {
+        let py = highlight("python", "def f(x):\n    return len(x)  # n\n");
+        assert!(
+            spans(&py, "hl-keyword").contains(&"return".to_string()),
+            "{py}"
+        );
+        assert!(
+            spans(&py, "hl-comment").iter().any(|c| c.contains("# n")),
+            "{py}"
+        );
+        let sh = highlight("sh", "nvcc -O3 k.cu -o k && echo \"done\" # build\n");
+        assert!(
+            spans(&sh, "hl-string").iter().any(|s| s.contains("done")),
+            "{sh}"
+        );
+        assert!(
+            spans(&sh, "hl-comment")
+                .iter()
+                .any(|c| c.contains("# build")),
+            "{sh}"
+        );
+        let cpp = syntect("c++", "int main() { return 0; }\n");
+        assert!(
+            spans(&cpp, "hl-keyword").contains(&"return".to_string()),
+            "{cpp}"
+        );
+    }
+
+    #[test]
+    fn text_round_trips_for_any_input_and_language() {
+        for lang in [
+            "cuda", "cpp", "c", "ptx", "sass", "python", "sh", "text", "nonesuch",
+        ] {
+            for code in [
+                "\"unterminated\nnext",
+                "/* never closed",
+                "é ü 漢字 <<< >>> &",
+                "#",
+                "'",
+                "1e+",
+                "\\",
+                "{{ value(row=\"a\") }} {% x %} {# y #}",
+                "",
+                "no newline at end",
+            ] {
+                assert_eq!(plain_text(&highlight(lang, code)), code, "{lang}: {code:?}");
+                if library::syntax_for(lang).is_some() {
+                    assert_eq!(plain_text(&syntect(lang, code)), code, "{lang}: {code:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn other_languages_are_escaped_only() {
+        assert_eq!(
+            &*highlight("text", "<b> __global__"),
+            "&lt;b&gt; __global__"
+        );
+        assert_eq!(
+            code_block("nonesuch", "a && b"),
+            "<pre><code class=\"language-nonesuch\">a &amp;&amp; b</code></pre>\n"
+        );
+    }
+
+    #[test]
+    fn output_has_classes_not_inline_styles() {
+        let h = highlight("python", "import os\nprint('x')\n");
+        assert!(!h.contains("style="), "{h}");
+        assert!(h.contains("class=\"hl-"), "{h}");
+    }
+
+    #[test]
+    fn the_same_block_is_served_from_the_cache() {
+        let code = "__global__ void cached_probe() {}";
+        let a = highlight("cu", code);
+        let b = highlight("cu", code);
+        assert!(Arc::ptr_eq(&a, &b));
+    }
+}

@@ -93,3 +93,27 @@ describe('layout of the repository content (build --drafts)', { skip: noChromium
     await page.close();
   });
 });
+
+describe('layout of the realistic corpus (tests/fixtures/sites/corpus, build --drafts)', { skip: noChromium }, () => {
+  let browser;
+  let site;
+  before(async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-corpus-src-'));
+    fs.cpSync(path.join(repo, 'tests/fixtures/sites/corpus'), root, { recursive: true });
+    fs.cpSync(path.join(repo, 'templates'), path.join(root, 'templates'), { recursive: true });
+    ({ site } = buildCopy(root, ['content', 'templates', 'glossary.toml'], 'corpus-layout'));
+    browser = await launch();
+  });
+  after(async () => browser?.close());
+
+  test('every page at 1280 and 390 px: no sideways page, no broken image, every table inside its box or its scroll container', async () => {
+    const pages = pagesOf(htmlFiles(site), site);
+    assert.ok(pages.length >= 60, `${pages.length} pages`);
+    const problems = await checkSite(browser, site, {
+      allColumnsVisibleAt: 1280,
+      prefix: 'corpus',
+      shots: ['index.html', 'terms/tensor-core/index.html', 'lessons/day-2-memory-patterns/index.html', 'guides/porting-from-cpu/index.html'],
+    });
+    assert.deepEqual(problems, []);
+  });
+});

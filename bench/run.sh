@@ -22,7 +22,7 @@ need hugo hugo
 need bc bc
 [ -x /usr/bin/time ] || { echo "installing time" >&2; apt-get install -y time >&2; }
 
-cargo build --release --bins >&2
+cargo build --release --bins --features corpus >&2
 BIN="$TARGET/release"
 mkdir -p "$WORK"
 RESULTS="$WORK/results.txt"

@@ -1,6 +1,9 @@
 //! Per-page cost of each build stage, on one entry of the synthetic benchmark corpus
-//! (`glossary::corpus`): front matter, value expansion, Markdown, highlighting, template.
+//! (bench/corpus/): front matter, value expansion, Markdown, highlighting, template.
 //! Whole-site numbers, and Hugo beside them, come from bench/run.sh.
+
+#[path = "../bench/corpus/mod.rs"]
+mod corpus;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -20,8 +23,7 @@ fn stages(c: &mut Criterion) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let root = tmp.path().join("corpus");
     let templates = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
-    glossary::corpus::write_glossary(&glossary::corpus::generate(100), &root, &templates)
-        .expect("corpus");
+    corpus::write_glossary(&corpus::generate(100), &root, &templates).expect("corpus");
     let project = Project::load(&root).expect("corpus loads");
     let today = chrono::Local::now().date_naive();
     let assessments = assess_all(&project, today).expect("corpus assesses");

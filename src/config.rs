@@ -72,6 +72,14 @@ pub struct Node {
     pub arch: String,
     /// Number of SMs, used by the occupancy model for waves.
     pub sm_count: u32,
+    /// L2 size in bytes, for `verify --dry-run` without a GPU (on the node it is read
+    /// from the device and recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_bytes: Option<u64>,
+    /// Device memory in bytes, for `verify --dry-run` without a GPU: buffers larger than
+    /// this are refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_bytes: Option<u64>,
     /// How a Slurm cluster reaches this node's GPU, for `glossary verify submit --slurm`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slurm: Option<SlurmProfile>,

@@ -18,7 +18,6 @@ pub mod atomic;
 pub mod cmd;
 pub mod config;
 pub mod content;
-pub mod corpus;
 pub mod error;
 pub mod fleet;
 pub mod measure;

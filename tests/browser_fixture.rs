@@ -2,8 +2,8 @@
 //! signatures must match the digests the build computes, so they are made here, with the
 //! library, rather than by the JavaScript tests.
 
-#[path = "signed_fixture/mod.rs"]
-mod common;
+mod support;
+use support::signed as common;
 
 #[test]
 #[ignore = "a fixture writer for tests/browser/run.sh, not a test"]

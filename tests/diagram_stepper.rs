@@ -226,7 +226,7 @@ fn write_day45_fixture(root: &std::path::Path) {
     write(
         &dir,
         "experiment.yaml",
-        "title: Day 45 occupancy (browser-test fixture)\nkernels: [axpy.cu]\nmeasure:\n  timed:\n    workload: axpy\n    elements: 1048576\n    bytes_per_element: 12\n    configs:\n      - {label: tlp1, kernel: axpy, block_size: 512, elements_per_thread: 1, loads_before_first_use: 2}\n",
+        "title: Day 45 occupancy (browser-test fixture)\nkernels: [axpy.cu]\ncompile_options: [\"--std=c++17\"]\nparams: {n: 1048576, block: 512, elements_per_thread: 1, blocks: 0}\nconfigs:\n  - {label: tlp1}\nbuffers:\n  x: {type: f32, length: n, fill: {uniform: [-1, 1]}}\n  out: {type: f32, length: n, output: true, tolerance: {ulps: 2}}\nlaunches:\n  - kernel: axpy\n    args: [x, out, {u64: n}]\n    grid: ceil_div(n, block)\n    block: block\n    target_blocks_per_sm: blocks\nreference: {config: tlp1}\nmetrics:\n  gbps: {value: 12 * n / (median_ms * 1e6), unit: GB/s, heading: bandwidth, decimals: 1}\n  loads_in_flight: {value: warps_per_sm * 2 * elements_per_thread, heading: loads in flight / SM, decimals: 0}\n",
     );
     write(
         &dir,
@@ -265,23 +265,24 @@ fn write_day45_fixture(root: &std::path::Path) {
             let loads = warps * 32 * per_thread;
             // Fixture bandwidth: grows with loads in flight, so steps differ visibly.
             let gbps = 4000.0 * (f64::from(loads) / 2048.0).min(1.0) + f64::from(per_thread);
-            ConfigRecord {
-                elements_per_thread: per_thread,
+            let mut c = ConfigRecord {
                 grid_size: 132 * 4,
-                loads_in_flight: loads,
                 waves: 4.0 / f64::from(blocks),
                 ..fixture_config(label, blocks, reserved, 1.0, gbps)
-            }
+            };
+            c.params
+                .insert("elements_per_thread".into(), i64::from(per_thread));
+            c.quantities.insert(
+                "loads_in_flight".into(),
+                Quantity::metric(f64::from(loads), "", Some("loads in flight / SM"), 0),
+            );
+            c
         })
         .collect();
     let record = Record {
         tool_version: "browser-test fixture, not a measurement".into(),
         captured_at: Utc.with_ymd_and_hms(2026, 12, 1, 0, 0, 0).unwrap(),
         compile_options: vec!["--gpu-architecture=sm_90".into()],
-        problem: Problem {
-            elements: 1 << 24,
-            bytes_per_launch: 12 << 24,
-        },
         ..fixture_record(&exp, "h200", "NVIDIA H200", 132, configs)
     };
     record.write_atomic(&exp.record_path("h200")).unwrap();

@@ -2,7 +2,8 @@
 //! a user runs them on a project measured by three test nodes. (The Slurm cluster itself
 //! is in fleet_slurm.rs.)
 
-mod fleet_fixture;
+mod support;
+use support::fleet as fleet_fixture;
 
 use std::path::Path;
 

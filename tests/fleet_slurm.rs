@@ -13,7 +13,8 @@
 //! Where Slurm cannot start (not installed, not root) the test is skipped with the
 //! reason, except under CI, where that is a failure.
 
-mod fleet_fixture;
+mod support;
+use support::fleet as fleet_fixture;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

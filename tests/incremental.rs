@@ -1,13 +1,15 @@
 //! `pipeline::Session` (incremental rebuilds for `serve`) must leave the site exactly as a
 //! full `glossary build` of the same files would: same files, same bytes.
 
+#[path = "../bench/corpus/mod.rs"]
+mod corpus;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "support/files.rs"]
-mod files;
-use files::snapshot;
+mod support;
+use support::snapshot;
 
 use glossary::content::load_content;
 use glossary::measure::Library;
@@ -18,7 +20,7 @@ fn corpus(n: usize) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("project");
     let templates = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
-    glossary::corpus::write_glossary(&glossary::corpus::generate(n), &root, &templates).unwrap();
+    corpus::write_glossary(&corpus::generate(n), &root, &templates).unwrap();
     tmp
 }
 

@@ -7,8 +7,8 @@ use std::path::Path;
 /// The crate's top-level modules, top to bottom. Modules on one row may use each other.
 /// A new top-level module must be given a row here.
 const LAYERS: &[&[&str]] = &[
-    // Entry points: one file per subcommand, and the benchmark corpus generator.
-    &["cmd", "corpus"],
+    // Entry points: one file per subcommand.
+    &["cmd"],
     &["serve"],
     // Verification across a fleet: plan, submit to a scheduler, import records back.
     &["fleet"],

@@ -1,8 +1,8 @@
 //! Broken links stop the build with an error naming the file and line: one small broken
 //! site per failure, each made from the fixture site by one edit.
 
-#[path = "signed_fixture/mod.rs"]
-mod common;
+mod support;
+use support::signed as common;
 
 use std::path::Path;
 

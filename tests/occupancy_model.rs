@@ -18,19 +18,21 @@ fn model_matches_every_point_of_the_h200_driver_sweep() {
         Record::load(&repo().join("measurements/occupancy-sweep/records/h200.json")).unwrap();
     assert_eq!(record.gpu.compute_capability, "9.0");
     let arch = Arch::from_compute_capability(&record.gpu.compute_capability).unwrap();
-    let points = record.extra["points"].as_array().expect("sweep points");
+    let points = &record.configs;
     assert!(points.len() > 1000, "only {} points", points.len());
 
     let mut mismatches = Vec::new();
     let mut compared = 0;
     for p in points {
-        let n = |k: &str| p[k].as_u64().unwrap_or_else(|| panic!("{k} in {p}")) as u32;
-        let launch = Launch::new(n("block_size"), n("registers"))
-            .with_static_shared_memory(n("static_smem").into())
-            .with_dynamic_shared_memory(n("dynamic_smem").into());
+        let launch = Launch::new(p.block_size, p.registers)
+            .with_static_shared_memory(p.static_smem.into())
+            .with_dynamic_shared_memory(p.smem_reserved.into());
         // The driver cannot launch these (e.g. a block needs more registers than a block may
         // have); the model must refuse them too rather than report a residency.
-        let driver = p["blocks_per_sm"].as_u64().map(|b| b as u32);
+        let driver = match p.status {
+            glossary::measure::record::ConfigStatus::Passed => Some(p.blocks_per_sm),
+            _ => None,
+        };
         let model = compute(arch, &launch, None).ok().map(|o| o.blocks_per_sm);
         let agree = match (driver, model) {
             (None, None) => true,
@@ -38,7 +40,7 @@ fn model_matches_every_point_of_the_h200_driver_sweep() {
             (Some(d), m) => m.unwrap_or(0) == d,
         };
         if !agree {
-            mismatches.push(format!("{p}: driver {driver:?}, model {model:?}"));
+            mismatches.push(format!("{}: driver {driver:?}, model {model:?}", p.label));
         }
         compared += 1;
     }

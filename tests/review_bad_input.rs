@@ -1,7 +1,8 @@
 //! Signature files that are wrong are errors naming the file, and are never overwritten;
 //! old sources are warnings that `check --strict` turns into errors.
 
-mod common;
+mod support;
+use support::site as common;
 
 use common::{days_ago, Site};
 

@@ -1,7 +1,8 @@
 //! The editorial review workflow, end to end: `glossary review sign/status/diff` and
 //! `glossary build` on a fixture site, asserting on what a signer sees.
 
-mod common;
+mod support;
+use support::site as common;
 
 use common::{days_ago, Site, NODE};
 use serde_json::Value;

@@ -1,8 +1,8 @@
 //! `glossary serve` over real TCP: pages with the live-reload script, paths outside the
 //! site refused, rebuilds on save, a broken edit shown in the page and recovered from.
 
-#[path = "signed_fixture/mod.rs"]
-mod common;
+mod support;
+use support::signed as common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -1,8 +1,8 @@
 //! What a reader and a search engine get from a build: search index, sitemap, feed, 404,
 //! highlighted code and charts, with drafts kept out of everything site-wide.
 
-#[path = "signed_fixture/mod.rs"]
-mod common;
+mod support;
+use support::signed as common;
 
 use common::*;
 
@@ -96,7 +96,7 @@ fn measured_table_is_also_an_accessible_bar_chart_of_gbps() {
         "{page}"
     );
     assert!(page.contains(
-        "<title>Bar chart of GB/s by label: full 400.0, half 300.0, quarter 200.0.</title>"
+        "<title>Bar chart of bandwidth (GB/s) by label: full 400.0, half 300.0, quarter 200.0.</title>"
     ));
 }
 

@@ -118,11 +118,15 @@ fn a_broken_experiment_file_is_reported_with_file_and_line() {
         .path()
         .join("measurements/day45-occupancy/experiment.yaml");
     let text_before = std::fs::read_to_string(&exp).unwrap();
-    let broken = text_before.replacen("block_size: 512", "block_size: 500", 1);
+    let broken = text_before.replacen(
+        "grid: ceil_div(n, block * elements_per_thread)",
+        "grid: ceil_div(n, block * elements_per_threads)",
+        1,
+    );
     std::fs::write(&exp, &broken).unwrap();
     let line = broken
         .lines()
-        .position(|l| l.contains("label: tlp1"))
+        .position(|l| l.contains("elements_per_threads"))
         .unwrap()
         + 1;
     let out = glossary(site.path(), &["verify", "--node", "h200", "--dry-run"]);
@@ -130,7 +134,7 @@ fn a_broken_experiment_file_is_reported_with_file_and_line() {
     assert!(!out.status.success());
     assert!(
         said.contains(&format!(
-            "experiment.yaml:{line}:1: tlp1: block_size 500 must be a multiple of 32"
+            "experiment.yaml:{line}:1: config `tlp1` (and 3 more): kernel `axpy_ept1`: grid: unknown name `elements_per_threads` in `ceil_div(n, block * elements_per_threads)`"
         )),
         "{said}"
     );
@@ -182,13 +186,18 @@ fn the_committed_h200_records_say_where_they_came_from() {
         assert_eq!(c.status, ConfigStatus::Passed, "{}", c.label);
         let t = c.timing.as_ref().unwrap();
         assert!(t.samples_ms.len() >= 30, "{}", c.label);
-        // The loads-in-flight column is resident warps times loads before first use.
-        assert_eq!(c.loads_in_flight % c.warps_per_sm, 0, "{}", c.label);
+        // The loads-in-flight metric is resident warps times loads before first use.
+        let loads = c.number("loads_in_flight").unwrap() as u32;
+        assert_eq!(loads % c.warps_per_sm, 0, "{}", c.label);
+        assert!(c.number("gbps").unwrap() > 0.0, "{}", c.label);
     }
+    assert_eq!(
+        r.device["l2_bytes"], 62914560,
+        "the record keeps the L2 size"
+    );
     let sweep =
         Record::load(&repo().join("measurements/occupancy-sweep/records/h200.json")).unwrap();
-    let points = sweep.extra["points"].as_array().unwrap();
-    assert_eq!(points.len(), 13 * 11 * 9);
+    assert_eq!(sweep.configs.len(), 13 * 11 * 9);
     assert!(
         sweep.extra["device_limits"]["shared_memory_per_sm"]
             .as_u64()
@@ -219,4 +228,90 @@ fn gpu_dry_run_resolves_every_day45_config() {
     for c in report["experiments"][0][1]["configs"].as_array().unwrap() {
         assert!(c["blocks_per_sm"].as_u64().unwrap() >= 1, "{c}");
     }
+}
+
+#[test]
+fn a_new_experiment_is_accepted_by_a_dry_run() {
+    let site = fixture();
+    let out = glossary(site.path(), &["new", "experiment", "scale"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = glossary(
+        site.path(),
+        &[
+            "verify",
+            "--node",
+            "h200",
+            "--dry-run",
+            "--only",
+            "scale",
+            "--json",
+        ],
+    );
+    let said = text(&out);
+    if said.contains("this GPU is") {
+        eprintln!("skipped: this GPU is not the h200 node: {said}");
+        return;
+    }
+    assert!(out.status.success(), "{said}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let labels: Vec<&str> = report["experiments"][0][1]["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["block128", "block256"]);
+    let again = glossary(site.path(), &["new", "experiment", "scale"]);
+    assert!(!again.status.success() && text(&again).contains("already exists"));
+}
+
+#[test]
+fn columns_read_any_recorded_quantity_with_its_unit_and_unknown_ones_are_errors() {
+    let site = fixture();
+    let term = site.path().join("content/terms/occupancy.md");
+    std::fs::write(
+        &term,
+        "---\ntitle: What is occupancy?\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    node: h200\n    rows: [tlp1, ilp4]\n    columns: [label, elements_per_thread, dram__bytes_read.sum, loads_in_flight, gbps]\nclaims:\n  - says: ilp4 moves more bytes per second\n    column: gbps\n    ratio: [ilp4, tlp1]\n    above: 1.1\n---\nBody {{ value(row=\"tlp1\", column=\"dram__bytes_read.sum\") }}.\n",
+    )
+    .unwrap();
+    let out = glossary(
+        site.path(),
+        &[
+            "build",
+            "--drafts",
+            "--out",
+            &site.path().join("site").to_string_lossy(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let page =
+        std::fs::read_to_string(site.path().join("site/terms/occupancy/index.html")).unwrap();
+    for heading in [
+        "elements per thread",
+        "dram__bytes_read.sum (byte)",
+        "loads in flight / SM",
+        "bandwidth (GB/s)",
+    ] {
+        assert!(
+            page.contains(&format!(">{heading}</th>")),
+            "{heading}: {page}"
+        );
+    }
+
+    let text_before = std::fs::read_to_string(&term).unwrap();
+    std::fs::write(
+        &term,
+        text_before
+            .replace(
+                "loads_in_flight, gbps]",
+                "loads_in_flight, gbps, l2_hit_rate]",
+            )
+            .replace("    column: gbps\n", "    column: bandwidth\n"),
+    )
+    .unwrap();
+    let out = glossary(site.path(), &["check"]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("occupancy.md:8:1: unknown column `l2_hit_rate` in measured table `day45-occupancy`: neither the experiment nor its h200 record has it"), "{said}");
+    assert!(said.contains("occupancy.md:11:1: claim \"ilp4 moves more bytes per second\": unknown column `bandwidth`"), "{said}");
 }

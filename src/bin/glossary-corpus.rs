@@ -1,5 +1,9 @@
-//! `glossary-corpus`: writes the synthetic benchmark corpus (see `glossary::corpus`) for
-//! bench/run.sh, and times an incremental rebuild after a one-entry edit.
+//! `glossary-corpus`: writes the synthetic benchmark corpus (bench/corpus/) for
+//! bench/run.sh, and times an incremental rebuild after a one-entry edit. A dev tool:
+//! built only with `--features corpus`.
+
+#[path = "../../bench/corpus/mod.rs"]
+mod corpus;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -55,12 +59,12 @@ fn run(cli: Cli) -> Result<()> {
             hugo,
             templates,
         } => {
-            let corpus = glossary::corpus::generate(n);
+            let corpus = corpus::generate(n);
             fresh(&glossary)?;
-            glossary::corpus::write_glossary(&corpus, &glossary, &templates)?;
+            corpus::write_glossary(&corpus, &glossary, &templates)?;
             if let Some(hugo) = hugo {
                 fresh(&hugo)?;
-                glossary::corpus::write_hugo(&corpus, &hugo)?;
+                corpus::write_hugo(&corpus, &hugo)?;
             }
             println!("wrote {n} synthetic terms");
         }

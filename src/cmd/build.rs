@@ -1,3 +1,4 @@
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -26,9 +27,10 @@ pub fn run(args: &BuildArgs) -> Result<()> {
         today: chrono::Local::now().date_naive(),
     };
     let report = build(&opts)?;
-    print!("{}", report.summary());
+    write!(std::io::stdout(), "{}", report.summary())?;
     let out = opts.out.unwrap_or_else(|| opts.root.join("site"));
-    println!(
+    writeln!(
+        std::io::stdout(),
         "wrote {} pages to {}{} in {:.0?}",
         report.pages_written,
         out.display(),
@@ -38,6 +40,6 @@ pub fn run(args: &BuildArgs) -> Result<()> {
             ""
         },
         started.elapsed()
-    );
+    )?;
     Ok(())
 }

@@ -1,3 +1,4 @@
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
@@ -26,7 +27,7 @@ pub fn run(args: &CheckArgs) -> Result<()> {
             bail!("{} error(s)", all.len());
         }
     };
-    print!("{}", report.summary());
+    write!(std::io::stdout(), "{}", report.summary())?;
     if args.strict {
         let mut n = report.warnings.len();
         for (_, reasons) in &report.refused {
@@ -45,6 +46,6 @@ pub fn run(args: &CheckArgs) -> Result<()> {
             bail!("{n} problem(s) under --strict (warnings, stale measurements or unsupported claims)");
         }
     }
-    println!("check passed");
+    writeln!(std::io::stdout(), "check passed")?;
     Ok(())
 }

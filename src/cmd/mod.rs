@@ -9,3 +9,12 @@ pub mod records;
 pub mod review;
 pub mod serve;
 pub mod verify;
+
+/// Whether `e` is stdout's reader having gone away (EPIPE). Subcommands write with
+/// `write!` rather than `print!`, which panics on it.
+pub fn is_closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,8 +1,10 @@
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
 use crate::content::is_valid_slug;
+use crate::measure::spec::scaffold;
 
 #[derive(clap::Args, Debug)]
 pub struct NewArgs {
@@ -16,10 +18,16 @@ pub struct NewArgs {
 pub enum NewWhat {
     /// A term entry at content/terms/SLUG.md.
     Term { slug: String },
+    /// A working experiment at measurements/NAME/ (kernel, reference, one axis) that
+    /// `glossary verify --dry-run` accepts.
+    Experiment { name: String },
 }
 
 pub fn run(args: &NewArgs) -> Result<()> {
-    let NewWhat::Term { slug } = &args.what;
+    let slug = match &args.what {
+        NewWhat::Term { slug } => slug,
+        NewWhat::Experiment { name } => return experiment(args, name),
+    };
     if !is_valid_slug(slug) {
         bail!("slug `{slug}` must match [a-z0-9-]+");
     }
@@ -35,9 +43,33 @@ pub fn run(args: &NewArgs) -> Result<()> {
         "---\ntitle: What is {name}?\nname: {name}\nsummary: One sentence that defines {name}.\nrelated: []\nsources:\n  - title: Where this is documented\n    url: https://docs.nvidia.com/cuda/\n    checked: {today}\n---\nWrite the body here.\n"
     );
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
-    println!(
+    writeln!(
+        std::io::stdout(),
         "created {} (a draft until an author and a different reviewer sign it)",
         path.display()
+    )?;
+    Ok(())
+}
+
+fn experiment(args: &NewArgs, name: &str) -> Result<()> {
+    if !is_valid_slug(name) {
+        bail!("experiment name `{name}` must match [a-z0-9-]+");
+    }
+    let dir = args.root.join("measurements").join(name);
+    if dir.exists() {
+        bail!("{} already exists", dir.display());
+    }
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let yaml = dir.join(crate::measure::spec::EXPERIMENT_FILE);
+    std::fs::write(&yaml, scaffold::experiment_yaml(name))
+        .with_context(|| format!("writing {}", yaml.display()))?;
+    let cu = dir.join(format!("{name}.cu"));
+    std::fs::write(&cu, scaffold::EXPERIMENT_KERNEL)
+        .with_context(|| format!("writing {}", cu.display()))?;
+    println!(
+        "created {} and {} (check it with `glossary verify --node NODE --only {name} --dry-run`)",
+        yaml.display(),
+        cu.display()
     );
     Ok(())
 }

@@ -1,3 +1,4 @@
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -60,9 +61,13 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
             let assessments = assess_all(&project, today)?;
             let report = review_status(&project, &assessments);
             if *json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                writeln!(
+                    std::io::stdout(),
+                    "{}",
+                    serde_json::to_string_pretty(&report)?
+                )?;
             } else {
-                print!("{}", report.to_table());
+                write!(std::io::stdout(), "{}", report.to_table())?;
             }
         }
         ReviewWhat::Sign { slug, role, name } => {
@@ -76,7 +81,8 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
             let project = Project::load(root)?;
             let id = resolve_entry(&project.content, slug)?;
             let done = sign(&project.review_input(), &id, (*role).into(), &name, today)?;
-            println!(
+            writeln!(
+                std::io::stdout(),
                 "{} {} as {}: {} on {} ({})",
                 if done.replaced { "re-signed" } else { "signed" },
                 done.entry,
@@ -84,18 +90,22 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
                 done.signature.name,
                 done.signature.date,
                 done.path.display()
-            );
+            )?;
             if let Some((other, sig)) = &done.other_out_of_date {
-                println!(
+                writeln!(std::io::stdout(),
                     "note: the {other}'s signature ({} on {}) covers an earlier version; {} stays unpublished until they sign again (`glossary review diff {}` shows what changed)",
                     sig.name, sig.date, done.entry, done.entry
-                );
+                )?;
             }
         }
         ReviewWhat::Diff { slug } => {
             let project = Project::load(root)?;
             let id = resolve_entry(&project.content, slug)?;
-            print!("{}", diff_since_signed(&project.review_input(), &id)?);
+            write!(
+                std::io::stdout(),
+                "{}",
+                diff_since_signed(&project.review_input(), &id)?
+            )?;
         }
     }
     Ok(())

@@ -26,9 +26,13 @@ pub struct VerifyArgs {
     /// The glossary project's root folder.
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
-    /// Do not run the ncu pass that records achieved occupancy.
+    /// Do not run the ncu pass (achieved occupancy and the experiments' ncu metrics).
     #[arg(long)]
     pub no_ncu: bool,
+    /// When some configs fail their check, still write the passing rows, marked partial
+    /// (verify still exits 1).
+    #[arg(long)]
+    pub allow_partial: bool,
     /// Launch each configuration once and exit: the pass ncu profiles.
     #[arg(long, hide = true)]
     pub launch_once: bool,
@@ -50,8 +54,9 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
         node: node.clone(),
         only: args.only.clone(),
         dry_run: args.dry_run,
-        achieved_occupancy: !args.no_ncu,
+        ncu: !args.no_ncu,
         launch_once: args.launch_once,
+        allow_partial: args.allow_partial,
         out: args.out.clone(),
     };
     let bar = if args.launch_once {
@@ -93,23 +98,30 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
 }
 
 fn print_outcome(id: &str, outcome: &Outcome) {
-    let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
-    let num = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |v| format!("{v:.d$}"));
     let (configs, notes) = match outcome {
-        Outcome::Failed { error } => {
-            println!("{id}: FAILED, nothing written: {error}");
-            return;
+        Outcome::Failed {
+            error,
+            failed_record,
+            configs,
+        } => {
+            println!("{id}: FAILED, record not replaced: {error}");
+            if let Some(f) = failed_record {
+                println!("  what failed: {}", f.display());
+            }
+            (configs, &Vec::new())
         }
         Outcome::Written {
             record,
             configs,
-            points,
+            partial,
             notes,
         } => {
-            match points {
-                Some(n) => println!("{id}: {n} occupancy points -> {}", record.display()),
-                None => println!("{id}: {} configs -> {}", configs.len(), record.display()),
-            }
+            println!(
+                "{id}: {} configs -> {}{}",
+                configs.len(),
+                record.display(),
+                if *partial { " (PARTIAL)" } else { "" }
+            );
             (configs, notes)
         }
         Outcome::Planned { configs, notes } => {
@@ -117,51 +129,64 @@ fn print_outcome(id: &str, outcome: &Outcome) {
             (configs, notes)
         }
     };
+    print_configs(configs);
+    for n in notes {
+        println!("  note: {n}");
+    }
+}
+
+fn print_configs(configs: &[crate::measure::run::ConfigSummary]) {
+    let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
+    let num = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |v| format!("{v:.d$}"));
     if configs.iter().all(|c| c.registers.is_none()) {
         if !configs.is_empty() {
             let labels: Vec<&str> = configs.iter().map(|c| c.label.as_str()).collect();
             println!("  configs: {}", labels.join(", "));
         }
-        for n in notes {
-            println!("  note: {n}");
-        }
         return;
     }
-    if !configs.is_empty() {
-        println!(
-            "  {:<10} {:>5} {:>8} {:>7} {:>9} {:>9} {:>6} {:>10} {:>8} {:>6}",
-            "label",
-            "regs",
-            "smem",
-            "blk/SM",
-            "occupancy",
-            "achieved",
-            "loads",
-            "median ms",
-            "GB/s",
-            "rsd"
-        );
-    }
-    for c in configs {
-        if let Some(reason) = &c.reason {
-            println!("  {:<10} FAILED: {reason}", c.label);
+    // A long sweep prints its first and last rows.
+    let shown: Vec<&crate::measure::run::ConfigSummary> = if configs.len() > 40 {
+        configs
+            .iter()
+            .take(20)
+            .chain(configs.iter().skip(configs.len() - 5))
+            .collect()
+    } else {
+        configs.iter().collect()
+    };
+    println!(
+        "  {:<12} {:>5} {:>8} {:>7} {:>9} {:>9} {:>10} {:>6}  quantities",
+        "label", "regs", "smem", "blk/SM", "occupancy", "achieved", "median ms", "rsd"
+    );
+    for c in shown {
+        if let (false, Some(reason)) = (c.passed, &c.reason) {
+            println!("  {:<12} FAILED: {reason}", c.label);
             continue;
         }
+        let q: Vec<String> = c
+            .quantities
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.map_or("-".into(), |v| format!("{v:.4}"))))
+            .collect();
         println!(
-            "  {:<10} {:>5} {:>8} {:>7} {:>9} {:>9} {:>6} {:>10} {:>8} {:>6}",
+            "  {:<12} {:>5} {:>8} {:>7} {:>9} {:>9} {:>10} {:>6}  {}{}",
             c.label,
             c.registers.map_or("-".into(), |v| v.to_string()),
             c.smem_reserved.map_or("-".into(), |v| v.to_string()),
             c.blocks_per_sm.map_or("-".into(), |v| v.to_string()),
             pct(c.occupancy),
             pct(c.achieved_occupancy),
-            c.loads_in_flight.map_or("-".into(), |v| v.to_string()),
             num(c.median_ms, 4),
-            num(c.gbps, 1),
             pct(c.rsd),
+            q.join(" "),
+            c.reason
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default(),
         );
     }
-    for n in notes {
-        println!("  note: {n}");
+    if configs.len() > 40 {
+        println!("  ... {} configs in all", configs.len());
     }
 }

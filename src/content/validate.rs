@@ -281,8 +281,9 @@ pub struct Known<'a> {
     pub experiment: &'a dyn Fn(&str) -> bool,
     /// Nodes under [nodes] in glossary.toml.
     pub node: &'a dyn Fn(&str) -> bool,
-    /// Columns a record can be read by.
-    pub column: &'a dyn Fn(&str) -> bool,
+    /// Whether (experiment, node, column) names a quantity the experiment or its record
+    /// on that node has.
+    pub column: &'a dyn Fn(&str, &str, &str) -> bool,
 }
 
 /// Citations must name an experiment and node that exist and columns that exist. (Whether
@@ -318,22 +319,37 @@ pub fn check_references(entry: &Entry, known: &Known<'_>) -> Vec<Error> {
     for t in &entry.meta.measured {
         cite("measured", &t.experiment, &t.node, &mut err);
         for c in &t.columns {
-            if !(known.column)(c) {
+            if !(known.column)(&t.experiment, &t.node, c) {
                 err(
                     "measured",
                     c,
-                    format!("unknown column `{c}` in measured table `{}`", t.experiment),
+                    format!(
+                        "unknown column `{c}` in measured table `{}`: neither the experiment nor its {} record has it",
+                        t.experiment, t.node
+                    ),
                 );
             }
         }
     }
+    // A claim reads its own experiment and node, else the first measured table's.
+    let first = entry.meta.measured.first();
     for c in &entry.meta.claims {
-        if !(known.column)(&c.column) {
-            err(
-                "claims",
-                &c.column,
-                format!("claim \"{}\": unknown column `{}`", c.says, c.column),
-            );
+        let cited = match (&c.experiment, &c.node, first) {
+            (Some(e), Some(n), _) => Some((e.as_str(), n.as_str())),
+            (_, _, Some(t)) => Some((t.experiment.as_str(), t.node.as_str())),
+            _ => None,
+        };
+        if let Some((e, n)) = cited {
+            if !(known.column)(e, n, &c.column) {
+                err(
+                    "claims",
+                    &c.column,
+                    format!(
+                        "claim \"{}\": unknown column `{}`: neither the experiment `{e}` nor its {n} record has it",
+                        c.says, c.column
+                    ),
+                );
+            }
         }
         if let (Some(e), Some(n)) = (&c.experiment, &c.node) {
             cite("claims", e, n, &mut err);

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::config::Config;
+use crate::measure::library::short_digest;
 use crate::measure::{Library, Staleness};
 
 /// Why a pair needs measuring.
@@ -45,16 +46,11 @@ impl Reason {
             }
             Reason::Stale { recorded, current } => format!(
                 "stale: the experiment changed since it was measured (recorded {}, now {})",
-                short(recorded),
-                short(current)
+                short_digest(recorded),
+                short_digest(current)
             ),
         }
     }
-}
-
-fn short(digest: &str) -> &str {
-    let d = digest.strip_prefix("sha256:").unwrap_or(digest);
-    &d[..d.len().min(12)]
 }
 
 /// One (node, experiment) pair to measure.

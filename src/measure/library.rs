@@ -59,8 +59,8 @@ impl fmt::Display for Staleness {
             Staleness::Changed { recorded, current } => write!(
                 f,
                 "record is stale: the experiment changed since it was measured (recorded {}, now {})",
-                short(recorded),
-                short(current)
+                short_digest(recorded),
+                short_digest(current)
             ),
             Staleness::RowMissing { row } => write!(f, "record has no row `{row}`"),
             Staleness::RowFailed { row, reason } => {
@@ -73,9 +73,11 @@ impl fmt::Display for Staleness {
     }
 }
 
-fn short(digest: &str) -> &str {
+/// The first 12 characters of a digest, for messages. A record's digest is read from a
+/// file anyone may edit, so it is cut at a character, never inside one.
+pub fn short_digest(digest: &str) -> &str {
     let d = digest.strip_prefix("sha256:").unwrap_or(digest);
-    &d[..d.len().min(12)]
+    d.char_indices().nth(12).map_or(d, |(end, _)| &d[..end])
 }
 
 impl Library {
@@ -211,12 +213,26 @@ impl Citation<'_> {
             .record
             .config(row)
             .ok_or_else(|| Staleness::RowMissing { row: row.into() })?;
-        if let super::record::ConfigStatus::Failed { reason } = &cfg.status {
+        if let Some(reason) = cfg.status.problem() {
             return Err(Staleness::RowFailed {
                 row: row.into(),
-                reason: reason.clone(),
+                reason: reason.to_string(),
             });
         }
         Ok(cfg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_digest;
+
+    #[test]
+    fn short_digest_cuts_at_a_character_not_inside_one() {
+        assert_eq!(short_digest("sha256:0123456789abcdef"), "0123456789ab");
+        assert_eq!(short_digest("abc"), "abc");
+        // A hand-edited record: byte 12 falls inside a two-byte character.
+        assert_eq!(short_digest("sha256:aaaaaaaaaaaéé"), "aaaaaaaaaaaé");
+        assert_eq!(short_digest("ééééééééééééééé"), "éééééééééééé");
     }
 }

@@ -1,6 +1,7 @@
 //! Records: what `verify` measured on one node for one experiment, with provenance.
 //! Stored at `measurements/<id>/records/<node>.json`.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -20,13 +21,20 @@ pub struct Record {
     pub tool_version: String,
     pub captured_at: DateTime<Utc>,
     pub gpu: GpuInfo,
-    /// The exact NVRTC options used, the architecture flag included.
+    /// The exact NVRTC options used, the architecture flag included (`{param}`s as
+    /// written; each config's params say what they were).
     pub compile_options: Vec<String>,
+    /// The device properties experiment expressions could read (`l2_bytes`, `sm_count`...),
+    /// as read from the device.
     #[serde(default)]
-    pub problem: Problem,
+    pub device: BTreeMap<String, i64>,
+    /// True when written with `--allow-partial` although some configs failed (they are
+    /// in `configs`, marked failed).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
     #[serde(default)]
     pub configs: Vec<ConfigRecord>,
-    /// Experiment-specific extra results (e.g. an occupancy sweep's points).
+    /// Provenance details: timing policy, seed, where ncu metrics came from...
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub extra: serde_json::Value,
 }
@@ -63,31 +71,66 @@ pub struct DeviceLimits {
     pub max_sm_clock_mhz: u32,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct Problem {
-    pub elements: u64,
-    pub bytes_per_launch: u64,
-}
-
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "snake_case", tag = "state")]
 pub enum ConfigStatus {
     Passed,
-    /// The kernel computed wrong values (or failed to launch): no timing is recorded.
+    /// The outputs differed from the reference (or the kernel failed to launch): no
+    /// timing is recorded.
     Failed {
         reason: String,
+        /// Elements that differ, and the first of them, where outputs were compared.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wrong: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        first_index: Option<u64>,
     },
+    /// An occupancy query for a launch that cannot exist (block too large, more shared
+    /// memory than a block may have): recorded, not a failure.
+    NotLaunchable {
+        reason: String,
+    },
+}
+
+impl ConfigStatus {
+    pub fn failed(reason: impl Into<String>) -> ConfigStatus {
+        ConfigStatus::Failed {
+            reason: reason.into(),
+            wrong: None,
+            first_index: None,
+        }
+    }
+
+    /// Why the row cannot be cited, if it cannot.
+    pub fn problem(&self) -> Option<&str> {
+        match self {
+            ConfigStatus::Passed => None,
+            ConfigStatus::Failed { reason, .. } | ConfigStatus::NotLaunchable { reason } => {
+                Some(reason)
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ConfigRecord {
     pub label: String,
+    /// The timed launch's kernel.
     pub kernel: String,
     pub status: ConfigStatus,
+    /// Every param and axis value of this configuration.
+    #[serde(default)]
+    pub params: BTreeMap<String, i64>,
+    /// Threads per block (the product of `block`).
     pub block_size: u32,
-    pub elements_per_thread: u32,
-    /// Bytes of never-read dynamic shared memory reserved to dial occupancy down.
+    #[serde(default = "one3")]
+    pub block: [u32; 3],
+    #[serde(default = "one3")]
+    pub grid: [u32; 3],
+    /// Bytes of dynamic shared memory of the timed launch (given, or reserved and never
+    /// read to dial occupancy down).
     pub smem_reserved: u32,
+    /// Blocks in the grid.
     pub grid_size: u64,
     pub registers: u32,
     pub static_smem: u32,
@@ -96,13 +139,75 @@ pub struct ConfigRecord {
     pub warps_per_sm: u32,
     /// Theoretical occupancy, 0..1, from the driver.
     pub occupancy: f64,
-    /// Resident warps times loads a thread issues before its first use.
-    pub loads_in_flight: u32,
     pub waves: f64,
     #[serde(default)]
     pub achieved_occupancy: Option<f64>,
     #[serde(default)]
     pub timing: Option<Timing>,
+    /// Metrics (expressions of params, launch and time) and Nsight Compute metrics.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub quantities: BTreeMap<String, Quantity>,
+}
+
+fn one3() -> [u32; 3] {
+    [1, 1, 1]
+}
+
+impl Default for ConfigRecord {
+    /// An empty passed row; fixtures fill in what they need.
+    fn default() -> ConfigRecord {
+        ConfigRecord {
+            label: String::new(),
+            kernel: String::new(),
+            status: ConfigStatus::Passed,
+            params: BTreeMap::new(),
+            block_size: 0,
+            block: one3(),
+            grid: one3(),
+            smem_reserved: 0,
+            grid_size: 0,
+            registers: 0,
+            static_smem: 0,
+            local_bytes: 0,
+            blocks_per_sm: 0,
+            warps_per_sm: 0,
+            occupancy: 0.0,
+            waves: 0.0,
+            achieved_occupancy: None,
+            timing: None,
+            quantities: BTreeMap::new(),
+        }
+    }
+}
+
+/// A named measured or derived value with its unit.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Quantity {
+    /// None: not measured (then `not_measured` says why).
+    pub value: Option<f64>,
+    pub unit: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heading: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decimals: Option<usize>,
+    /// "metric" (an expression of the experiment) or "ncu".
+    pub source: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_measured: Option<String>,
+}
+
+impl Quantity {
+    /// A derived metric's value (fixtures, generated corpora).
+    pub fn metric(value: f64, unit: &str, heading: Option<&str>, decimals: usize) -> Quantity {
+        Quantity {
+            value: Some(value),
+            unit: unit.into(),
+            heading: heading.map(str::to_string),
+            decimals: Some(decimals),
+            source: "metric".into(),
+            not_measured: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -113,7 +218,6 @@ pub struct Timing {
     pub max_ms: f64,
     /// Relative standard deviation of the samples (0.005 = 0.5%).
     pub rsd: f64,
-    pub gbps: f64,
     #[serde(default)]
     pub sm_clock_mhz: Option<u32>,
     #[serde(default)]
@@ -155,69 +259,95 @@ impl ColumnValue {
     }
 }
 
-/// Column names an entry may cite, with their headings. One list, so a typo is caught at
-/// check time and every table spells a column the same way.
-pub const COLUMNS: &[(&str, &str)] = &[
+/// Names every record has, with their headings (unit in parentheses). Params, metrics and
+/// ncu metrics come from the record itself.
+pub const BUILT_IN: &[(&str, &str)] = &[
     ("label", "label"),
-    ("block_size", "block size"),
-    ("elements_per_thread", "elements / thread"),
-    ("smem_reserved", "smem reserved (B)"),
+    ("kernel", "kernel"),
+    ("block_size", "block size (threads)"),
+    ("grid_size", "grid (blocks)"),
+    ("smem_reserved", "dynamic smem (B)"),
+    ("static_smem", "static smem (B)"),
+    ("local_bytes", "local memory (B)"),
     ("blocks_per_sm", "blocks / SM"),
-    ("occupancy", "occupancy"),
-    ("achieved_occupancy", "achieved occupancy"),
-    ("loads_in_flight", "loads in flight / SM"),
+    ("warps_per_sm", "warps / SM"),
+    ("occupancy", "occupancy (%)"),
+    ("achieved_occupancy", "achieved occupancy (%)"),
     ("registers", "registers / thread"),
     ("waves", "waves"),
-    ("median_ms", "median ms"),
-    ("min_ms", "min ms"),
-    ("max_ms", "max ms"),
-    ("rsd", "rsd"),
-    ("gbps", "GB/s"),
+    ("median_ms", "median (ms)"),
+    ("min_ms", "min (ms)"),
+    ("max_ms", "max (ms)"),
+    ("rsd", "spread (rsd, %)"),
 ];
 
-pub fn column_heading(name: &str) -> Option<&'static str> {
-    COLUMNS.iter().find(|(n, _)| *n == name).map(|(_, h)| *h)
+/// Built-in names that come from sampling, and so inherit a sampling caveat.
+pub const TIMING_NAMES: &[&str] = &["median_ms", "min_ms", "max_ms", "rsd"];
+
+pub fn built_in_heading(name: &str) -> Option<&'static str> {
+    BUILT_IN.iter().find(|(n, _)| *n == name).map(|(_, h)| *h)
+}
+
+/// `heading (unit)`, or the heading alone for a unitless quantity.
+pub fn with_unit(heading: &str, unit: &str) -> String {
+    if unit.is_empty() {
+        heading.to_string()
+    } else {
+        format!("{heading} ({unit})")
+    }
 }
 
 impl ConfigRecord {
-    /// The value of a named column, or None when this config has none (e.g. timing of a
-    /// failed config, achieved occupancy without ncu).
+    /// The value of a named quantity, or None when this config has none (timing of a
+    /// failed config, an ncu metric without ncu, a name it does not have).
     pub fn column(&self, name: &str) -> Option<ColumnValue> {
         use ColumnValue::*;
         let t = self.timing.as_ref();
+        let ms = |v: f64| Number {
+            value: v,
+            decimals: 3,
+        };
         Some(match name {
             "label" => Text(self.label.clone()),
+            "kernel" => Text(self.kernel.clone()),
             "block_size" => Integer(self.block_size.into()),
-            "elements_per_thread" => Integer(self.elements_per_thread.into()),
+            "grid_size" => Integer(self.grid_size as i64),
             "smem_reserved" => Integer(self.smem_reserved.into()),
+            "static_smem" => Integer(self.static_smem.into()),
+            "local_bytes" => Integer(self.local_bytes.into()),
             "blocks_per_sm" => Integer(self.blocks_per_sm.into()),
+            "warps_per_sm" => Integer(self.warps_per_sm.into()),
             "occupancy" => Fraction(self.occupancy),
             "achieved_occupancy" => Fraction(self.achieved_occupancy?),
-            "loads_in_flight" => Integer(self.loads_in_flight.into()),
             "registers" => Integer(self.registers.into()),
             "waves" => Number {
                 value: self.waves,
                 decimals: 2,
             },
-            "median_ms" => Number {
-                value: t?.median_ms,
-                decimals: 3,
-            },
-            "min_ms" => Number {
-                value: t?.min_ms,
-                decimals: 3,
-            },
-            "max_ms" => Number {
-                value: t?.max_ms,
-                decimals: 3,
-            },
+            "median_ms" => ms(t?.median_ms),
+            "min_ms" => ms(t?.min_ms),
+            "max_ms" => ms(t?.max_ms),
             "rsd" => Fraction(t?.rsd),
-            "gbps" => Number {
-                value: t?.gbps,
-                decimals: 1,
-            },
-            _ => return None,
+            _ => {
+                if let Some(p) = self.params.get(name) {
+                    return Some(Integer(*p));
+                }
+                let q = self.quantities.get(name)?;
+                let value = q.value?;
+                match q.decimals {
+                    Some(0) if value.abs() < 9.0e15 => Integer(value.round() as i64),
+                    d => Number {
+                        value,
+                        decimals: d.unwrap_or(2),
+                    },
+                }
+            }
         })
+    }
+
+    /// A number by name, for claims and prose.
+    pub fn number(&self, name: &str) -> Option<f64> {
+        self.column(name).and_then(|v| v.as_f64())
     }
 }
 
@@ -238,6 +368,29 @@ impl Record {
 
     pub fn config(&self, label: &str) -> Option<&ConfigRecord> {
         self.configs.iter().find(|c| c.label == label)
+    }
+
+    /// Whether `name` is a quantity of this record: built in, a param, a metric or an
+    /// ncu metric of some config.
+    pub fn knows(&self, name: &str) -> bool {
+        built_in_heading(name).is_some()
+            || self
+                .configs
+                .iter()
+                .any(|c| c.params.contains_key(name) || c.quantities.contains_key(name))
+    }
+
+    /// A column's heading with its unit.
+    pub fn heading(&self, name: &str) -> String {
+        if let Some(h) = built_in_heading(name) {
+            return h.to_string();
+        }
+        for c in &self.configs {
+            if let Some(q) = c.quantities.get(name) {
+                return with_unit(q.heading.as_deref().unwrap_or(name), &q.unit);
+            }
+        }
+        name.replace('_', " ")
     }
 
     /// The provenance line printed under every table cut from this record.
@@ -282,13 +435,16 @@ mod tests {
                 .with_timezone(&Utc),
             gpu: GpuInfo::default(),
             compile_options: vec!["--gpu-architecture=sm_90".into()],
-            problem: Problem::default(),
+            device: BTreeMap::from([("l2_bytes".to_string(), 62914560)]),
+            partial: false,
             configs: vec![ConfigRecord {
                 label: "tlp1".into(),
                 kernel: "k".into(),
                 status: ConfigStatus::Passed,
+                params: BTreeMap::from([("elements_per_thread".to_string(), 1)]),
                 block_size: 512,
-                elements_per_thread: 1,
+                block: [512, 1, 1],
+                grid: [8, 1, 1],
                 smem_reserved: 0,
                 grid_size: 8,
                 registers: 10,
@@ -297,7 +453,6 @@ mod tests {
                 blocks_per_sm: 4,
                 warps_per_sm: 64,
                 occupancy: 1.0,
-                loads_in_flight: 128,
                 waves: 0.5,
                 achieved_occupancy: Some(0.69),
                 timing: Some(Timing {
@@ -306,14 +461,39 @@ mod tests {
                     min_ms: median,
                     max_ms: median,
                     rsd: 0.0,
-                    gbps: 1.0,
                     sm_clock_mhz: Some(1980),
                     throttled_samples: 0,
                     converged: true,
                 }),
+                quantities: BTreeMap::from([(
+                    "gbps".to_string(),
+                    Quantity {
+                        value: Some(1.0),
+                        unit: "GB/s".into(),
+                        heading: Some("bandwidth".into()),
+                        decimals: Some(1),
+                        source: "metric".into(),
+                        not_measured: None,
+                    },
+                )]),
             }],
             extra: serde_json::json!({"device_limits": DeviceLimits::default()}),
         }
+    }
+
+    #[test]
+    fn quantities_are_read_by_name_with_units_in_headings() {
+        let r = record(0.5);
+        let c = &r.configs[0];
+        assert_eq!(c.number("gbps"), Some(1.0));
+        assert_eq!(c.number("elements_per_thread"), Some(1.0));
+        assert_eq!(c.number("median_ms"), Some(0.5));
+        assert_eq!(c.column("gbps").unwrap().display(), "1.0");
+        assert_eq!(r.heading("gbps"), "bandwidth (GB/s)");
+        assert_eq!(r.heading("median_ms"), "median (ms)");
+        assert_eq!(r.heading("elements_per_thread"), "elements per thread");
+        assert!(r.knows("gbps") && r.knows("elements_per_thread") && r.knows("occupancy"));
+        assert!(!r.knows("dram__bytes_read.sum"));
     }
 
     #[test]

@@ -41,16 +41,16 @@ pub struct BuildOptions {
 
 /// What a build (or check) found, entry by entry.
 #[derive(Debug, Clone, Serialize, Default)]
-pub struct Report {
+pub struct BuildReport {
     pub published: Vec<EntryId>,
     pub refused: Vec<(EntryId, Vec<Refusal>)>,
     pub warnings: Vec<(EntryId, String)>,
     pub pages_written: usize,
 }
 
-impl Report {
-    pub(crate) fn from_assessments(assessments: &[Assessment]) -> Report {
-        let mut r = Report::default();
+impl BuildReport {
+    pub(crate) fn from_assessments(assessments: &[Assessment]) -> BuildReport {
+        let mut r = BuildReport::default();
         for a in assessments {
             if a.verdict.is_published() {
                 r.published.push(a.id.clone());
@@ -84,7 +84,7 @@ impl Report {
 
 /// Load, check, gate, render and write the site. On any error nothing is written, and
 /// every error of every phase is reported, sorted by file and line.
-pub fn build(opts: &BuildOptions) -> Result<Report> {
+pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     let (project, mut errors) = Project::load_collecting(&opts.root)?;
     let tera = load_templates(&project.layout.templates());
     let (assessments, assess_errors) = assess_collecting(&project, opts.today);
@@ -119,7 +119,7 @@ pub fn build(opts: &BuildOptions) -> Result<Report> {
 
 /// What a whole-site render decided and found.
 pub(crate) struct Rendered {
-    pub report: Report,
+    pub report: BuildReport,
     pub pages: HashSet<EntryId>,
     pub published: HashSet<EntryId>,
     pub links: SiteLinks,
@@ -138,7 +138,7 @@ pub(crate) fn render_through(
     assessments: &[Assessment],
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<Rendered> {
-    let report = Report::from_assessments(assessments);
+    let report = BuildReport::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages = pages_of(opts, assessments, &published);
     let gathered = std::sync::Mutex::new((SiteLinkIndex::default(), 0usize));
@@ -201,7 +201,7 @@ pub fn review_status(project: &Project, assessments: &[Assessment]) -> StatusRep
 /// Everything `build` checks, without writing: errors, refusals, warnings. Rendering runs
 /// too (with drafts, into memory) so template and link errors are found. Every error of
 /// every phase is reported together, sorted by file and line.
-pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
+pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<BuildReport> {
     let (project, mut errors) = Project::load_collecting(root)?;
     let (assessments, assess_errors) = assess_collecting(&project, today);
     errors.extend(assess_errors);
@@ -210,7 +210,7 @@ pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<Report> {
         Err(e) => errors.push(e),
     }
     Error::sorted(errors)?;
-    Ok(Report::from_assessments(&assessments))
+    Ok(BuildReport::from_assessments(&assessments))
 }
 
 /// The errors rendering finds (body links, templates, links templates make), every page
@@ -221,7 +221,7 @@ fn render_errors(
     assessments: &[Assessment],
     today: NaiveDate,
 ) -> Vec<Error> {
-    let report = Report::from_assessments(assessments);
+    let report = BuildReport::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
     let files = render_site(&project.render_input(assessments, tera, &pages, &published, today));

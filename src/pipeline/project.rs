@@ -10,7 +10,6 @@ use tera::Tera;
 
 use crate::content::{check_references, load_content_collecting, Content, Entry, EntryId, Known};
 use crate::error::{Error, Location, Result};
-use crate::measure::record::column_heading;
 use crate::measure::Library;
 use crate::render::diagram::DiagramPresets;
 use crate::render::navigation::Navigation;
@@ -117,7 +116,14 @@ pub(crate) fn check_citations(entry: &Entry, config: &Config, library: &Library)
         &Known {
             experiment: &|e| library.experiments.contains_key(e),
             node: &|n| config.nodes.contains_key(n),
-            column: &|c| column_heading(c).is_some(),
+            // Any quantity the experiment records (built in, a param, a metric, an ncu
+            // metric) or its record on that node has.
+            column: &|e, n, c| {
+                library
+                    .experiments
+                    .get(e)
+                    .is_none_or(|x| x.knows(c) || library.record(e, n).is_some_and(|r| r.knows(c)))
+            },
         },
     )
 }

@@ -35,8 +35,8 @@ use crate::review::{load_signoff, signoff_path};
 use super::output::absolute;
 use super::project::check_citations;
 use super::{
-    assess, assess_all, render_through, write_site, Assessment, BuildOptions, OutputFile, Project,
-    Report,
+    assess, assess_all, render_through, write_site, Assessment, BuildOptions, BuildReport,
+    OutputFile, Project,
 };
 
 /// A build kept in memory between edits. It hands back the files it made; `serve` swaps
@@ -67,12 +67,12 @@ struct State {
     related_from: HashMap<String, HashSet<EntryId>>,
     /// Entry file, relative to the root -> its index in `project.content.entries`.
     by_file: HashMap<PathBuf, usize>,
-    report: Report,
+    report: BuildReport,
 }
 
 /// What one rebuild made.
 pub struct Rebuilt {
-    pub report: Report,
+    pub report: BuildReport,
     /// Whether this is the whole site (the first build, or a change that needed all of
     /// it): `files` then replace every file; otherwise they replace only those paths.
     pub full: bool,
@@ -145,7 +145,7 @@ impl Session {
         Ok((session, site))
     }
 
-    pub fn report(&self) -> &Report {
+    pub fn report(&self) -> &BuildReport {
         &self.state.report
     }
 
@@ -682,7 +682,7 @@ impl State {
         }
         self.pages = pages;
         self.published = published;
-        self.report = Report::from_assessments(&self.assessments);
+        self.report = BuildReport::from_assessments(&self.assessments);
         self.report.pages_written = self.site_links.len();
         Ok(Rebuilt {
             report: self.report.clone(),

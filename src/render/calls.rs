@@ -43,6 +43,8 @@ pub struct Param {
     pub name: &'static str,
     pub kind: ArgKind,
     pub required: bool,
+    /// The largest number it takes, where there is one.
+    pub max: Option<u64>,
 }
 
 /// A function a body may call.
@@ -56,6 +58,7 @@ const fn text(name: &'static str, required: bool) -> Param {
         name,
         kind: ArgKind::Text,
         required,
+        max: None,
     }
 }
 
@@ -64,8 +67,20 @@ const fn number(name: &'static str, required: bool) -> Param {
         name,
         kind: ArgKind::Number,
         required,
+        max: None,
     }
 }
+
+const fn number_up_to(name: &'static str, required: bool, max: u64) -> Param {
+    Param {
+        max: Some(max),
+        ..number(name, required)
+    }
+}
+
+/// The most decimals `ratio()` prints: an f64 holds about 15 significant digits, and
+/// Rust's formatter panics on a precision over 65535.
+pub const MAX_DECIMALS: u64 = 12;
 
 /// Every function a body may call: the one registry. Adding one here (and its evaluation
 /// in `values`) is all it takes; the parser checks names and arguments against this list.
@@ -85,7 +100,7 @@ pub const FUNCTIONS: &[Function] = &[
             text("column", true),
             text("of", true),
             text("to", true),
-            number("decimals", false),
+            number_up_to("decimals", false, MAX_DECIMALS),
             text("experiment", false),
             text("node", false),
         ],
@@ -297,6 +312,16 @@ fn parse_call(body: &str, start: usize) -> Parsed {
                     ArgKind::Number => "a whole number",
                 };
                 return bad(value_at, format!("{name}(): `{key}` must be {want}"));
+            }
+            if let (Arg::Number(n), Some(max)) = (&value, param.max) {
+                if *n > max {
+                    return bad(
+                        value_at,
+                        format!(
+                            "{name}(): `{key}` must be a whole number from 0 to {max}, not {n}"
+                        ),
+                    );
+                }
             }
             if args.insert(key.to_string(), value).is_some() {
                 return bad(key_at, format!("{name}(): `{key}` is given twice"));

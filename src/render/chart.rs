@@ -4,7 +4,7 @@
 //! against the other (a numeric axis such as a working-set size, see [`line_chart`]). The
 //! chart repeats the table, which stays beside it; its data points are the table's cells.
 
-use super::highlight::escape;
+use super::escape::escape;
 use super::tables::{LineAxes, TableView};
 
 /// The chart for the `index`-th table of a page: the line chart the entry asked for, or
@@ -45,7 +45,7 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
     let metric = table
         .headings
         .iter()
-        .position(|h| h == PREFERRED_METRIC)
+        .position(|h| h == PREFERRED_METRIC || h.ends_with(&format!("({PREFERRED_METRIC})")))
         .or_else(|| table.numeric.iter().position(|&n| n))?;
     let label_col = table.numeric.iter().position(|&n| !n);
     let bars: Vec<Bar<'_>> = table

@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 use super::input::OutputFile;
 use crate::config::Config;
 
-use super::highlight::escape;
+use super::escape::escape;
 use super::site_wide::{rfc3339, PublishedPage};
 
 pub const FEED_ENTRIES: usize = 50;

@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod chart;
 pub mod diagram;
+pub mod escape;
 pub mod feed;
 pub mod highlight;
 pub mod inline;

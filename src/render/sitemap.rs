@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use super::input::OutputFile;
 
-use super::highlight::escape;
+use super::escape::escape;
 use super::site_wide::PublishedPage;
 
 pub fn sitemap(base_url: &str, pages: &[PublishedPage<'_>]) -> OutputFile {

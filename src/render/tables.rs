@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::content::TableRef;
-use crate::measure::record::column_heading;
+use crate::measure::record::TIMING_NAMES;
 use crate::measure::{Citation, Staleness};
 
 #[derive(Debug, Clone, Serialize)]
@@ -35,8 +35,6 @@ pub struct LineAxes {
     pub y: usize,
 }
 
-/// Columns that come from sampling, and so inherit a sampling caveat.
-const TIMING_COLUMNS: &[&str] = &["median_ms", "min_ms", "max_ms", "rsd", "gbps"];
 const UNCONVERGED_MARK: &str = "†";
 
 /// Build the table, or the reasons it is stale (every missing cell, not only the first).
@@ -48,11 +46,7 @@ pub fn table_view(
         experiment: table.experiment.clone(),
         node: table.node.clone(),
         caption: table.caption.clone(),
-        headings: table
-            .columns
-            .iter()
-            .map(|c| column_heading(c).unwrap_or(c).to_string())
-            .collect(),
+        headings: table.columns.clone(),
         numeric: table.columns.iter().map(|c| c != "label").collect(),
         rows: Vec::new(),
         values: Vec::new(),
@@ -75,6 +69,28 @@ pub fn table_view(
         }
     };
     view.provenance = citation.record.provenance();
+    // Headings, with units, as the record names its quantities.
+    view.headings = table
+        .columns
+        .iter()
+        .map(|c| citation.record.heading(c))
+        .collect();
+    view.numeric = table
+        .columns
+        .iter()
+        .map(|c| !matches!(c.as_str(), "label" | "kernel"))
+        .collect();
+    // Quantities derived from the time (metrics that read it) share its caveat.
+    let timed = |col: &str| {
+        TIMING_NAMES.contains(&col)
+            || citation.experiment.spec.metrics.get(col).is_some_and(|m| {
+                crate::measure::spec::Expr::parse(&m.value.0).is_ok_and(|e| {
+                    e.names()
+                        .iter()
+                        .any(|n| crate::measure::spec::TIME_NAMES.contains(n))
+                })
+            })
+    };
     let mut problems = Vec::new();
     // The widest spread among rows whose sampling hit its cap, for the footnote.
     let mut unconverged: Option<f64> = None;
@@ -88,7 +104,7 @@ pub fn table_view(
                         Some(v) => {
                             let timing = cfg.timing.as_ref().filter(|t| !t.converged);
                             let mark = match timing {
-                                Some(t) if TIMING_COLUMNS.contains(&col.as_str()) => {
+                                Some(t) if timed(col) => {
                                     unconverged = Some(unconverged.map_or(t.rsd, |u| u.max(t.rsd)));
                                     UNCONVERGED_MARK
                                 }

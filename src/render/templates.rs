@@ -24,7 +24,7 @@ pub fn load_templates(dir: &Path) -> Result<Tera> {
     // Tera's default escaper also turns `/` into `&#x2F;`, which is valid but makes every
     // URL in the output unreadable; `&<>"'` are all that HTML text and quoted attributes
     // need.
-    tera.set_escape_fn(super::highlight::escape);
+    tera.set_escape_fn(super::escape::escape);
     Ok(tera)
 }
 

@@ -17,7 +17,7 @@ use crate::content::Entry;
 use crate::error::{Error, Location};
 use crate::measure::{Record, Staleness};
 
-use super::calls::{find_calls, line_column, Call};
+use super::calls::{find_calls, line_column, Call, MAX_DECIMALS};
 
 /// The records an entry cites, resolved: `(experiment, node)` -> record or why not.
 pub type Resolved = HashMap<(String, String), std::result::Result<Arc<Record>, Staleness>>;
@@ -106,7 +106,8 @@ impl Lookup<'_> {
 
     fn ratio(&self, call: &Call) -> String {
         let (column, of, to) = (arg(call, "column"), arg(call, "of"), arg(call, "to"));
-        let decimals = call.number("decimals").unwrap_or(2).min(12) as usize;
+        // The parser refused more than MAX_DECIMALS, with the file and line.
+        let decimals = call.number("decimals").unwrap_or(2).min(MAX_DECIMALS) as usize;
         let asked = format!("ratio(column={column}, of={of}, to={to})");
         let a = self.cell(call, of, column, &asked).and_then(|c| c.as_f64());
         let b = self.cell(call, to, column, &asked).and_then(|c| c.as_f64());
@@ -159,20 +160,18 @@ impl Lookup<'_> {
         let Some(cfg) = record.config(row) else {
             return problem(Staleness::RowMissing { row: row.into() }.to_string());
         };
-        if let crate::measure::record::ConfigStatus::Failed { reason } = &cfg.status {
+        if let Some(reason) = cfg.status.problem() {
             return problem(
                 Staleness::RowFailed {
                     row: row.into(),
-                    reason: reason.clone(),
+                    reason: reason.to_string(),
                 }
                 .to_string(),
             );
         }
         match cfg.column(column) {
             Some(v) => Some(v),
-            None if crate::measure::record::column_heading(column).is_none() => {
-                problem(format!("unknown column `{column}`"))
-            }
+            None if !record.knows(column) => problem(format!("unknown column `{column}`")),
             None => problem(
                 Staleness::ValueMissing {
                     row: row.into(),
@@ -248,7 +247,6 @@ mod tests {
             min_ms: median_ms,
             max_ms: median_ms,
             rsd: 0.0,
-            gbps,
             sm_clock_mhz: None,
             throttled_samples: 0,
             converged: true,
@@ -258,7 +256,6 @@ mod tests {
             kernel: "k".into(),
             status: ConfigStatus::Passed,
             block_size: 128,
-            elements_per_thread: 1,
             smem_reserved: 0,
             grid_size: 1024,
             registers: 32,
@@ -267,10 +264,14 @@ mod tests {
             blocks_per_sm: 16,
             warps_per_sm: 64,
             occupancy: 1.0,
-            loads_in_flight: 64,
             waves: 2.0,
-            achieved_occupancy: None,
             timing: Some(timing),
+            quantities: [(
+                "gbps".to_string(),
+                crate::measure::record::Quantity::metric(gbps, "GB/s", None, 1),
+            )]
+            .into(),
+            ..Default::default()
         }
     }
 
@@ -284,7 +285,8 @@ mod tests {
             captured_at: chrono::DateTime::from_timestamp(1_790_000_000, 0).unwrap(),
             gpu: Default::default(),
             compile_options: vec![],
-            problem: Default::default(),
+            device: Default::default(),
+            partial: false,
             configs: vec![
                 config("b128", 0.1234567, 1873.219),
                 config("b256", 0.0987654, 2345.678),

@@ -6,7 +6,7 @@
 use std::sync::{Condvar, Mutex, RwLock};
 use std::time::Duration;
 
-use super::rebuild::{Outcome, SiteFiles};
+use super::rebuild::{RebuildOutcome, SiteFiles};
 
 pub const ENDPOINT: &str = "/__livereload";
 
@@ -30,7 +30,7 @@ pub struct Snapshot {
 }
 
 impl SiteState {
-    pub fn new(first: Outcome) -> SiteState {
+    pub fn new(first: RebuildOutcome) -> SiteState {
         let state = SiteState {
             current: RwLock::new(Snapshot {
                 generation: 0,
@@ -52,18 +52,18 @@ impl SiteState {
     }
 
     /// Make a rebuild's outcome the served state and wake every waiting page.
-    pub fn publish(&self, outcome: Outcome) {
+    pub fn publish(&self, outcome: RebuildOutcome) {
         let mut generation = self.generation.lock().unwrap_or_else(|p| p.into_inner());
         *generation += 1;
         {
             let mut cur = self.current.write().unwrap_or_else(|p| p.into_inner());
             cur.generation = *generation;
             match outcome {
-                Outcome::Built { files, .. } => {
+                RebuildOutcome::Built { files, .. } => {
                     cur.files = std::sync::Arc::new(files);
                     cur.error = None;
                 }
-                Outcome::Failed { message, .. } => cur.error = Some(message),
+                RebuildOutcome::Failed { message, .. } => cur.error = Some(message),
             }
         }
         self.changed.notify_all();
@@ -122,7 +122,7 @@ pub fn inject(html: &[u8], generation: u64) -> Vec<u8> {
 pub fn error_page(message: &str, generation: u64) -> Vec<u8> {
     let body = format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Build failed</title>\n<link rel=\"stylesheet\" href=\"/static/style.css\">\n</head>\n<body>\n<main id=\"main\">\n<h1>Build failed</h1>\n<p>The last save broke the build. Fix the problem below and save again; this page reloads by itself.</p>\n<pre class=\"serve-error\" id=\"serve-error\">{}</pre>\n</main>\n</body>\n</html>\n",
-        crate::render::highlight::escape(message)
+        crate::render::escape::escape(message)
     );
     inject(body.as_bytes(), generation)
 }
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn waiting_returns_at_once_when_already_changed() {
-        let state = SiteState::new(Outcome::Failed {
+        let state = SiteState::new(RebuildOutcome::Failed {
             message: "x".into(),
             took: Duration::ZERO,
         });

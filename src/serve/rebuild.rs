@@ -15,7 +15,7 @@ use crate::pipeline::{BuildOptions, Rebuilt, Session};
 pub type SiteFiles = HashMap<String, Arc<Vec<u8>>>;
 
 /// What one rebuild produced.
-pub enum Outcome {
+pub enum RebuildOutcome {
     Built {
         files: SiteFiles,
         summary: String,
@@ -45,7 +45,7 @@ impl Rebuilder {
 
     /// Rebuild after `changed` paths changed (empty: the first build). Prints the outcome
     /// and how long it took.
-    pub fn rebuild(&mut self, changed: &[PathBuf]) -> Outcome {
+    pub fn rebuild(&mut self, changed: &[PathBuf]) -> RebuildOutcome {
         let started = Instant::now();
         let result = match &mut self.session {
             Some(session) => session.rebuild(changed),
@@ -70,7 +70,7 @@ impl Rebuilder {
                 };
                 print!("{summary}");
                 println!("{cause}: {count} files written in {:.1} ms", ms(took));
-                Outcome::Built {
+                RebuildOutcome::Built {
                     files: self.files.clone(),
                     summary,
                     took,
@@ -88,7 +88,7 @@ impl Rebuilder {
                 for line in message.lines() {
                     eprintln!("  {line}");
                 }
-                Outcome::Failed { message, took }
+                RebuildOutcome::Failed { message, took }
             }
         }
     }

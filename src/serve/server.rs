@@ -11,7 +11,7 @@ use super::livereload::{error_page, inject, SiteState, ENDPOINT};
 
 /// Where a request path leads.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Resolved {
+pub enum Route {
     /// A file of the site, by its key (`terms/x/index.html`).
     File(String),
     /// A folder without its trailing slash: redirect so relative links resolve.
@@ -40,8 +40,8 @@ fn respond(request: Request, state: &SiteState) -> std::io::Result<()> {
     let resolved = resolve(request.url());
     let snapshot = state.snapshot();
     match resolved {
-        Resolved::Forbidden => request.respond(text(403, "forbidden: outside the site\n")),
-        Resolved::LiveReload { since } => {
+        Route::Forbidden => request.respond(text(403, "forbidden: outside the site\n")),
+        Route::LiveReload { since } => {
             let generation = if since == snapshot.generation {
                 state.wait_for_change(since)
             } else {
@@ -49,8 +49,8 @@ fn respond(request: Request, state: &SiteState) -> std::io::Result<()> {
             };
             request.respond(text(200, &generation.to_string()).with_header(no_store()))
         }
-        Resolved::AddSlash(path) => respond_redirect(request, &path),
-        Resolved::File(key) => {
+        Route::AddSlash(path) => respond_redirect(request, &path),
+        Route::File(key) => {
             let is_html = key.ends_with(".html");
             if let (Some(message), true) = (&snapshot.error, is_html) {
                 let page = error_page(message, snapshot.generation);
@@ -110,7 +110,7 @@ fn percent_encode(s: &str) -> String {
 }
 
 /// Map a request target to a site file, refusing anything that could leave the site.
-pub fn resolve(target: &str) -> Resolved {
+pub fn resolve(target: &str) -> Route {
     let (path, query) = match target.split_once('?') {
         Some((p, q)) => (p, Some(q)),
         None => (target, None),
@@ -118,13 +118,13 @@ pub fn resolve(target: &str) -> Resolved {
     let path = path.split('#').next().unwrap_or(path);
     // Only origin-form targets ("/x/y"); "http://host/x", "*" and the like are refused.
     if !path.starts_with('/') || path.starts_with("//") {
-        return Resolved::Forbidden;
+        return Route::Forbidden;
     }
     let Some(decoded) = percent_decode(path) else {
-        return Resolved::Forbidden;
+        return Route::Forbidden;
     };
     if decoded.contains('\\') || decoded.contains('\0') || decoded.contains(':') {
-        return Resolved::Forbidden;
+        return Route::Forbidden;
     }
     if decoded == ENDPOINT {
         let since = query
@@ -133,25 +133,25 @@ pub fn resolve(target: &str) -> Resolved {
             .find_map(|kv| kv.strip_prefix("since="))
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
-        return Resolved::LiveReload { since };
+        return Route::LiveReload { since };
     }
     let mut segments = Vec::new();
     for seg in decoded[1..].split('/') {
         match seg {
-            ".." | "." => return Resolved::Forbidden,
+            ".." | "." => return Route::Forbidden,
             "" => {}
             s => segments.push(s),
         }
     }
     let key = segments.join("/");
     if key.is_empty() {
-        Resolved::File("index.html".into())
+        Route::File("index.html".into())
     } else if decoded.ends_with('/') {
-        Resolved::File(format!("{key}/index.html"))
+        Route::File(format!("{key}/index.html"))
     } else if !segments.last().is_some_and(|s| s.contains('.')) {
-        Resolved::AddSlash(key)
+        Route::AddSlash(key)
     } else {
-        Resolved::File(key)
+        Route::File(key)
     }
 }
 
@@ -216,26 +216,26 @@ mod tests {
 
     #[test]
     fn site_paths_resolve_to_files() {
-        assert_eq!(resolve("/"), Resolved::File("index.html".into()));
+        assert_eq!(resolve("/"), Route::File("index.html".into()));
         assert_eq!(
             resolve("/terms/occupancy/"),
-            Resolved::File("terms/occupancy/index.html".into())
+            Route::File("terms/occupancy/index.html".into())
         );
         assert_eq!(
             resolve("/terms/occupancy/index.html?x=1#top"),
-            Resolved::File("terms/occupancy/index.html".into())
+            Route::File("terms/occupancy/index.html".into())
         );
         assert_eq!(
             resolve("/terms/occupancy"),
-            Resolved::AddSlash("terms/occupancy".into())
+            Route::AddSlash("terms/occupancy".into())
         );
         assert_eq!(
             resolve("/static/style%2Ecss"),
-            Resolved::File("static/style.css".into())
+            Route::File("static/style.css".into())
         );
         assert_eq!(
             resolve("/__livereload?since=4"),
-            Resolved::LiveReload { since: 4 }
+            Route::LiveReload { since: 4 }
         );
     }
 
@@ -258,7 +258,7 @@ mod tests {
             "/./index.html",
             "/a%00b",
         ] {
-            assert_eq!(resolve(bad), Resolved::Forbidden, "{bad}");
+            assert_eq!(resolve(bad), Route::Forbidden, "{bad}");
         }
     }
 }

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use chrono::{NaiveDate, TimeZone, Utc};
 use glossary::content::{EntryId, Kind};
 use glossary::measure::record::{
-    ConfigRecord, ConfigStatus, GpuInfo, Problem, Record, Timing, RECORD_SCHEMA,
+    ConfigRecord, ConfigStatus, GpuInfo, Quantity, Record, Timing, RECORD_SCHEMA,
 };
 use glossary::measure::Experiment;
 use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
@@ -16,6 +16,13 @@ use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
 mod files;
 #[allow(unused_imports)] // each test crate uses a different subset
 pub use files::{copy_dir, snapshot};
+
+// The one fixture helper of the integration tests: this module builds sites from parts;
+// `site` is a builder for review and check scenarios, `signed` the repository's small site
+// signed by role-named fixture people, `fleet` a project measured by fixture nodes.
+pub mod fleet;
+pub mod signed;
+pub mod site;
 
 pub const NODE: &str = "testnode";
 pub const EXPERIMENT: &str = "axpy-test";
@@ -88,12 +95,12 @@ pub fn add_experiment_with_record(root: &Path) {
     write(
         root,
         &format!("measurements/{EXPERIMENT}/experiment.yaml"),
-        "title: Test axpy\nkernels: [kernel.cu]\ncompile_options: [\"--std=c++17\"]\nmeasure:\n  timed:\n    workload: axpy\n    elements: 1048576\n    bytes_per_element: 12\n    configs:\n      - {label: full, kernel: axpy, block_size: 512, elements_per_thread: 1, loads_before_first_use: 2}\n      - {label: half, kernel: axpy, block_size: 512, elements_per_thread: 1, loads_before_first_use: 2, target_blocks_per_sm: 2}\n",
+        "title: Test axpy\nkernels: [kernel.cu]\ncompile_options: [\"--std=c++17\"]\nparams: {n: 1048576, block: 512, elements_per_thread: 1, blocks: 0}\nconfigs:\n  - {label: full}\n  - {label: half, blocks: 2}\nbuffers:\n  x: {type: f32, length: n, fill: {uniform: [-1, 1]}}\n  out: {type: f32, length: n, output: true, tolerance: {ulps: 2}}\nlaunches:\n  - kernel: axpy\n    args: [x, out, {u64: n}]\n    grid: ceil_div(n, block)\n    block: block\n    target_blocks_per_sm: blocks\nreference: {config: full}\nmetrics:\n  gbps: {value: 12 * n / (median_ms * 1e6), unit: GB/s, heading: bandwidth, decimals: 1}\n  loads_in_flight: {value: warps_per_sm * 2 * elements_per_thread, heading: loads in flight / SM, decimals: 0}\n",
     );
     write(
         root,
         &format!("measurements/{EXPERIMENT}/kernel.cu"),
-        "extern \"C\" __global__ void axpy(float a, const float* x, float* y) { y[threadIdx.x] += a * x[threadIdx.x]; }\n",
+        "extern \"C\" __global__ void axpy(const float* x, float* y, unsigned long long n) { y[threadIdx.x] = x[threadIdx.x]; }\n",
     );
     write_record(root, |_| {});
 }
@@ -106,8 +113,16 @@ pub fn fixture_config(label: &str, blocks: u32, reserved: u32, ms: f64, gbps: f6
         label: label.into(),
         kernel: "axpy".into(),
         status: ConfigStatus::Passed,
+        params: [
+            ("n".to_string(), 1 << 20),
+            ("block".to_string(), 512),
+            ("elements_per_thread".to_string(), 1),
+            ("blocks".to_string(), i64::from(blocks)),
+        ]
+        .into(),
         block_size: 512,
-        elements_per_thread: 1,
+        block: [512, 1, 1],
+        grid: [1024, 1, 1],
         smem_reserved: reserved,
         grid_size: 1024,
         registers: 16,
@@ -116,7 +131,6 @@ pub fn fixture_config(label: &str, blocks: u32, reserved: u32, ms: f64, gbps: f6
         blocks_per_sm: blocks,
         warps_per_sm: blocks * 16,
         occupancy: f64::from(blocks) * 16.0 / 64.0,
-        loads_in_flight: blocks * 32,
         waves: 1024.0 / (f64::from(blocks) * 4.0),
         achieved_occupancy: None,
         timing: Some(Timing {
@@ -125,11 +139,21 @@ pub fn fixture_config(label: &str, blocks: u32, reserved: u32, ms: f64, gbps: f6
             min_ms: ms,
             max_ms: ms,
             rsd: 0.001,
-            gbps,
             sm_clock_mhz: None,
             throttled_samples: 0,
             converged: true,
         }),
+        quantities: [
+            (
+                "gbps".to_string(),
+                Quantity::metric(gbps, "GB/s", Some("bandwidth"), 1),
+            ),
+            (
+                "loads_in_flight".to_string(),
+                Quantity::metric(f64::from(blocks * 32), "", Some("loads in flight / SM"), 0),
+            ),
+        ]
+        .into(),
     }
 }
 
@@ -160,10 +184,8 @@ pub fn fixture_record(
             l2_bytes: None,
         },
         compile_options: vec!["--std=c++17".into(), "--gpu-architecture=sm_90".into()],
-        problem: Problem {
-            elements: 1 << 20,
-            bytes_per_launch: 12 << 20,
-        },
+        device: [("l2_bytes".to_string(), 62914560)].into(),
+        partial: false,
         configs,
         extra: serde_json::Value::Null,
     }

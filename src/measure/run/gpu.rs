@@ -18,6 +18,9 @@ pub struct Gpu {
     pub limits: DeviceLimits,
     /// "sm_90": the architecture NVRTC compiles for, taken from the device itself.
     pub arch: String,
+    /// The properties experiment expressions read (`l2_bytes`, `sm_count`...), from the
+    /// device; recorded with every record.
+    pub device: crate::measure::spec::plan::DeviceVars,
 }
 
 /// Whether libcuda can be loaded. Cheap; loads nothing else.
@@ -87,12 +90,35 @@ impl Gpu {
             nvrtc_version: nvrtc_version()?,
             l2_bytes: Some(attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?.into()),
         };
+        let total_mem = ctx
+            .total_mem()
+            .doing(|| "reading the device memory size".into())?;
+        let device = [
+            ("sm_count", info.sm_count as i64),
+            ("l2_bytes", info.l2_bytes.unwrap_or(0) as i64),
+            ("mem_bytes", total_mem as i64),
+            ("warp_size", limits.warp_size.into()),
+            ("max_threads_per_sm", limits.max_threads_per_sm.into()),
+            ("max_threads_per_block", limits.max_threads_per_block.into()),
+            ("max_blocks_per_sm", limits.max_blocks_per_sm.into()),
+            ("regs_per_sm", limits.registers_per_sm.into()),
+            ("smem_per_sm", limits.shared_memory_per_sm.into()),
+            (
+                "smem_per_block_optin",
+                limits.shared_memory_per_block_optin.into(),
+            ),
+            ("clock_mhz", limits.max_sm_clock_mhz.into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
         Ok(Gpu {
             ctx,
             stream,
             info,
             limits,
             arch: format!("sm_{major}{minor}"),
+            device,
         })
     }
 }

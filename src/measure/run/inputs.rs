@@ -1,29 +1,75 @@
-//! Seeded inputs: the same values on every run and every machine, never zero.
+//! Seeded buffer contents: the same bytes on every run and every machine, generated on
+//! the host in parallel chunks (the output does not depend on the thread count).
 
+use half::{bf16, f16};
 use rayon::prelude::*;
 
-/// Values per independently seeded chunk: the output does not depend on thread count.
+use crate::measure::spec::plan::BufferPlan;
+use crate::measure::spec::{ElemType, Fill};
+
+/// Values per independently seeded chunk.
 const CHUNK: usize = 1 << 16;
 
-/// `n` floats with magnitudes in [0.25, 2) and random signs, from SplitMix64 seeded by
-/// (`seed`, `stream`): two streams of one seed are unrelated.
-pub fn seeded_floats(n: usize, seed: u64, stream: u64) -> Vec<f32> {
-    let mut out = vec![0f32; n];
-    out.par_chunks_mut(CHUNK)
+/// The buffer's initial bytes. Each buffer draws from its own stream of the experiment's
+/// seed, keyed by its name, so adding a buffer does not change another's values.
+pub fn fill_bytes(b: &BufferPlan, seed: u64) -> Vec<u8> {
+    let stream = b.name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, c| {
+        (h ^ c as u64).wrapping_mul(0x100_0000_01b3)
+    });
+    let size = b.ty.size();
+    let mut out = vec![0u8; b.len as usize * size];
+    if b.fill == Fill::Zeros {
+        return out;
+    }
+    out.par_chunks_mut(CHUNK * size)
         .enumerate()
         .for_each(|(c, chunk)| {
             let mut state = seed
                 ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03)
                 ^ (c as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            for v in chunk {
-                let r = splitmix64(&mut state);
-                // 24 bits of mantissa-sized uniform in [0, 1).
-                let u = (r >> 40) as f32 / (1u64 << 24) as f32;
-                let magnitude = 0.25 + 1.75 * u;
-                *v = if r & 1 == 0 { magnitude } else { -magnitude };
+            for (k, cell) in chunk.chunks_exact_mut(size).enumerate() {
+                let index = (c * CHUNK + k) as u64;
+                let v = value(&b.fill, b.ty, index, &mut state);
+                write(b.ty, v, cell);
             }
         });
     out
+}
+
+fn value(fill: &Fill, ty: ElemType, index: u64, state: &mut u64) -> f64 {
+    match *fill {
+        Fill::Zeros => 0.0,
+        Fill::Iota => index as f64,
+        Fill::Constant(c) => c,
+        Fill::Uniform(lo, hi) => {
+            let u = (splitmix64(state) >> 11) as f64 / (1u64 << 53) as f64;
+            if ty.is_float() {
+                lo + (hi - lo) * u
+            } else {
+                // Integers: every value in [lo, hi] equally likely.
+                (lo + ((hi - lo + 1.0) * u).floor()).min(hi)
+            }
+        }
+        Fill::Normal(mean, sd) => {
+            // Box-Muller from two uniforms in (0, 1].
+            let u1 = ((splitmix64(state) >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+            let u2 = (splitmix64(state) >> 11) as f64 / (1u64 << 53) as f64;
+            mean + sd * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+        }
+    }
+}
+
+/// Store `v` as `ty` (integers wrap like a C cast from a wide integer).
+pub fn write(ty: ElemType, v: f64, cell: &mut [u8]) {
+    match ty {
+        ElemType::F32 => cell.copy_from_slice(&(v as f32).to_le_bytes()),
+        ElemType::F64 => cell.copy_from_slice(&v.to_le_bytes()),
+        ElemType::F16 => cell.copy_from_slice(&f16::from_f64(v).to_le_bytes()),
+        ElemType::Bf16 => cell.copy_from_slice(&bf16::from_f64(v).to_le_bytes()),
+        ElemType::I32 => cell.copy_from_slice(&(v as i64 as i32).to_le_bytes()),
+        ElemType::U32 => cell.copy_from_slice(&(v as i64 as u32).to_le_bytes()),
+        ElemType::U8 => cell[0] = v as i64 as u8,
+    }
 }
 
 fn splitmix64(state: &mut u64) -> u64 {
@@ -37,14 +83,62 @@ fn splitmix64(state: &mut u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::run::correctness::read;
+
+    fn buf(name: &str, ty: ElemType, len: u64, fill: Fill) -> BufferPlan {
+        BufferPlan {
+            name: name.into(),
+            ty,
+            len,
+            fill,
+            output: false,
+            tolerance: None,
+        }
+    }
 
     #[test]
-    fn same_seed_same_values_and_never_zero() {
-        let a = seeded_floats(200_000, 7, 0);
-        assert_eq!(a, seeded_floats(200_000, 7, 0));
-        assert_ne!(a, seeded_floats(200_000, 7, 1));
-        assert!(a.iter().all(|v| v.abs() >= 0.25 && v.abs() < 2.0));
-        let negative = a.iter().filter(|v| **v < 0.0).count();
+    fn same_seed_same_bytes_other_name_other_bytes() {
+        let a = buf("x", ElemType::F32, 200_000, Fill::Uniform(-2.0, 2.0));
+        let bytes = fill_bytes(&a, 7);
+        assert_eq!(bytes, fill_bytes(&a, 7));
+        assert_ne!(
+            bytes,
+            fill_bytes(
+                &buf("y", ElemType::F32, 200_000, Fill::Uniform(-2.0, 2.0)),
+                7
+            )
+        );
+        let v: Vec<f64> = (0..200_000)
+            .map(|i| read(ElemType::F32, &bytes, i))
+            .collect();
+        assert!(v.iter().all(|x| (-2.0..2.0).contains(x)));
+        let negative = v.iter().filter(|x| **x < 0.0).count();
         assert!((90_000..110_000).contains(&negative), "{negative}");
+    }
+
+    #[test]
+    fn every_type_and_fill() {
+        let iota = fill_bytes(&buf("i", ElemType::U32, 5, Fill::Iota), 1);
+        assert_eq!(
+            (0..5)
+                .map(|i| read(ElemType::U32, &iota, i))
+                .collect::<Vec<_>>(),
+            [0.0, 1.0, 2.0, 3.0, 4.0]
+        );
+        let h = fill_bytes(&buf("h", ElemType::F16, 3, Fill::Constant(1.5)), 1);
+        assert_eq!(h, [0x00, 0x3e, 0x00, 0x3e, 0x00, 0x3e]);
+        let b = fill_bytes(&buf("b", ElemType::Bf16, 1, Fill::Constant(1.0)), 1);
+        assert_eq!(b, [0x80, 0x3f]);
+        let n = fill_bytes(&buf("n", ElemType::F64, 100_000, Fill::Normal(5.0, 2.0)), 3);
+        let mean = (0..100_000)
+            .map(|i| read(ElemType::F64, &n, i))
+            .sum::<f64>()
+            / 1e5;
+        assert!((mean - 5.0).abs() < 0.05, "{mean}");
+        let u = fill_bytes(&buf("u", ElemType::U8, 10_000, Fill::Uniform(3.0, 5.0)), 3);
+        assert!(u.iter().all(|v| (3..=5).contains(v)));
+        assert!(u.contains(&5) && u.contains(&3));
+        let i = fill_bytes(&buf("k", ElemType::I32, 4, Fill::Zeros), 3);
+        assert_eq!(i, [0; 16]);
     }
 }

@@ -1,8 +1,11 @@
 //! Running experiments on the GPU: find the device and check it is the node's (`gpu`,
-//! `node`), compile (`compile`), check and time (`timed`, with `correctness`, `stats`,
-//! `dial`, `clocks`) or sweep the occupancy API (`sweep`), read achieved occupancy through
-//! Nsight Compute (`ncu`), and write records.
+//! `node`); plan every configuration (`spec::plan`), check kernel signatures, compile and
+//! resolve every launch against the driver (`prepare`) for every experiment before any
+//! runs; then check against the reference and time (`timed`, with `buffers`,
+//! `correctness`, `stats`, `dial`, `clocks`), read ncu metrics in one pass (`ncu`),
+//! derive metrics (`metrics`) and write records (`write_outcome`, the one writer).
 
+pub mod buffers;
 pub mod clocks;
 pub mod compile;
 pub mod correctness;
@@ -10,12 +13,14 @@ pub mod dial;
 pub mod error;
 pub mod gpu;
 pub mod inputs;
+pub mod metrics;
 pub mod ncu;
 pub mod node;
+pub mod prepare;
 pub mod stats;
-pub mod sweep;
 pub mod timed;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use chrono::Utc;
@@ -25,8 +30,9 @@ use serde_json::json;
 pub use error::RunError;
 
 use crate::config::{Config, Layout};
-use crate::measure::record::{ConfigRecord, ConfigStatus, Problem, Record, RECORD_SCHEMA};
-use crate::measure::spec::{Experiment, Measure, EXPERIMENT_FILE};
+use crate::measure::record::{ConfigRecord, ConfigStatus, Quantity, Record, RECORD_SCHEMA};
+use crate::measure::spec::plan::{device_from_profile, ConfigPlan, DeviceVars};
+use crate::measure::spec::{signature, Experiment, Mode, EXPERIMENT_FILE};
 
 /// What `glossary verify` was asked to do.
 #[derive(Debug, Clone)]
@@ -36,10 +42,13 @@ pub struct VerifyRequest {
     pub only: Option<String>,
     /// Check, compile and resolve configurations; time nothing, write nothing.
     pub dry_run: bool,
-    /// Read achieved occupancy under ncu when it is installed.
-    pub achieved_occupancy: bool,
+    /// Run the ncu pass (achieved occupancy and the experiments' ncu metrics) when ncu
+    /// is installed.
+    pub ncu: bool,
     /// The hidden mode ncu watches: launch each configuration once, nothing else.
     pub launch_once: bool,
+    /// Write the passing rows (marked partial) even when some configs failed.
+    pub allow_partial: bool,
     /// Write records to `<out>/<experiment>/<node>.json` instead of `measurements/`:
     /// a scheduler's task output, which `glossary records import` checks and moves in.
     pub out: Option<PathBuf>,
@@ -53,6 +62,14 @@ impl VerifyRequest {
             None => exp.record_path(&self.node),
         }
     }
+
+    /// Where this run says what failed, beside the record it would have written.
+    pub fn failed_record_path(&self, exp: &Experiment) -> PathBuf {
+        match &self.out {
+            Some(out) => out.join(&exp.id).join(format!("{}.failed.json", self.node)),
+            None => exp.failed_record_path(&self.node),
+        }
+    }
 }
 
 /// How one experiment went.
@@ -62,15 +79,21 @@ pub enum Outcome {
     Written {
         record: PathBuf,
         configs: Vec<ConfigSummary>,
-        points: Option<usize>,
+        /// Written with `--allow-partial` although some configs failed.
+        partial: bool,
         notes: Vec<String>,
     },
     Planned {
         configs: Vec<ConfigSummary>,
         notes: Vec<String>,
     },
-    /// The run failed as a whole: nothing was written, the previous record stands.
-    Failed { error: String },
+    /// Not every config passed, or the run failed as a whole: the previous record stands.
+    Failed {
+        error: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        failed_record: Option<PathBuf>,
+        configs: Vec<ConfigSummary>,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -79,16 +102,17 @@ pub struct ConfigSummary {
     pub passed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    pub kernel: Option<String>,
     pub registers: Option<u32>,
     pub smem_reserved: Option<u32>,
     pub blocks_per_sm: Option<u32>,
     pub occupancy: Option<f64>,
     pub achieved_occupancy: Option<f64>,
-    pub loads_in_flight: Option<u32>,
     pub median_ms: Option<f64>,
-    pub gbps: Option<f64>,
     pub rsd: Option<f64>,
     pub converged: Option<bool>,
+    /// Metrics and ncu metrics by name (None: not measured).
+    pub quantities: BTreeMap<String, Option<f64>>,
 }
 
 impl ConfigSummary {
@@ -96,40 +120,47 @@ impl ConfigSummary {
         let t = c.timing.as_ref();
         let (passed, reason) = match &c.status {
             ConfigStatus::Passed => (true, None),
-            ConfigStatus::Failed { reason } => (false, Some(reason.clone())),
+            ConfigStatus::NotLaunchable { reason } => {
+                (true, Some(format!("not launchable: {reason}")))
+            }
+            ConfigStatus::Failed { reason, .. } => (false, Some(reason.clone())),
         };
         ConfigSummary {
             label: c.label.clone(),
             passed,
             reason,
+            kernel: Some(c.kernel.clone()),
             registers: Some(c.registers),
             smem_reserved: Some(c.smem_reserved),
             blocks_per_sm: Some(c.blocks_per_sm),
             occupancy: Some(c.occupancy),
             achieved_occupancy: c.achieved_occupancy,
-            loads_in_flight: Some(c.loads_in_flight),
             median_ms: t.map(|t| t.median_ms),
-            gbps: t.map(|t| t.gbps),
             rsd: t.map(|t| t.rsd),
             converged: t.map(|t| t.converged),
+            quantities: c
+                .quantities
+                .iter()
+                .map(|(k, q)| (k.clone(), q.value))
+                .collect(),
         }
     }
 
-    fn planned(label: &str) -> ConfigSummary {
+    fn planned(p: &ConfigPlan) -> ConfigSummary {
         ConfigSummary {
-            label: label.into(),
+            label: p.label.clone(),
             passed: true,
             reason: None,
+            kernel: Some(p.timed_launch().kernel.clone()),
             registers: None,
             smem_reserved: None,
             blocks_per_sm: None,
             occupancy: None,
             achieved_occupancy: None,
-            loads_in_flight: None,
             median_ms: None,
-            gbps: None,
             rsd: None,
             converged: None,
+            quantities: BTreeMap::new(),
         }
     }
 }
@@ -147,9 +178,8 @@ impl Report {
     pub fn all_passed(&self) -> bool {
         self.experiments.iter().all(|(_, o)| match o {
             Outcome::Failed { .. } => false,
-            Outcome::Written { configs, .. } | Outcome::Planned { configs, .. } => {
-                configs.iter().all(|c| c.passed)
-            }
+            Outcome::Written { partial, .. } => !partial,
+            Outcome::Planned { configs, .. } => configs.iter().all(|c| c.passed),
         })
     }
 }
@@ -184,7 +214,44 @@ pub fn select_experiments(root: &Path, only: Option<&str>) -> crate::Result<Vec<
     Ok(experiments)
 }
 
-/// Run `verify`. `progress` is advanced once per configuration (or sweep variant).
+/// Plan every experiment and check its launches against the kernels' source signatures:
+/// everything that can be known without a GPU. Every problem of every experiment at once.
+pub fn plan_all(
+    experiments: &[Experiment],
+    device: &DeviceVars,
+) -> Result<Vec<Vec<ConfigPlan>>, RunError> {
+    let mut errors = Vec::new();
+    let mut plans = Vec::new();
+    for exp in experiments {
+        match plan_one(exp, device) {
+            Ok(p) => plans.push(p),
+            Err(e) => errors.extend(e.flatten()),
+        }
+    }
+    crate::Error::collect(errors)?;
+    Ok(plans)
+}
+
+fn plan_one(exp: &Experiment, device: &DeviceVars) -> crate::Result<Vec<ConfigPlan>> {
+    let plans = exp.plan(device)?;
+    let source = exp.kernel_source()?;
+    let sigs = signature::scan(&source);
+    let files = exp.spec.kernels.join(", ");
+    let mut seen = Vec::new();
+    let mut errors = Vec::new();
+    for p in &plans {
+        for (near, msg) in signature::check(p, &sigs, &files) {
+            if !seen.contains(&msg) {
+                errors.push(exp.error_near(Some(&near), msg.clone()));
+                seen.push(msg);
+            }
+        }
+    }
+    crate::Error::collect(errors)?;
+    Ok(plans)
+}
+
+/// Run `verify`. `progress` is advanced once per configuration.
 pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<Report, RunError> {
     let config = Config::load(&req.root)?;
     let profile = config.node(&req.node)?.clone();
@@ -195,8 +262,19 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
         experiments: Vec::new(),
     };
     if req.dry_run && !gpu::driver_present() {
-        for e in &experiments {
-            report.experiments.push((e.id.clone(), plan_only(e)));
+        let plans = plan_all(&experiments, &device_from_profile(&profile))?;
+        for (e, p) in experiments.iter().zip(plans) {
+            report.experiments.push((
+                e.id.clone(),
+                Outcome::Planned {
+                    configs: p.iter().map(ConfigSummary::planned).collect(),
+                    notes: vec![format!(
+                        "no CUDA driver on this machine: experiment parsed, {} configs planned with node {}'s profile, launches checked against the kernel sources; compiling and the driver's checks skipped",
+                        p.len(),
+                        req.node
+                    )],
+                },
+            ));
         }
         return Ok(report);
     }
@@ -208,26 +286,53 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
         &profile,
     )?;
     report.gpu = Some(format!("{} ({})", gpu.info.name, gpu.info.uuid));
-    progress.set_length(
-        experiments
-            .iter()
-            .map(|e| match &e.spec.measure {
-                Measure::Timed(t) => t.configs.len() as u64,
-                Measure::OccupancySweep(s) => s.registers.len() as u64,
-            })
-            .sum(),
-    );
-    let clocks = if req.dry_run || req.launch_once {
-        None
-    } else {
-        clocks::ClockMonitor::start(&gpu.info.uuid)
-    };
-    for exp in &experiments {
+    // Everything that can be wrong with a file, for every experiment, before any runs.
+    let plans = plan_all(&experiments, &gpu.device)?;
+    let mut prepared = Vec::new();
+    let mut errors = Vec::new();
+    for (exp, p) in experiments.iter().zip(plans) {
+        let flush = if exp.spec.timing.flush_l2 && !req.launch_once {
+            timed::flush_bytes(&gpu)
+        } else {
+            0
+        };
+        match prepare::prepare(&gpu, exp, p, flush) {
+            Ok(p) => prepared.push(p),
+            Err(RunError::Spec(e)) => errors.extend(e.flatten()),
+            Err(e) => return Err(e),
+        }
+    }
+    crate::Error::collect(errors)?;
+    if req.launch_once {
+        for (exp, p) in experiments.iter().zip(&prepared) {
+            if exp.spec.mode == Mode::Timed {
+                timed::launch_once(&gpu, exp.spec.seed, p)?;
+            }
+        }
+        return Ok(report);
+    }
+    if req.dry_run {
+        for (exp, p) in experiments.iter().zip(&prepared) {
+            report.experiments.push((
+                exp.id.clone(),
+                Outcome::Planned {
+                    configs: p.iter().map(|c| ConfigSummary::of(&c.record)).collect(),
+                    notes: vec!["compiled and resolved every launch; ran nothing".into()],
+                },
+            ));
+        }
+        return Ok(report);
+    }
+    progress.set_length(prepared.iter().map(|p| p.len() as u64).sum());
+    let clocks = clocks::ClockMonitor::start(&gpu.info.uuid);
+    for (exp, p) in experiments.iter().zip(prepared) {
         progress.set_message(exp.id.clone());
-        let outcome = match run_one(req, &gpu, exp, clocks.as_ref(), progress) {
+        let outcome = match run_one(req, &gpu, exp, p, clocks.as_ref(), progress) {
             Ok(o) => o,
             Err(e) => Outcome::Failed {
                 error: e.to_string(),
+                failed_record: None,
+                configs: Vec::new(),
             },
         };
         report.experiments.push((exp.id.clone(), outcome));
@@ -235,38 +340,66 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
     Ok(report)
 }
 
-fn plan_only(e: &Experiment) -> Outcome {
-    let configs = match &e.spec.measure {
-        Measure::Timed(t) => t
-            .configs
-            .iter()
-            .map(|c| ConfigSummary::planned(&c.label))
-            .collect(),
-        Measure::OccupancySweep(_) => Vec::new(),
-    };
-    Outcome::Planned {
-        configs,
-        notes: vec![
-            "no CUDA driver on this machine: experiment parsed and validated; GPU checks skipped"
-                .into(),
-        ],
-    }
-}
-
 fn run_one(
     req: &VerifyRequest,
     gpu: &gpu::Gpu,
     exp: &Experiment,
+    prepared: Vec<prepare::PreparedConfig>,
     clocks: Option<&clocks::ClockMonitor>,
     progress: &indicatif::ProgressBar,
 ) -> Result<Outcome, RunError> {
-    let file = exp.path();
-    let source = exp.kernel_source()?;
     let mut tick = |what: &str| {
         progress.inc(1);
         progress.set_message(format!("{}: {what}", exp.id));
     };
-    let record_base = |compile_options: Vec<String>| Record {
+    let spec = &exp.spec;
+    let launches_per_config: Vec<(usize, usize, String)> = prepared
+        .iter()
+        .map(|p| {
+            (
+                p.launches.len(),
+                p.plan.timed,
+                p.timed().plan.kernel.clone(),
+            )
+        })
+        .collect();
+    let mut configs = timed::run(
+        gpu,
+        spec.mode,
+        spec.seed,
+        &spec.timing,
+        prepared,
+        clocks,
+        &mut tick,
+    )?;
+    let mut notes = Vec::new();
+    let ncu_source = if spec.mode == Mode::Occupancy {
+        "not applicable: nothing is launched".to_string()
+    } else if !req.ncu {
+        mark_not_measured(spec, &mut configs, "not measured (--no-ncu)");
+        "not measured (--no-ncu)".to_string()
+    } else if !ncu::available() {
+        mark_not_measured(
+            spec,
+            &mut configs,
+            "not measured: ncu is not installed on this node",
+        );
+        "not measured: ncu is not installed on this node".to_string()
+    } else {
+        progress.set_message(format!("{}: ncu metrics", exp.id));
+        match ncu_pass(req, exp, &launches_per_config, &mut configs) {
+            Ok(()) => "ncu --clock-control none, one pass over every launch".to_string(),
+            Err(e) => {
+                notes.push(format!("ncu metrics not recorded: {e}"));
+                mark_not_measured(spec, &mut configs, &format!("not measured: {e}"));
+                format!("not measured: {e}")
+            }
+        }
+    };
+    for c in &mut configs {
+        metrics::apply(spec, &gpu.device, c);
+    }
+    let record = Record {
         schema: RECORD_SCHEMA,
         experiment: exp.id.clone(),
         node: req.node.clone(),
@@ -274,151 +407,162 @@ fn run_one(
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         captured_at: Utc::now(),
         gpu: gpu.info.clone(),
-        compile_options,
-        problem: Problem::default(),
-        configs: Vec::new(),
-        extra: serde_json::Value::Null,
+        compile_options: compile::options_for(&spec.compile_options, &gpu.arch, &[]),
+        device: gpu.device.clone(),
+        partial: false,
+        configs,
+        extra: json!({
+            "mode": spec.mode,
+            "seed": spec.seed,
+            "timing_policy": spec.timing,
+            "l2_flush_bytes": (spec.timing.flush_l2 && spec.mode == Mode::Timed).then(|| timed::flush_bytes(gpu)),
+            "sm_clock_source": if clocks.is_some() { "nvidia-smi --query-gpu=clocks.sm -lms 50 (read only)" } else { "not available" },
+            "throttle_rule": format!("a sample is throttled when its batch saw the SM clock under {:.0}% of the driver's maximum", clocks::THROTTLE_FRACTION * 100.0),
+            "ncu_source": ncu_source,
+            "achieved_occupancy_metric": ncu::ACHIEVED_METRIC,
+            "device_limits": gpu.limits,
+        }),
     };
-    match &exp.spec.measure {
-        Measure::Timed(spec) => {
-            let options = compile::options_for(&exp.spec.compile_options, &gpu.arch, &[]);
-            let compiled = compile::compile(gpu, &file, &source, options)?;
-            let prepared = timed::prepare(gpu, &file, spec, &compiled)?;
-            if req.launch_once {
-                timed::launch_once(gpu, spec, &prepared)?;
-                return Ok(Outcome::Planned {
-                    configs: prepared
-                        .iter()
-                        .map(|p| ConfigSummary::of(&p.record))
-                        .collect(),
-                    notes: vec!["launched each configuration once".into()],
-                });
-            }
-            if req.dry_run {
-                for p in &prepared {
-                    tick(&p.spec.label);
-                }
-                return Ok(Outcome::Planned {
-                    configs: prepared
-                        .iter()
-                        .map(|p| ConfigSummary::of(&p.record))
-                        .collect(),
-                    notes: vec![format!("compiled with {}", compiled.options.join(" "))],
-                });
-            }
-            let mut configs = timed::run(gpu, spec, prepared, clocks, &mut tick)?;
-            let mut notes = Vec::new();
-            let achieved_source = if !req.achieved_occupancy {
-                "not measured (--no-ncu)".to_string()
-            } else if !ncu::available() {
-                "not measured: ncu is not installed on this node".to_string()
-            } else {
-                progress.set_message(format!("{}: achieved occupancy under ncu", exp.id));
-                match achieved_under_ncu(req, exp, &mut configs) {
-                    Ok(()) => format!("ncu --clock-control none, metric {}", ncu::ACHIEVED_METRIC),
-                    Err(e) => {
-                        notes.push(format!("achieved occupancy not recorded: {e}"));
-                        format!("not measured: {e}")
-                    }
-                }
-            };
-            let mut record = record_base(compiled.options.clone());
-            record.problem = Problem {
-                elements: spec.elements,
-                bytes_per_launch: spec.elements * spec.bytes_per_element,
-            };
-            record.configs = configs;
-            record.extra = json!({
-                "workload": spec.workload,
-                "axpy_a": timed::AXPY_A,
-                "seed": spec.seed,
-                "timing_policy": spec.timing,
-                "carveout_percent": spec.carveout_percent,
-                "l2_flush_bytes": spec.timing.flush_l2.then(|| 2 * gpu.info.l2_bytes.unwrap_or(64 << 20)),
-                "sm_clock_source": if clocks.is_some() { "nvidia-smi --query-gpu=clocks.sm -lms 50 (read only)" } else { "not available" },
-                "throttle_rule": format!("a sample is throttled when its batch saw the SM clock under {:.0}% of the driver's maximum", clocks::THROTTLE_FRACTION * 100.0),
-                "achieved_occupancy_source": achieved_source,
-                "device_limits": gpu.limits,
-            });
-            let path = req.record_path(exp);
-            record.write_atomic(&path)?;
-            Ok(Outcome::Written {
-                record: path,
-                configs: record.configs.iter().map(ConfigSummary::of).collect(),
-                points: None,
-                notes,
-            })
+    let paths = (req.record_path(exp), req.failed_record_path(exp));
+    write_outcome(paths, record, req.allow_partial, notes)
+}
+
+/// The one place records are written. Every config passed: `records/<node>.json`, and
+/// any earlier `<node>.failed.json` is removed. Otherwise `<node>.failed.json` says what
+/// failed and the good record stays (unless `allow_partial`, which writes the record
+/// marked partial).
+pub fn write_outcome(
+    (path, failed_path): (PathBuf, PathBuf),
+    mut record: Record,
+    allow_partial: bool,
+    notes: Vec<String>,
+) -> Result<Outcome, RunError> {
+    let failed: Vec<&ConfigRecord> = record
+        .configs
+        .iter()
+        .filter(|c| matches!(c.status, ConfigStatus::Failed { .. }))
+        .collect();
+    let summaries: Vec<ConfigSummary> = record.configs.iter().map(ConfigSummary::of).collect();
+    if failed.is_empty() {
+        record.write_atomic(&path)?;
+        if failed_path.exists() {
+            std::fs::remove_file(&failed_path).map_err(|e| crate::Error::io(&failed_path, e))?;
         }
-        Measure::OccupancySweep(spec) => {
-            if req.launch_once {
-                return Ok(Outcome::Planned {
-                    configs: Vec::new(),
-                    notes: vec!["an occupancy sweep launches nothing".into()],
-                });
-            }
-            if req.dry_run {
-                return Ok(Outcome::Planned {
-                    configs: Vec::new(),
-                    notes: vec![format!(
-                        "would ask the driver {} times",
-                        spec.registers.len() * spec.block_sizes.len() * spec.dynamic_smem.len()
-                    )],
-                });
-            }
-            let result = sweep::run(
-                gpu,
-                &file,
-                &source,
-                &exp.spec.compile_options,
-                spec,
-                &mut tick,
-            )?;
-            let points = result.points.len();
-            let mut record = record_base(compile::options_for(
-                &exp.spec.compile_options,
-                &gpu.arch,
-                &["--maxrregcount=<registers requested>".into()],
-            ));
-            record.extra =
-                serde_json::to_value(&result).map_err(|e| RunError::Other(e.to_string()))?;
-            let path = req.record_path(exp);
-            record.write_atomic(&path)?;
-            Ok(Outcome::Written {
-                record: path,
-                configs: Vec::new(),
-                points: Some(points),
-                notes: Vec::new(),
-            })
+        return Ok(Outcome::Written {
+            record: path,
+            configs: summaries,
+            partial: false,
+            notes,
+        });
+    }
+    let error = format!(
+        "{} of {} configs failed their check ({}); {}",
+        failed.len(),
+        record.configs.len(),
+        failed
+            .iter()
+            .map(|c| c.label.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        if allow_partial {
+            format!(
+                "the passing rows were written to {} marked partial (--allow-partial)",
+                path.display()
+            )
+        } else {
+            format!("{} was left as it was", path.display())
+        }
+    );
+    record.write_atomic(&failed_path)?;
+    if allow_partial {
+        record.partial = true;
+        record.write_atomic(&path)?;
+        return Ok(Outcome::Written {
+            record: path,
+            configs: summaries,
+            partial: true,
+            notes: [notes, vec![error]].concat(),
+        });
+    }
+    Ok(Outcome::Failed {
+        error,
+        failed_record: Some(failed_path),
+        configs: summaries,
+    })
+}
+
+fn mark_not_measured(
+    spec: &crate::measure::spec::ExperimentSpec,
+    configs: &mut [ConfigRecord],
+    why: &str,
+) {
+    for c in configs {
+        for m in &spec.ncu_metrics {
+            c.quantities.insert(
+                m.clone(),
+                Quantity {
+                    value: None,
+                    unit: String::new(),
+                    heading: None,
+                    decimals: None,
+                    source: "ncu".into(),
+                    not_measured: Some(why.to_string()),
+                },
+            );
         }
     }
 }
 
-/// Fill `achieved_occupancy` from an ncu pass over the same configurations, matched by
-/// launch order and checked by kernel name.
-fn achieved_under_ncu(
+/// Fill achieved occupancy and the experiment's ncu metrics from one ncu pass over the
+/// same launches, matched by launch order and checked by kernel name.
+fn ncu_pass(
     req: &VerifyRequest,
     exp: &Experiment,
+    launches: &[(usize, usize, String)],
     configs: &mut [ConfigRecord],
 ) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
-    let rows = ncu::achieved_occupancy(&exe, &req.root, &req.node, &exp.id)?;
-    if rows.len() != configs.len() {
+    let mut metrics = vec![ncu::ACHIEVED_METRIC.to_string()];
+    metrics.extend(exp.spec.ncu_metrics.iter().cloned());
+    let rows = ncu::profile(&exe, &req.root, &req.node, &exp.id, &metrics)?;
+    let expected: usize = launches.iter().map(|l| l.0).sum();
+    if rows.len() != expected {
         return Err(format!(
-            "ncu profiled {} launches for {} configurations",
-            rows.len(),
-            configs.len()
+            "ncu profiled {} launches, the configurations make {expected}",
+            rows.len()
         ));
     }
-    for (c, (kernel, _)) in configs.iter().zip(&rows) {
-        if !kernel.starts_with(&c.kernel) {
+    let mut at = 0;
+    for (c, (count, timed, kernel)) in configs.iter_mut().zip(launches) {
+        let row = &rows[at + timed];
+        at += count;
+        if !row.kernel.starts_with(kernel.as_str()) {
             return Err(format!(
-                "ncu launch order mismatch: expected {}, found {kernel}",
-                c.kernel
+                "ncu launch order mismatch: expected {kernel}, found {}",
+                row.kernel
             ));
         }
-    }
-    for (c, (_, v)) in configs.iter_mut().zip(rows) {
-        c.achieved_occupancy = Some(v);
+        c.achieved_occupancy = row
+            .metrics
+            .get(ncu::ACHIEVED_METRIC)
+            .map(|(_, v)| v / 100.0);
+        for m in &exp.spec.ncu_metrics {
+            let (unit, v) = row.metrics.get(m).cloned().unwrap_or_default();
+            c.quantities.insert(
+                m.clone(),
+                Quantity {
+                    value: Some(v),
+                    unit,
+                    heading: None,
+                    decimals: Some(if v.abs() >= 100.0 { 0 } else { 2 }),
+                    source: "ncu".into(),
+                    not_measured: None,
+                },
+            );
+        }
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

@@ -42,6 +42,8 @@ mod tests {
             compute_capability: "7.5".into(),
             arch: "sm_75".into(),
             sm_count: 40,
+            l2_bytes: None,
+            mem_bytes: None,
             slurm: None,
         }
     }

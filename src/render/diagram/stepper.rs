@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::content::DiagramRef;
 use crate::measure::record::{ConfigRecord, ConfigStatus};
 use crate::occupancy::{compute, Arch, Launch, Occupancy, OccupancyError};
-use crate::render::highlight::escape;
+use crate::render::escape::escape;
 use crate::render::values::Resolved;
 
 use super::presets::load_preset;
@@ -130,7 +130,8 @@ pub struct Step {
     /// The never-read dynamic shared memory the configuration reserves.
     pub reserved_smem: u64,
     pub model: Occupancy,
-    pub loads_in_flight: u32,
+    /// The record's `loads_in_flight` quantity, where it has one.
+    pub loads_in_flight: Option<u32>,
     /// Measured bandwidth; `None` when the configuration failed its check on the node.
     pub gbps: Option<f64>,
     pub failure: Option<String>,
@@ -161,11 +162,13 @@ pub fn step(arch: Arch, c: &ConfigRecord) -> Result<Step, StepError> {
         static_smem: c.static_smem.into(),
         reserved_smem: c.smem_reserved.into(),
         model,
-        loads_in_flight: c.loads_in_flight,
-        gbps: c.timing.as_ref().map(|t| t.gbps),
+        loads_in_flight: c.number("loads_in_flight").map(|v| v as u32),
+        gbps: c.number("gbps"),
         failure: match &c.status {
             ConfigStatus::Passed => None,
-            ConfigStatus::Failed { reason } => Some(reason.clone()),
+            ConfigStatus::Failed { reason, .. } | ConfigStatus::NotLaunchable { reason } => {
+                Some(reason.clone())
+            }
         },
     })
 }
@@ -315,7 +318,7 @@ fn residency(s: &Step) -> String {
         max = m.max_warps_per_sm,
         occ = percent(m.occupancy),
         binding = binding(m),
-        loads = s.loads_in_flight,
+        loads = s.loads_in_flight.map_or("unrecorded".into(), |l| l.to_string()),
     )
 }
 
@@ -365,7 +368,10 @@ fn step_item(out: &mut String, s: &Step, number: usize, of: usize) {
         ),
         ("Theoretical occupancy", percent(m.occupancy)),
         ("Binding resource", binding(m)),
-        ("Loads in flight per SM", s.loads_in_flight.to_string()),
+        (
+            "Loads in flight per SM",
+            s.loads_in_flight.map_or("—".into(), |l| l.to_string()),
+        ),
         ("Measured bandwidth", measured),
     ];
     out.push_str(r#"<dl class="stepper-numbers">"#);
@@ -499,7 +505,7 @@ fn bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::record::Timing;
+    use crate::measure::record::{Quantity, Timing};
     use crate::occupancy::Resource;
 
     fn config(label: &str, reserved: u32, driver_blocks: u32) -> ConfigRecord {
@@ -508,7 +514,6 @@ mod tests {
             kernel: "axpy".into(),
             status: ConfigStatus::Passed,
             block_size: 512,
-            elements_per_thread: 1,
             smem_reserved: reserved,
             grid_size: 1024,
             registers: 16,
@@ -517,7 +522,6 @@ mod tests {
             blocks_per_sm: driver_blocks,
             warps_per_sm: driver_blocks * 16,
             occupancy: f64::from(driver_blocks) / 4.0,
-            loads_in_flight: driver_blocks * 512,
             waves: 1.0,
             achieved_occupancy: None,
             timing: Some(Timing {
@@ -526,11 +530,22 @@ mod tests {
                 min_ms: 1.0,
                 max_ms: 1.0,
                 rsd: 0.0,
-                gbps: 1234.5,
                 sm_clock_mhz: None,
                 throttled_samples: 0,
                 converged: true,
             }),
+            quantities: [
+                (
+                    "gbps".to_string(),
+                    Quantity::metric(1234.5, "GB/s", None, 1),
+                ),
+                (
+                    "loads_in_flight".to_string(),
+                    Quantity::metric(f64::from(driver_blocks * 512), "", None, 0),
+                ),
+            ]
+            .into(),
+            ..Default::default()
         }
     }
 
@@ -542,7 +557,7 @@ mod tests {
         assert_eq!(s.model.max_warps_per_sm, 64);
         assert_eq!(s.model.binding, Resource::Warps);
         assert_eq!(s.gbps, Some(1234.5));
-        assert_eq!(s.loads_in_flight, 2048);
+        assert_eq!(s.loads_in_flight, Some(2048));
     }
 
     #[test]

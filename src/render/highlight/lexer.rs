@@ -3,7 +3,7 @@
 //! benchmark more than 20% slower (README, Performance). It is a lexer, not a parser: it
 //! never fails, and on code it does not understand it falls back to plain escaped text.
 
-use super::escape_into;
+use crate::render::escape::escape_into;
 
 const KEYWORDS: &[&str] = &[
     "alignas",

@@ -16,7 +16,7 @@ use syntect::parsing::{
 };
 use syntect::util::LinesWithEndings;
 
-use super::escape_into;
+use crate::render::escape::escape_into;
 
 const CUDA: &str = include_str!("syntaxes/cuda.sublime-syntax");
 const PTX: &str = include_str!("syntaxes/ptx.sublime-syntax");

@@ -18,6 +18,8 @@ mod library;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::escape::escape;
+
 type Cache = Mutex<HashMap<(String, String), Arc<str>>>;
 
 fn cache() -> &'static Cache {
@@ -69,25 +71,6 @@ pub fn highlight(lang: &str, code: &str) -> Arc<str> {
         .unwrap_or_else(|p| p.into_inner())
         .insert(key, html.clone());
     html
-}
-
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + s.len() / 8);
-    escape_into(&mut out, s);
-    out
-}
-
-pub(crate) fn escape_into(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::error::Result;
+use glossary::error::Result;
 
 use super::glossary_site::write_file;
 use super::model::{self, Corpus, Term};

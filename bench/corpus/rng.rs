@@ -34,6 +34,8 @@ impl Rng {
 
 #[cfg(test)]
 mod tests {
+    // The benches include this module but do not run its tests.
+    #[allow(unused_imports)]
     use super::*;
 
     #[test]

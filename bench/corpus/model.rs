@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 
-use crate::measure::record::{ConfigRecord, ConfigStatus, Timing};
+use glossary::measure::record::{ConfigRecord, ConfigStatus, Quantity, Timing};
 
 use super::rng::Rng;
 
@@ -257,8 +257,10 @@ fn configs(rng: &mut Rng) -> Vec<ConfigRecord> {
                 label: label.to_string(),
                 kernel: "synthetic".into(),
                 status: ConfigStatus::Passed,
+                params: [("elements_per_thread".to_string(), 1)].into(),
                 block_size: block,
-                elements_per_thread: 1,
+                block: [block, 1, 1],
+                grid: [1024, 1, 1],
                 smem_reserved: 0,
                 grid_size: 1024,
                 registers: 32,
@@ -267,7 +269,6 @@ fn configs(rng: &mut Rng) -> Vec<ConfigRecord> {
                 blocks_per_sm: 2048 / block,
                 warps_per_sm: 64,
                 occupancy: rng.range_f64(0.25, 1.0),
-                loads_in_flight: 64,
                 waves: rng.range_f64(1.0, 8.0),
                 achieved_occupancy: None,
                 timing: Some(Timing {
@@ -276,11 +277,26 @@ fn configs(rng: &mut Rng) -> Vec<ConfigRecord> {
                     min_ms: min,
                     max_ms: max,
                     rsd: 0.01,
-                    gbps: rng.range_f64(200.0, 4000.0),
                     sm_clock_mhz: None,
                     throttled_samples: 0,
                     converged: true,
                 }),
+                quantities: [
+                    (
+                        "gbps".to_string(),
+                        Quantity::metric(
+                            rng.range_f64(200.0, 4000.0),
+                            "GB/s",
+                            Some("bandwidth"),
+                            1,
+                        ),
+                    ),
+                    (
+                        "loads_in_flight".to_string(),
+                        Quantity::metric(64.0, "", Some("loads in flight / SM"), 0),
+                    ),
+                ]
+                .into(),
             }
         })
         .collect()
@@ -400,6 +416,8 @@ pub fn quoted(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    // The benches include this module but do not run its tests.
+    #[allow(unused_imports)]
     use super::*;
 
     #[test]
@@ -418,7 +436,7 @@ mod tests {
         let slugs: std::collections::HashSet<_> = c.terms.iter().map(|t| &t.slug).collect();
         assert_eq!(slugs.len(), 200);
         for (i, t) in c.terms.iter().enumerate() {
-            assert!(crate::content::is_valid_slug(&t.slug), "{}", t.slug);
+            assert!(glossary::content::is_valid_slug(&t.slug), "{}", t.slug);
             assert_eq!(t.related.len(), 5);
             assert!(!t.related.contains(&i));
         }

@@ -2,19 +2,15 @@
 //! build checks signatures, and running the real binary.
 #![allow(dead_code)] // each test crate uses a different subset
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-#[path = "../support/files.rs"]
-mod files;
-pub use files::copy_dir;
+pub use super::files::copy_dir;
 
 use glossary::pipeline::Project;
 use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
 
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+pub use super::repo;
 
 /// `tests/fixtures/sites/small` with the repository's templates, its fixture record and
 /// every entry but `terms/unsigned-draft` signed by `author-a` and `reviewer-b`.
@@ -33,12 +29,17 @@ pub fn write_fixture_record(root: &Path) {
     let config = |label: &str, blocks: u32, occupancy: f64, ms: f64, gbps: f64| {
         serde_json::json!({
             "label": label, "kernel": "copy", "status": {"state": "passed"},
-            "block_size": 256, "elements_per_thread": 1, "smem_reserved": 0,
+            "params": {"n": 1048576, "block": 256, "elements_per_thread": 1, "blocks": 0},
+            "block_size": 256, "smem_reserved": 0,
             "grid_size": 1024, "registers": 16, "static_smem": 0, "local_bytes": 0,
             "blocks_per_sm": blocks, "warps_per_sm": blocks * 8, "occupancy": occupancy,
-            "loads_in_flight": blocks * 8, "waves": 1.0,
+            "waves": 1.0,
             "timing": {"samples_ms": [ms], "median_ms": ms, "min_ms": ms, "max_ms": ms,
-                       "rsd": 0.0, "gbps": gbps, "converged": true}
+                       "rsd": 0.0, "converged": true},
+            "quantities": {
+                "gbps": {"value": gbps, "unit": "GB/s", "heading": "bandwidth", "decimals": 1, "source": "metric"},
+                "loads_in_flight": {"value": blocks * 8, "unit": "", "decimals": 0, "source": "metric"}
+            }
         })
     };
     let record = serde_json::json!({
@@ -107,6 +108,5 @@ pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-pub fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+#[allow(unused_imports)] // each test crate uses a different subset
+pub use super::stderr;

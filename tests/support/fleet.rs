@@ -5,12 +5,10 @@
 //! numbers are test data: no fixture node is real hardware.
 #![allow(dead_code)] // each test crate uses a different subset
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-#[path = "../support/files.rs"]
-mod files;
-pub use files::copy_dir;
+pub use super::files::copy_dir;
 
 pub const EXPERIMENTS: [&str; 2] = ["day45-occupancy", "occupancy-sweep"];
 
@@ -30,9 +28,7 @@ pub const NODES: [(&str, &str, &str); 3] = [
     ),
 ];
 
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+pub use super::repo;
 
 pub fn gpu_of(node: &str) -> &'static str {
     NODES

@@ -7,9 +7,7 @@ use std::process::{Command, Output};
 
 use chrono::{Duration, Local, NaiveDate};
 
-#[path = "../support/files.rs"]
-mod files;
-use files::copy_dir;
+use super::files::copy_dir;
 
 /// The one verification node fixture sites trust. Named so nobody mistakes its records for
 /// measurements of real hardware.
@@ -115,7 +113,7 @@ impl Site {
     pub fn experiment(&self, id: &str) {
         self.write(
             &format!("measurements/{id}/experiment.yaml"),
-            "title: A fixture experiment\nkernels: [copy.cu]\ncompile_options: [--std=c++17]\nmeasure:\n  timed:\n    workload: axpy\n    elements: 1024\n    bytes_per_element: 12\n    configs:\n      - {label: b256, kernel: copy, block_size: 256, elements_per_thread: 1, loads_before_first_use: 2}\n",
+            "title: A fixture experiment\nkernels: [copy.cu]\ncompile_options: [\"--std=c++17\"]\nparams: {n: 1024, block: 512, elements_per_thread: 1, blocks: 0}\nconfigs:\n  - {label: b256}\nbuffers:\n  x: {type: f32, length: n, fill: {uniform: [-1, 1]}}\n  out: {type: f32, length: n, output: true, tolerance: {ulps: 2}}\nlaunches:\n  - kernel: copy\n    args: [x, out, {i32: n}]\n    grid: ceil_div(n, block)\n    block: block\n    target_blocks_per_sm: blocks\nreference: {config: b256}\nmetrics:\n  gbps: {value: 12 * n / (median_ms * 1e6), unit: GB/s, heading: bandwidth, decimals: 1}\n  loads_in_flight: {value: warps_per_sm * 2 * elements_per_thread, heading: loads in flight / SM, decimals: 0}\n",
         );
         self.write(
             &format!("measurements/{id}/copy.cu"),
@@ -145,13 +143,12 @@ impl Site {
                 "nvrtc_version": "fixture"
             },
             "compile_options": ["--std=c++17", "--gpu-architecture=sm_90"],
-            "problem": { "elements": 1024, "bytes_per_launch": 8192 },
             "configs": [{
                 "label": "b256",
                 "kernel": "copy",
                 "status": { "state": "passed" },
+                "params": { "n": 1024, "block": 256, "elements_per_thread": 1, "blocks": 0 },
                 "block_size": 256,
-                "elements_per_thread": 1,
                 "smem_reserved": 0,
                 "grid_size": 4,
                 "registers": 8,
@@ -160,8 +157,10 @@ impl Site {
                 "blocks_per_sm": 8,
                 "warps_per_sm": 64,
                 "occupancy": 1.0,
-                "loads_in_flight": 64,
-                "waves": 0.25
+                "waves": 0.25,
+                "quantities": {
+                    "loads_in_flight": { "value": 128.0, "unit": "", "decimals": 0, "source": "metric" }
+                }
             }]
         });
         self.write(

@@ -1,0 +1,76 @@
+//! Derived quantities: each metric of the experiment evaluated for one config from its
+//! params, the device, the launch as the driver resolved it, its time and its ncu
+//! metrics. A metric whose inputs this config lacks (no time after a failed check, an ncu
+//! metric without ncu) is recorded as not measured, with why.
+
+use std::collections::BTreeMap;
+
+use crate::measure::record::{ConfigRecord, Quantity};
+use crate::measure::run::stats::summarize;
+use crate::measure::spec::plan::DeviceVars;
+use crate::measure::spec::{ExperimentSpec, Expr, Num};
+
+pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord) {
+    let mut env: BTreeMap<String, Num> = device
+        .iter()
+        .map(|(k, v)| (k.clone(), Num::Int(*v)))
+        .collect();
+    for (k, v) in &rec.params {
+        env.insert(k.clone(), Num::Int(*v));
+    }
+    let facts = [
+        ("blocks_per_sm", Num::Int(rec.blocks_per_sm.into())),
+        ("warps_per_sm", Num::Int(rec.warps_per_sm.into())),
+        ("occupancy", Num::Float(rec.occupancy)),
+        ("registers", Num::Int(rec.registers.into())),
+        ("grid_blocks", Num::Int(rec.grid_size as i64)),
+        ("block_threads", Num::Int(rec.block_size.into())),
+        ("smem_bytes", Num::Int(rec.smem_reserved.into())),
+        ("waves", Num::Float(rec.waves)),
+    ];
+    for (k, v) in facts {
+        env.insert(k.into(), v);
+    }
+    if let Some(t) = &rec.timing {
+        let mean = summarize(&t.samples_ms).map_or(f64::NAN, |s| s.mean);
+        for (k, v) in [
+            ("median_ms", t.median_ms),
+            ("min_ms", t.min_ms),
+            ("max_ms", t.max_ms),
+            ("mean_ms", mean),
+        ] {
+            env.insert(k.into(), Num::Float(v));
+        }
+    }
+    for (k, q) in &rec.quantities {
+        if let Some(v) = q.value {
+            env.insert(k.clone(), Num::Float(v));
+        }
+    }
+    for (name, m) in &spec.metrics {
+        let result = Expr::parse(&m.value.0).and_then(|e| {
+            if let Some(missing) = e.names().into_iter().find(|n| !env.contains_key(*n)) {
+                return Err(format!("`{missing}` is not available for this config"));
+            }
+            e.eval(&|n| env.get(n).copied())
+        });
+        let (value, not_measured) = match result {
+            Ok(v) => (Some(v.as_f64()), None),
+            Err(why) => (None, Some(why)),
+        };
+        if let Some(v) = value {
+            env.insert(name.clone(), Num::Float(v));
+        }
+        rec.quantities.insert(
+            name.clone(),
+            Quantity {
+                value,
+                unit: m.unit.clone(),
+                heading: m.heading.clone(),
+                decimals: m.decimals,
+                source: "metric".into(),
+                not_measured,
+            },
+        );
+    }
+}

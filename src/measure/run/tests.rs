@@ -1,0 +1,174 @@
+//! The record writer's rule (a failed run never replaces a good record) and derived
+//! metrics, without a GPU.
+
+use super::*;
+use crate::measure::record::{GpuInfo, Timing};
+
+fn experiment(dir: &Path) -> Experiment {
+    let e = dir.join("scale");
+    std::fs::create_dir_all(&e).unwrap();
+    std::fs::write(
+        e.join(EXPERIMENT_FILE),
+        crate::measure::spec::scaffold::experiment_yaml("scale"),
+    )
+    .unwrap();
+    std::fs::write(
+        e.join("scale.cu"),
+        crate::measure::spec::scaffold::EXPERIMENT_KERNEL,
+    )
+    .unwrap();
+    Experiment::load(&e).unwrap()
+}
+
+fn row(label: &str, status: ConfigStatus, median: Option<f64>) -> ConfigRecord {
+    ConfigRecord {
+        label: label.into(),
+        kernel: "scale".into(),
+        status,
+        params: [("n".to_string(), 1 << 24), ("block".to_string(), 128)].into(),
+        block_size: 128,
+        warps_per_sm: 64,
+        timing: median.map(|m| Timing {
+            samples_ms: vec![m; 3],
+            median_ms: m,
+            min_ms: m,
+            max_ms: m,
+            rsd: 0.0,
+            sm_clock_mhz: None,
+            throttled_samples: 0,
+            converged: true,
+        }),
+        ..Default::default()
+    }
+}
+
+fn record(exp: &Experiment, configs: Vec<ConfigRecord>) -> Record {
+    Record {
+        schema: RECORD_SCHEMA,
+        experiment: exp.id.clone(),
+        node: "h200".into(),
+        spec_digest: exp.digest.clone(),
+        tool_version: "test".into(),
+        captured_at: Utc::now(),
+        gpu: GpuInfo::default(),
+        compile_options: vec![],
+        device: [("l2_bytes".to_string(), 62914560)].into(),
+        partial: false,
+        configs,
+        extra: serde_json::Value::Null,
+    }
+}
+
+fn paths(exp: &Experiment) -> (PathBuf, PathBuf) {
+    (exp.record_path("h200"), exp.failed_record_path("h200"))
+}
+
+fn failed() -> ConfigStatus {
+    ConfigStatus::Failed {
+        reason:
+            "`out`: 7 element(s) differ from the reference; first at index 3: got NaN, expected 1"
+                .into(),
+        wrong: Some(7),
+        first_index: Some(3),
+    }
+}
+
+#[test]
+fn a_failed_check_leaves_the_good_record_and_says_what_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = experiment(dir.path());
+    let good = record(&exp, vec![row("block128", ConfigStatus::Passed, Some(1.0))]);
+    let out = write_outcome(paths(&exp), good.clone(), false, vec![]).unwrap();
+    assert!(matches!(out, Outcome::Written { partial: false, .. }));
+    let before = std::fs::read(exp.record_path("h200")).unwrap();
+
+    let bad = record(
+        &exp,
+        vec![
+            row("block128", ConfigStatus::Passed, Some(2.0)),
+            row("block256", failed(), None),
+        ],
+    );
+    let out = write_outcome(paths(&exp), bad.clone(), false, vec![]).unwrap();
+    let Outcome::Failed {
+        error,
+        failed_record,
+        ..
+    } = &out
+    else {
+        panic!("{out:?}")
+    };
+    assert!(
+        error.starts_with("1 of 2 configs failed their check (block256)"),
+        "{error}"
+    );
+    assert_eq!(
+        std::fs::read(exp.record_path("h200")).unwrap(),
+        before,
+        "the good record is untouched"
+    );
+    let f = Record::load(failed_record.as_ref().unwrap()).unwrap();
+    assert_eq!(f.configs[1].status, failed());
+    let report = Report {
+        node: "h200".into(),
+        gpu: None,
+        experiments: vec![(exp.id.clone(), out)],
+    };
+    assert!(!report.all_passed());
+
+    // --allow-partial writes the rows, marked; verify still does not pass.
+    let out = write_outcome(paths(&exp), bad, true, vec![]).unwrap();
+    assert!(matches!(out, Outcome::Written { partial: true, .. }));
+    let r = Record::load(&exp.record_path("h200")).unwrap();
+    assert!(r.partial);
+    let report = Report {
+        node: "h200".into(),
+        gpu: None,
+        experiments: vec![(exp.id.clone(), out)],
+    };
+    assert!(!report.all_passed());
+
+    // A later passing run writes the record and removes the stale failure report.
+    write_outcome(paths(&exp), good, false, vec![]).unwrap();
+    assert!(!exp.failed_record_path("h200").exists());
+    assert!(!Record::load(&exp.record_path("h200")).unwrap().partial);
+}
+
+#[test]
+fn metrics_read_params_launch_and_time_and_say_why_they_are_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = experiment(dir.path());
+    let device = [("l2_bytes".to_string(), 62914560)].into();
+    let mut ok = row("block128", ConfigStatus::Passed, Some(0.5));
+    metrics::apply(&exp.spec, &device, &mut ok);
+    let gbps = &ok.quantities["gbps"];
+    assert_eq!(gbps.value, Some(8.0 * (1 << 24) as f64 / 0.5e6));
+    assert_eq!(
+        (gbps.unit.as_str(), gbps.heading.as_deref()),
+        ("GB/s", Some("bandwidth"))
+    );
+    let mut bad = row("block256", failed(), None);
+    metrics::apply(&exp.spec, &device, &mut bad);
+    assert_eq!(bad.quantities["gbps"].value, None);
+    assert_eq!(
+        bad.quantities["gbps"].not_measured.as_deref(),
+        Some("`median_ms` is not available for this config")
+    );
+}
+
+#[test]
+fn ncu_metrics_without_ncu_are_recorded_as_not_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut exp = experiment(dir.path());
+    exp.spec.ncu_metrics = vec!["dram__bytes_read.sum".into()];
+    let mut configs = vec![row("block128", ConfigStatus::Passed, Some(0.5))];
+    mark_not_measured(
+        &exp.spec,
+        &mut configs,
+        "not measured: ncu is not installed on this node",
+    );
+    let q = &configs[0].quantities["dram__bytes_read.sum"];
+    assert_eq!((q.value, q.source.as_str()), (None, "ncu"));
+    assert_eq!(configs[0].column("dram__bytes_read.sum"), None);
+    assert!(record(&exp, configs).knows("dram__bytes_read.sum"));
+}

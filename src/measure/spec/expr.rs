@@ -1,0 +1,524 @@
+//! Arithmetic expressions in experiment files: sizes, grids, scalar arguments, metrics.
+//!
+//! Integers stay exact (checked i64 arithmetic: overflow is an error, never a wrap);
+//! anything that meets a decimal becomes f64. `/` divides exactly: two integers that divide
+//! evenly stay an integer, otherwise the result is a decimal, and a place that needs an
+//! integer (a length, a grid) refuses a value that is not whole. Errors say what went wrong
+//! and quote the expression; the caller adds the file and line.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+impl Num {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Float(f) => f,
+        }
+    }
+
+    /// The value where a whole number is needed.
+    pub fn whole(self) -> Result<i64, String> {
+        match self {
+            Num::Int(i) => Ok(i),
+            Num::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(f as i64),
+            Num::Float(f) => Err(format!("{f} is not a whole number")),
+        }
+    }
+}
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Num::Int(i) => write!(f, "{i}"),
+            Num::Float(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Node {
+    Lit(Num),
+    Var(String),
+    Neg(Box<Node>),
+    Bin(Op, Box<Node>, Box<Node>),
+    Call(String, Vec<Node>),
+}
+
+/// A parsed expression and the text it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    src: String,
+    node: Node,
+}
+
+/// The functions an expression may call, with their argument counts.
+pub const FUNCTIONS: &[(&str, usize)] = &[
+    ("ceil_div", 2),
+    ("floor_div", 2),
+    ("min", 2),
+    ("max", 2),
+    ("pow", 2),
+];
+
+impl Expr {
+    pub fn parse(src: &str) -> Result<Expr, String> {
+        let tokens = lex(src)?;
+        let mut p = Parser { t: &tokens, i: 0 };
+        let node = p.expr(0)?;
+        if let Some(t) = p.t.get(p.i) {
+            return Err(format!("unexpected `{}` in `{src}`", t.text()));
+        }
+        Ok(Expr {
+            src: src.trim().to_string(),
+            node,
+        })
+    }
+
+    pub fn source(&self) -> &str {
+        &self.src
+    }
+
+    /// Every variable name the expression reads, in order of appearance.
+    pub fn names(&self) -> Vec<&str> {
+        fn walk<'a>(n: &'a Node, out: &mut Vec<&'a str>) {
+            match n {
+                Node::Lit(_) => {}
+                Node::Var(v) => {
+                    if !out.contains(&v.as_str()) {
+                        out.push(v)
+                    }
+                }
+                Node::Neg(a) => walk(a, out),
+                Node::Bin(_, a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                Node::Call(_, args) => args.iter().for_each(|a| walk(a, out)),
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.node, &mut out);
+        out
+    }
+
+    /// Evaluate with `lookup` giving each name's value. The error quotes the expression.
+    pub fn eval(&self, lookup: &dyn Fn(&str) -> Option<Num>) -> Result<Num, String> {
+        eval(&self.node, lookup).map_err(|e| format!("{e} in `{}`", self.src))
+    }
+
+    /// Evaluate where a whole number is needed.
+    pub fn eval_int(&self, lookup: &dyn Fn(&str) -> Option<Num>) -> Result<i64, String> {
+        self.eval(lookup)?
+            .whole()
+            .map_err(|e| format!("{e} (`{}` must give a whole number)", self.src))
+    }
+}
+
+fn eval(n: &Node, lookup: &dyn Fn(&str) -> Option<Num>) -> Result<Num, String> {
+    Ok(match n {
+        Node::Lit(v) => *v,
+        Node::Var(name) => lookup(name).ok_or_else(|| format!("unknown name `{name}`"))?,
+        Node::Neg(a) => match eval(a, lookup)? {
+            Num::Int(i) => Num::Int(i.checked_neg().ok_or("integer overflow")?),
+            Num::Float(f) => Num::Float(-f),
+        },
+        Node::Bin(op, a, b) => binary(*op, eval(a, lookup)?, eval(b, lookup)?)?,
+        Node::Call(f, args) => {
+            let v: Vec<Num> = args
+                .iter()
+                .map(|a| eval(a, lookup))
+                .collect::<Result<_, _>>()?;
+            call(f, v[0], v[1])?
+        }
+    })
+}
+
+fn float(f: f64) -> Result<Num, String> {
+    if f.is_finite() {
+        Ok(Num::Float(f))
+    } else {
+        Err("overflow (the result is not a finite number)".into())
+    }
+}
+
+fn binary(op: Op, a: Num, b: Num) -> Result<Num, String> {
+    use Num::*;
+    let overflow = || "integer overflow".to_string();
+    if matches!(op, Op::Div | Op::Rem) && b.as_f64() == 0.0 {
+        return Err("division by zero".into());
+    }
+    match (a, b) {
+        (Int(x), Int(y)) => Ok(Int(match op {
+            Op::Add => x.checked_add(y).ok_or_else(overflow)?,
+            Op::Sub => x.checked_sub(y).ok_or_else(overflow)?,
+            Op::Mul => x.checked_mul(y).ok_or_else(overflow)?,
+            Op::Div => {
+                if x % y == 0 {
+                    x.checked_div(y).ok_or_else(overflow)?
+                } else {
+                    return float(x as f64 / y as f64);
+                }
+            }
+            Op::Rem => x.checked_rem(y).ok_or_else(overflow)?,
+            Op::Shl | Op::Shr => {
+                if !(0..63).contains(&y) {
+                    return Err(format!("shift by {y} is outside 0..63"));
+                }
+                if op == Op::Shr {
+                    x >> y
+                } else {
+                    let r = x.checked_shl(y as u32).ok_or_else(overflow)?;
+                    if r >> y != x {
+                        return Err(overflow());
+                    }
+                    r
+                }
+            }
+        })),
+        _ => {
+            let (x, y) = (a.as_f64(), b.as_f64());
+            float(match op {
+                Op::Add => x + y,
+                Op::Sub => x - y,
+                Op::Mul => x * y,
+                Op::Div => x / y,
+                Op::Rem => x % y,
+                Op::Shl | Op::Shr => return Err("shifts need whole numbers".into()),
+            })
+        }
+    }
+}
+
+fn call(f: &str, a: Num, b: Num) -> Result<Num, String> {
+    use Num::*;
+    match f {
+        "ceil_div" | "floor_div" => {
+            let (x, y) = (
+                a.whole().map_err(|e| format!("{f}: {e}"))?,
+                b.whole().map_err(|e| format!("{f}: {e}"))?,
+            );
+            if y == 0 {
+                return Err(format!("division by zero in {f}"));
+            }
+            let q = x.div_euclid(y);
+            let exact = x.rem_euclid(y) == 0;
+            Ok(Int(if f == "ceil_div" && !exact { q + 1 } else { q }))
+        }
+        "min" | "max" => {
+            let pick_a = if f == "min" {
+                a.as_f64() <= b.as_f64()
+            } else {
+                a.as_f64() >= b.as_f64()
+            };
+            Ok(if pick_a { a } else { b })
+        }
+        "pow" => match (a, b) {
+            (Int(x), Int(y)) if (0..=u32::MAX as i64).contains(&y) => x
+                .checked_pow(y as u32)
+                .map(Int)
+                .ok_or_else(|| "integer overflow".into()),
+            _ => float(a.as_f64().powf(b.as_f64())),
+        },
+        _ => Err(format!("unknown function `{f}`")),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Num(Num),
+    Name(String),
+    Op(Op),
+    Minus,
+    Plus,
+    LParen,
+    RParen,
+    Comma,
+}
+
+impl Tok {
+    fn text(&self) -> String {
+        match self {
+            Tok::Num(n) => n.to_string(),
+            Tok::Name(s) => s.clone(),
+            Tok::Op(o) => format!("{o:?}"),
+            Tok::Minus => "-".into(),
+            Tok::Plus => "+".into(),
+            Tok::LParen => "(".into(),
+            Tok::RParen => ")".into(),
+            Tok::Comma => ",".into(),
+        }
+    }
+}
+
+fn lex(src: &str) -> Result<Vec<Tok>, String> {
+    let b = src.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i] as char;
+        match c {
+            ' ' | '\t' => i += 1,
+            '0'..='9' | '.' if c != '.' || b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
+                let start = i;
+                let mut is_float = false;
+                while i < b.len() {
+                    let d = b[i] as char;
+                    if d.is_ascii_digit() || d == '_' {
+                        i += 1;
+                    } else if d == '.' || d == 'e' || d == 'E' {
+                        is_float = true;
+                        i += 1;
+                        if (d == 'e' || d == 'E') && matches!(b.get(i), Some(b'-' | b'+')) {
+                            i += 1;
+                        }
+                    } else {
+                        break;
+                    }
+                }
+                let text: String = src[start..i].chars().filter(|c| *c != '_').collect();
+                let n = if is_float {
+                    Num::Float(
+                        text.parse()
+                            .map_err(|_| format!("`{text}` is not a number in `{src}`"))?,
+                    )
+                } else {
+                    Num::Int(text.parse().map_err(|_| {
+                        format!("`{text}` is not a number that fits 64 bits in `{src}`")
+                    })?)
+                };
+                out.push(Tok::Num(n));
+            }
+            c if c.is_ascii_alphabetic() || c == '_' => {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.')
+                {
+                    i += 1;
+                }
+                out.push(Tok::Name(src[start..i].to_string()));
+            }
+            '+' => {
+                out.push(Tok::Plus);
+                i += 1
+            }
+            '-' => {
+                out.push(Tok::Minus);
+                i += 1
+            }
+            '*' => {
+                out.push(Tok::Op(Op::Mul));
+                i += 1
+            }
+            '/' => {
+                out.push(Tok::Op(Op::Div));
+                i += 1
+            }
+            '%' => {
+                out.push(Tok::Op(Op::Rem));
+                i += 1
+            }
+            '<' | '>' if b.get(i + 1) == Some(&b[i]) => {
+                out.push(Tok::Op(if c == '<' { Op::Shl } else { Op::Shr }));
+                i += 2
+            }
+            '(' => {
+                out.push(Tok::LParen);
+                i += 1
+            }
+            ')' => {
+                out.push(Tok::RParen);
+                i += 1
+            }
+            ',' => {
+                out.push(Tok::Comma);
+                i += 1
+            }
+            other => return Err(format!("unexpected `{other}` in `{src}`")),
+        }
+    }
+    if out.is_empty() {
+        return Err("empty expression".into());
+    }
+    Ok(out)
+}
+
+struct Parser<'t> {
+    t: &'t [Tok],
+    i: usize,
+}
+
+/// Binding power: shifts bind loosest, then + -, then * / %.
+fn power(t: &Tok) -> Option<(u8, Op)> {
+    match t {
+        Tok::Op(op @ (Op::Shl | Op::Shr)) => Some((1, *op)),
+        Tok::Plus => Some((2, Op::Add)),
+        Tok::Minus => Some((2, Op::Sub)),
+        Tok::Op(op @ (Op::Mul | Op::Div | Op::Rem)) => Some((3, *op)),
+        _ => None,
+    }
+}
+
+impl Parser<'_> {
+    fn next(&mut self) -> Option<&Tok> {
+        let t = self.t.get(self.i);
+        self.i += 1;
+        t
+    }
+
+    fn expr(&mut self, min: u8) -> Result<Node, String> {
+        let mut lhs = self.atom()?;
+        while let Some((p, op)) = self.t.get(self.i).and_then(power) {
+            if p <= min {
+                break;
+            }
+            self.i += 1;
+            let rhs = self.expr(p)?;
+            lhs = Node::Bin(op, Box::new(lhs), Box::new(rhs));
+        }
+        Ok(lhs)
+    }
+
+    fn atom(&mut self) -> Result<Node, String> {
+        match self.next().cloned() {
+            Some(Tok::Num(n)) => Ok(Node::Lit(n)),
+            Some(Tok::Minus) => Ok(Node::Neg(Box::new(self.atom()?))),
+            Some(Tok::Plus) => self.atom(),
+            Some(Tok::LParen) => {
+                let e = self.expr(0)?;
+                match self.next() {
+                    Some(Tok::RParen) => Ok(e),
+                    _ => Err("missing `)`".into()),
+                }
+            }
+            Some(Tok::Name(name)) => {
+                if self.t.get(self.i) != Some(&Tok::LParen) {
+                    return Ok(Node::Var(name));
+                }
+                self.i += 1;
+                let Some(&(_, arity)) = FUNCTIONS.iter().find(|(f, _)| *f == name) else {
+                    let known: Vec<&str> = FUNCTIONS.iter().map(|f| f.0).collect();
+                    return Err(format!(
+                        "unknown function `{name}` (known: {})",
+                        known.join(", ")
+                    ));
+                };
+                let mut args = Vec::new();
+                if self.t.get(self.i) != Some(&Tok::RParen) {
+                    loop {
+                        args.push(self.expr(0)?);
+                        match self.next() {
+                            Some(Tok::Comma) => continue,
+                            Some(Tok::RParen) => break,
+                            _ => {
+                                return Err(format!("missing `)` after the arguments of `{name}`"))
+                            }
+                        }
+                    }
+                } else {
+                    self.i += 1;
+                }
+                if args.len() != arity {
+                    return Err(format!(
+                        "`{name}` takes {arity} arguments, not {}",
+                        args.len()
+                    ));
+                }
+                Ok(Node::Call(name, args))
+            }
+            Some(t) => Err(format!("unexpected `{}`", t.text())),
+            None => Err("the expression ends too early".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(src: &str, vars: &[(&str, Num)]) -> Result<Num, String> {
+        let e = Expr::parse(src)?;
+        e.eval(&|n| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| *v))
+    }
+
+    #[test]
+    fn integer_arithmetic_is_exact_with_precedence() {
+        let n = [("n", Num::Int(1000)), ("block", Num::Int(256))];
+        assert_eq!(ev("ceil_div(n, block)", &n), Ok(Num::Int(4)));
+        assert_eq!(ev("1 + 2 * 3 - 4 / 2", &[]), Ok(Num::Int(5)));
+        assert_eq!(ev("(1 + 2) * 3 % 4", &[]), Ok(Num::Int(1)));
+        assert_eq!(ev("1 << 27", &[]), Ok(Num::Int(134217728)));
+        assert_eq!(ev("-n + 1_000", &n), Ok(Num::Int(0)));
+        assert_eq!(ev("floor_div(-7, 2)", &[]), Ok(Num::Int(-4)));
+        assert_eq!(
+            ev("max(min(3, 9), 2) * pow(2, 10)", &[]),
+            Ok(Num::Int(3072))
+        );
+        assert_eq!(ev("7 / 2", &[]), Ok(Num::Float(3.5)));
+        assert_eq!(ev("12 * n / (0.5 * 1e6)", &n), Ok(Num::Float(0.024)));
+    }
+
+    #[test]
+    fn dotted_names_read_ncu_metrics() {
+        let v = [
+            ("dram__bytes_read.sum", Num::Float(2.0e9)),
+            ("median_ms", Num::Float(1.0)),
+        ];
+        assert_eq!(
+            ev("dram__bytes_read.sum / (median_ms * 1e6)", &v),
+            Ok(Num::Float(2000.0))
+        );
+        assert_eq!(Expr::parse("a + b * a").unwrap().names(), ["a", "b"]);
+    }
+
+    #[test]
+    fn errors_say_what_and_quote_the_expression() {
+        let e = |s: &str| ev(s, &[("n", Num::Int(4)), ("zero", Num::Int(0))]).unwrap_err();
+        assert_eq!(e("n / zero"), "division by zero in `n / zero`");
+        assert_eq!(e("n % 0"), "division by zero in `n % 0`");
+        assert_eq!(
+            e("ceil_div(n, zero)"),
+            "division by zero in ceil_div in `ceil_div(n, zero)`"
+        );
+        assert_eq!(e("1.5 / 0.0"), "division by zero in `1.5 / 0.0`");
+        assert_eq!(e("rows * cols"), "unknown name `rows` in `rows * cols`");
+        assert_eq!(
+            e("9223372036854775807 + n"),
+            "integer overflow in `9223372036854775807 + n`"
+        );
+        assert_eq!(e("1 << 62 << 2"), "integer overflow in `1 << 62 << 2`");
+        assert_eq!(e("pow(n, 40)"), "integer overflow in `pow(n, 40)`");
+        assert_eq!(
+            e("1e300 * 1e300"),
+            "overflow (the result is not a finite number) in `1e300 * 1e300`"
+        );
+        assert!(Expr::parse("n +").unwrap_err().contains("ends too early"));
+        assert!(Expr::parse("ceil(n)")
+            .unwrap_err()
+            .contains("unknown function `ceil`"));
+        assert!(Expr::parse("min(n)")
+            .unwrap_err()
+            .contains("takes 2 arguments, not 1"));
+        assert!(Expr::parse("n $ 2").unwrap_err().contains("unexpected `$`"));
+        assert!(Expr::parse("(n + 1").unwrap_err().contains("missing `)`"));
+        assert!(Expr::parse("").unwrap_err().contains("empty"));
+        let whole = Expr::parse("n / 3").unwrap();
+        let err = whole.eval_int(&|_| Some(Num::Int(4))).unwrap_err();
+        assert!(err.contains("is not a whole number"), "{err}");
+    }
+}

@@ -1,0 +1,396 @@
+//! The experiment format: parsing, axis expansion, expressions at their lines, argument
+//! binding against kernel signatures, and every bad-file error with its message.
+
+use super::plan::{plan, Arg, DeviceVars, Smem};
+use super::*;
+
+const KERNEL: &str = crate::measure::spec::scaffold::EXPERIMENT_KERNEL;
+
+fn good() -> String {
+    crate::measure::spec::scaffold::experiment_yaml("scale")
+}
+
+fn h200() -> DeviceVars {
+    [
+        ("sm_count", 132),
+        ("l2_bytes", 62914560),
+        ("mem_bytes", 150_000_000_000),
+        ("max_threads_per_block", 1024),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+fn parse(text: &str) -> Result<ExperimentSpec> {
+    ExperimentSpec::parse(Path::new("m/x/experiment.yaml"), text)
+}
+
+/// An experiment in a temp dir (kept alive by the returned guard).
+fn load(text: &str, kernel: &str) -> (tempfile::TempDir, Result<Experiment>) {
+    let dir = tempfile::tempdir().unwrap();
+    let exp_dir = dir.path().join("scale");
+    std::fs::create_dir_all(&exp_dir).unwrap();
+    std::fs::write(exp_dir.join(EXPERIMENT_FILE), text).unwrap();
+    std::fs::write(exp_dir.join("scale.cu"), kernel).unwrap();
+    let e = Experiment::load(&exp_dir);
+    (dir, e)
+}
+
+/// Every error of planning and binding `text`, as strings.
+fn errors(text: &str) -> Vec<String> {
+    let (_dir, e) = load(text, KERNEL);
+    let e = match e {
+        Ok(e) => e,
+        Err(e) => return e.flatten().iter().map(|e| e.to_string()).collect(),
+    };
+    match crate::measure::run::plan_all(std::slice::from_ref(&e), &h200()) {
+        Ok(_) => Vec::new(),
+        Err(crate::measure::run::RunError::Spec(e)) => {
+            e.flatten().iter().map(|e| e.to_string()).collect()
+        }
+        Err(other) => vec![other.to_string()],
+    }
+}
+
+fn line_with(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+/// Exactly one error, containing `message`, at the line holding `at`.
+#[track_caller]
+fn one_error(text: &str, at: &str, message: &str) {
+    let all = errors(text);
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let line = line_with(text, at);
+    assert!(
+        all[0].contains(&format!("experiment.yaml:{line}:")),
+        "want line {line}: {}",
+        all[0]
+    );
+    assert!(all[0].contains(message), "want `{message}` in: {}", all[0]);
+}
+
+#[test]
+fn the_scaffold_parses_and_plans_two_configs() {
+    assert_eq!(errors(&good()), Vec::<String>::new());
+    let spec = parse(&good()).unwrap();
+    let plans = plan(&spec, &h200()).unwrap();
+    let labels: Vec<&str> = plans.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(labels, ["block128", "block256"]);
+    let p = &plans[1];
+    assert_eq!(p.params["n"], 1 << 24);
+    assert_eq!(p.launches[0].grid, [65536, 1, 1]);
+    assert_eq!(p.launches[0].block, [256, 1, 1]);
+    assert_eq!(
+        p.launches[0].args[0],
+        Arg::Scalar {
+            ty: ScalarType::F32,
+            bytes: 2.5f32.to_le_bytes().to_vec(),
+            shown: "2.5".into()
+        }
+    );
+    assert_eq!(p.launches[0].args[1], Arg::Buffer(0));
+    assert_eq!(p.buffers[1].len, 1 << 24);
+    assert!(p.reference.is_some());
+}
+
+#[test]
+fn axes_expand_as_a_product_with_templates_overrides_and_explicit_configs() {
+    let text = good()
+        .replace(
+            "axes:\n  block: [128, 256]             # one config per value: labels block128, block256\n",
+            "axes:\n  block: [128, 256]\n  ept: [1, 2, 4]\nlabel: \"b{block}-e{ept}\"\noverrides:\n  - where: {block: 256, ept: 4}\n    set: {n: 1 << 10}\nconfigs:\n  - {label: wide, block: 1024, ept: 1}\n",
+        )
+        .replace("grid: ceil_div(n, block)\n", "grid: [\"ceil_div(n, block * ept)\", 2]\n");
+    let spec = parse(&text).unwrap();
+    let plans = plan(&spec, &h200()).unwrap();
+    let labels: Vec<&str> = plans.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["b128-e1", "b128-e2", "b128-e4", "b256-e1", "b256-e2", "b256-e4", "wide"]
+    );
+    let over = &plans[5];
+    assert_eq!(over.params["n"], 1024);
+    assert_eq!(over.launches[0].grid, [1, 2, 1]);
+    assert_eq!(plans[0].launches[0].grid, [131072, 2, 1]);
+    assert_eq!(plans[6].params["block"], 1024);
+}
+
+#[test]
+fn the_config_limit_is_checked_before_expanding() {
+    let text = good().replace(
+        "  block: [128, 256]",
+        "  block: [128, 256]\n  a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n  b: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n  c: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]",
+    );
+    one_error(&text, "axes:", "2000 configurations (axes block: 2 x a: 10 x b: 10 x c: 10 plus 0 explicit) exceed the limit of 1000 (raise `max_configs` if you mean it)");
+    let raised = text.replace("seed: 1", "seed: 1\nmax_configs: 2000");
+    assert_eq!(plan(&parse(&raised).unwrap(), &h200()).unwrap().len(), 2000);
+}
+
+#[test]
+fn device_properties_are_expression_names() {
+    let text = good().replace(
+        "  n: 1 << 24                    # elements",
+        "  n: l2_bytes * 4 / 4",
+    );
+    let plans = plan(&parse(&text).unwrap(), &h200()).unwrap();
+    assert_eq!(plans[0].params["n"], 62914560);
+    let mut no_l2 = h200();
+    no_l2.remove("l2_bytes");
+    let e = plan(&parse(&text).unwrap(), &no_l2).unwrap_err();
+    assert!(e[0].message.contains("unknown name `l2_bytes`"), "{e:?}");
+}
+
+#[test]
+fn two_and_three_dimensional_launches_and_the_dial() {
+    let text = good().replace(
+        "grid: ceil_div(n, block)\n    block: block\n",
+        "grid: [4, 3, 2]\n    block: [16, 8, 2]\n    target_blocks_per_sm: 2\n",
+    );
+    let plans = plan(&parse(&text).unwrap(), &h200()).unwrap();
+    let l = &plans[0].launches[0];
+    assert_eq!(
+        (l.grid, l.block, l.smem),
+        ([4, 3, 2], [16, 8, 2], Smem::TargetBlocks(2))
+    );
+    assert_eq!((l.block_threads(), l.grid_blocks()), (256, 24));
+}
+
+// ---- every bad-file error, with its message and line ----
+
+#[test]
+fn unknown_buffer_in_an_argument_list() {
+    let text = good().replace(
+        "args: [{f32: 2.5}, x, out, {u64: n}]\n    grid: ceil_div(n, block)",
+        "args: [{f32: 2.5}, xs, out, {u64: n}]\n    grid: ceil_div(n, block)",
+    );
+    one_error(&text, "xs,", "kernel `scale`: argument `xs` is not a buffer (buffers: x, out); a scalar needs its type, e.g. {u64: xs}");
+}
+
+#[test]
+fn unknown_param_in_an_expression() {
+    let text = good().replace(
+        "grid: ceil_div(n, block)",
+        "grid: ceil_div(rows * cols, block)",
+    );
+    one_error(
+        &text,
+        "rows * cols",
+        "kernel `scale`: grid: unknown name `rows` in `ceil_div(rows * cols, block)`",
+    );
+}
+
+#[test]
+fn division_by_zero_and_overflow_in_expressions() {
+    let text = good()
+        .replace(
+            "  n: 1 << 24                    # elements",
+            "  n: 1 << 24\n  zero: 0",
+        )
+        .replace("grid: ceil_div(n, block)", "grid: n / zero");
+    one_error(&text, "n / zero", "division by zero in `n / zero`");
+    let text = good().replace(
+        "  n: 1 << 24                    # elements",
+        "  n: 1 << 62 << 2",
+    );
+    one_error(
+        &text,
+        "1 << 62 << 2",
+        "param `n`: integer overflow in `1 << 62 << 2`",
+    );
+    let text = good().replace("length: n, fill", "length: n * 9223372036854775807, fill");
+    one_error(&text, "9223372036854775807", "integer overflow");
+}
+
+#[test]
+fn argument_count_and_type_against_the_kernel() {
+    let text = good().replace(
+        "args: [{f32: 2.5}, x, out, {u64: n}]\n    grid: ceil_div(n, block)",
+        "args: [{f32: 2.5}, x, out]\n    grid: ceil_div(n, block)",
+    );
+    one_error(&text, "  - kernel: scale", "kernel `scale` takes 4 arguments (float a, const float* __restrict__ x, float* __restrict__ out, unsigned long long n), the launch passes 3");
+    let text = good().replace(
+        "args: [{f32: 2.5}, x, out, {u64: n}]\n    grid: ceil_div(n, block)",
+        "args: [{f32: 2.5}, x, out, {i32: n}]\n    grid: ceil_div(n, block)",
+    );
+    one_error(
+        &text,
+        "  - kernel: scale",
+        "kernel `scale` argument 4 (`unsigned long long n`) is u64, the launch passes i32",
+    );
+    let text = good().replace("x:   {type: f32", "x:   {type: f16");
+    let all = errors(&text);
+    assert_eq!(all.len(), 2, "{all:#?}");
+    assert!(all[0].contains(&format!(":{}:1: kernel `scale` argument 2 (`const float* __restrict__ x`) takes f32 elements, buffer `x` is f16", line_with(&text, "  - kernel: scale"))), "{all:#?}");
+    assert!(all[1].contains("kernel `scale_reference` argument 2 (`const float* x`) takes f32 elements, buffer `x` is f16"), "{all:#?}");
+    let text = good().replace(
+        "args: [{f32: 2.5}, x, out, {u64: n}]\n    grid: ceil_div(n, block)",
+        "args: [x, x, out, {u64: n}]\n    grid: ceil_div(n, block)",
+    );
+    one_error(
+        &text,
+        "  - kernel: scale",
+        "kernel `scale` argument 1 (`float a`) is a scalar, the launch passes buffer `x`",
+    );
+    let text = good().replace("{i32: 1}", "").replace(
+        "args: [{f32: 2.5}, x, out, {u64: n}]\n    grid: ceil_div(n, block)",
+        "args: [{f32: 2.5}, {u64: n}, out, {u64: n}]\n    grid: ceil_div(n, block)",
+    );
+    one_error(&text, "  - kernel: scale", "kernel `scale` argument 2 (`const float* __restrict__ x`) is a pointer, the launch passes a u64 scalar");
+    let text = good().replace(
+        "{u64: n}]\n    grid: ceil_div(n, block)",
+        "{u32: -1}]\n    grid: ceil_div(n, block)",
+    );
+    one_error(&text, "{u32: -1}", "-1 does not fit u32");
+}
+
+#[test]
+fn a_kernel_name_not_in_the_sources() {
+    let text = good().replace("  - kernel: scale\n", "  - kernel: scael\n");
+    one_error(&text, "kernel: scael", "kernel `scael` is not an extern \"C\" __global__ function of scale.cu (found: scale, scale_reference)");
+}
+
+#[test]
+fn a_float_output_without_a_tolerance_and_an_integer_one_with() {
+    let text = good().replace(", tolerance: {ulps: 1}}", "}");
+    one_error(
+        &text,
+        "out: {type",
+        "output buffer `out` is f32: give a `tolerance` (abs, rel or ulps)",
+    );
+    let text = good().replace("x:   {type: f32, length: n, fill: {uniform: [-1, 1]}}", "x:   {type: f32, length: n, fill: {uniform: [-1, 1]}}\n  idx: {type: u32, length: n, output: true, tolerance: {abs: 1}}");
+    one_error(
+        &text,
+        "idx:",
+        "buffer `idx` is u32: integer outputs match exactly, a tolerance does not apply",
+    );
+}
+
+#[test]
+fn buffers_larger_than_the_gpu_are_refused_with_the_numbers() {
+    let text = good().replace("  n: 1 << 24                    # elements", "  n: 1 << 36");
+    one_error(&text, "buffers:", "config `block128` (and 1 more): the buffers need 549755813888 bytes (512.00 GiB), more than the GPU's 150000000000 bytes (139.70 GiB)");
+}
+
+#[test]
+fn outputs_need_a_reference_and_a_reference_config_must_exist() {
+    let cut = good();
+    let text = cut[..cut.find("reference:").unwrap()].to_string() + "metrics: {}\n";
+    one_error(&text, "buffers:", "outputs need a `reference`");
+    let text = good().replace(
+        "reference:\n  launches:\n    - kernel: scale_reference\n      args: [{f32: 2.5}, x, out, {u64: n}]\n      grid: ceil_div(n, 256)\n      block: 256\n",
+        "reference:\n  config: block512\n",
+    );
+    one_error(
+        &text,
+        "block512",
+        "reference config `block512` is not a configuration of this experiment",
+    );
+}
+
+#[test]
+fn unknown_fields_names_and_types_are_errors_at_their_lines() {
+    let text = good().replace(
+        "    block: block\n\nreference",
+        "    blok: block\n\nreference",
+    );
+    let all = errors(&text);
+    assert!(all[0].contains("unknown field `blok`"), "{all:?}");
+    let text = good().replace(
+        "{f32: 2.5}, x, out, {u64: n}]\n    grid",
+        "{f16: 2.5}, x, out, {u64: n}]\n    grid",
+    );
+    one_error(&text, "{f16: 2.5}", "`f16` is not a scalar type");
+    let text = good().replace(
+        "unit: GB/s",
+        "unit: GB/s}\n  bad: {value: bytes / median_ms",
+    );
+    one_error(
+        &text,
+        "bytes / median_ms",
+        "metric `bad`: unknown name `bytes`",
+    );
+    let text = good().replace("ceil_div(n, block)", "ceil(n, block)");
+    one_error(&text, "ceil(n, block)", "unknown function `ceil`");
+    let text = good().replace("block: [128, 256]", "block: [128, 256]\n  sm_count: [1]");
+    one_error(&text, "sm_count: [1]", "`sm_count` is a built-in name");
+    let text = good().replace("seed: 1", "seed: 1\nncu_metrics: [dram_bytes]");
+    one_error(
+        &text,
+        "dram_bytes",
+        "`dram_bytes` is not an Nsight Compute metric name",
+    );
+}
+
+#[test]
+fn several_launches_need_one_timed() {
+    let text = good().replace(
+        "launches:\n  - kernel: scale\n",
+        "launches:\n  - kernel: scale_reference\n    args: [{f32: 1}, x, out, {u64: n}]\n    grid: ceil_div(n, 256)\n    block: 256\n  - kernel: scale\n",
+    );
+    one_error(
+        &text,
+        "launches:",
+        "with 2 launches, exactly one needs `timed: true` (0 have it)",
+    );
+    let ok = text.replace(
+        "  - kernel: scale\n",
+        "  - kernel: scale\n    timed: true\n",
+    );
+    let plans = plan(&parse(&ok).unwrap(), &h200()).unwrap();
+    assert_eq!((plans[0].launches.len(), plans[0].timed), (2, 1));
+}
+
+#[test]
+fn errors_of_every_config_are_reported_once_per_site() {
+    let text = good().replace("ceil_div(n, 256)", "ceil_div(n, block - 128)");
+    one_error(
+        &text,
+        "ceil_div(n, block - 128)",
+        "config `block128`: kernel `scale_reference`: grid: division by zero in ceil_div",
+    );
+}
+
+#[test]
+fn editing_a_kernel_changes_the_digest() {
+    let (_d1, a) = load(&good(), "// v1\n");
+    let (_d2, b) = load(&good(), "// v2\n");
+    assert_ne!(a.unwrap().digest, b.unwrap().digest);
+}
+
+#[test]
+fn missing_kernel_file_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(EXPERIMENT_FILE), good()).unwrap();
+    let e = Experiment::load(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("scale.cu"), "{e}");
+}
+
+#[test]
+fn the_repository_experiments_plan_without_a_gpu() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (id, configs) in [("day45-occupancy", 10), ("occupancy-sweep", 13 * 11 * 9)] {
+        let e = Experiment::load(&root.join("measurements").join(id)).unwrap();
+        let plans = crate::measure::run::plan_all(std::slice::from_ref(&e), &h200()).unwrap();
+        assert_eq!(plans[0].len(), configs, "{id}");
+    }
+}
+
+#[test]
+fn the_readme_example_parses_and_plans() {
+    let readme = include_str!("../../../README.md");
+    let section = &readme[readme.find("## The experiment format").unwrap()..];
+    let start = section.find("```yaml\n").unwrap() + "```yaml\n".len();
+    let yaml = &section[start..start + section[start..].find("```").unwrap()];
+    let spec = parse(yaml).unwrap();
+    let plans = plan(&spec, &h200()).unwrap();
+    let labels: Vec<&str> = plans.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["b128-e1", "b128-e4", "b256-e1", "b256-e4", "big-block"]
+    );
+    assert_eq!(plans[3].params["grid_cap"], 264);
+    assert_eq!(plans[0].params["grid_cap"], 132 * 32);
+    assert_eq!(plans[3].launches[0].kernel, "scale_ept4");
+}

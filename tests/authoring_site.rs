@@ -4,12 +4,13 @@
 //! Markdown in summaries, and links that work when the site is opened from disk. And the
 //! errors a mistake in any of them gives, at the file's line.
 
-#[path = "signed_fixture/mod.rs"]
-mod common;
+mod support;
+use support::signed as common;
 
 use std::path::Path;
 
-use common::{build, read, sign_entries, stderr};
+use common::{build, read, sign_entries};
+use support::stderr;
 
 const CONFIG: &str = r#"title = "Test Glossary"
 base_url = "https://example.org"
@@ -34,7 +35,7 @@ fn write(root: &Path, rel: &str, text: &str) {
 /// A small glossary using every new field; templates are the repository's.
 fn site(root: &Path) {
     write(root, "glossary.toml", CONFIG);
-    common::copy_dir(&common::repo().join("templates"), &root.join("templates"));
+    support::copy_dir(&support::repo().join("templates"), &root.join("templates"));
     write(
         root,
         "content/terms/sm.md",

@@ -4,12 +4,13 @@
 //! tables, footnotes) builds with no error, and what it holds reaches the pages. The
 //! browser layout test (tests/browser/tests/layout.test.mjs) opens every page it makes.
 
-#[path = "signed_fixture/mod.rs"]
-mod common;
+mod support;
+use support::signed as common;
 
 use std::path::{Path, PathBuf};
 
-use common::{build, copy_dir, read, repo, stderr};
+use common::{build, read};
+use support::{copy_dir, repo, stderr};
 
 fn corpus() -> PathBuf {
     repo().join("tests/fixtures/sites/corpus")

@@ -12,7 +12,7 @@ use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use crate::content::EntryId;
 
-use super::highlight::escape;
+use super::escape::escape;
 use super::links::{resolve_link, LinkTarget};
 
 /// A rendered inline snippet.

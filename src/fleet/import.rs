@@ -313,16 +313,8 @@ fn check(
     }
 }
 
-/// Write the checked bytes beside their destination, sync, and rename over it: at every
-/// instant the destination holds a whole record, the old one or the new.
+/// Write the checked bytes beside their destination, sync, and rename over it (the one
+/// atomic writer): at every instant the destination holds a whole record, old or new.
 fn move_into_place(a: &Accepted) -> Result<()> {
-    use std::io::Write;
-    let dir = a.to.parent().expect("a record path has a folder");
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    tmp.write_all(&a.bytes)
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| Error::io(&a.to, e))?;
-    tmp.persist(&a.to).map_err(|e| Error::io(&a.to, e.error))?;
-    Ok(())
+    crate::atomic::write_file(&a.to, &a.bytes, crate::atomic::Durability::Synced)
 }

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::content::Entry;
 use crate::error::{Error, Result};
 use crate::measure::claims::check_claim;
-use crate::render::tables::table_view;
+use crate::render::tables::side_by_side;
 use crate::render::values::{expand_body, Resolved};
 use crate::render::Assessment;
 use crate::review::{cited_records, decide, signed_digest, Facts};
@@ -61,15 +61,25 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
 
     let mut tables = Vec::new();
     for t in &entry.meta.measured {
-        let key = (t.experiment.clone(), t.node.clone());
-        let Some(c) = citations.get(&key) else {
+        let per_node: Vec<_> = t
+            .nodes()
+            .iter()
+            .filter_map(|n| {
+                let c = citations.get(&(t.experiment.clone(), n.clone()))?;
+                Some((n.as_str(), c.as_ref()))
+            })
+            .collect();
+        if per_node.is_empty() {
             continue;
-        };
-        let (view, problems) = table_view(t, c.as_ref());
+        }
+        let (view, problems) = side_by_side(t, &per_node);
         // A stale record is reported once, above; row problems of a current record here.
-        if c.is_ok() {
-            for p in problems {
-                stale.push((format!("{}/{}", t.experiment, t.node), p.to_string()));
+        for (node, p) in problems {
+            if citations
+                .get(&(t.experiment.clone(), node.clone()))
+                .is_some_and(|c| c.is_ok())
+            {
+                stale.push((format!("{}/{node}", t.experiment), p.to_string()));
             }
         }
         tables.push(view);

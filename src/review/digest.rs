@@ -21,7 +21,7 @@ pub fn cited_records(entry: &Entry) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = m
         .measured
         .iter()
-        .map(|t| (t.experiment.clone(), t.node.clone()))
+        .flat_map(|t| t.nodes().iter().map(|n| (t.experiment.clone(), n.clone())))
         .collect();
     out.extend(m.claims.iter().filter_map(|c| m.claim_record(c)));
     if let Some(d) = &m.diagram {

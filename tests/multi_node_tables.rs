@@ -51,7 +51,8 @@ fn site(nodes_with_records: &[&str]) -> tempfile::TempDir {
         let mut rec: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         scale_gbps(&mut rec, 0.5);
-        std::fs::write(&path, serde_json::to_vec_pretty(&rec).unwrap()).unwrap();
+        // Signed by node-b's (throwaway) key, as verify on that node would have.
+        write_signed(&path, &serde_json::to_vec_pretty(&rec).unwrap(), "node-b");
     }
     dir
 }
@@ -66,7 +67,8 @@ fn term(root: &Path, nodes: &str, body: &str, claims: &str) {
 }
 
 fn page(root: &Path) -> String {
-    std::fs::read_to_string(root.join("site/terms/occupancy/index.html")).unwrap()
+    // A drafts preview is written to site-drafts/.
+    std::fs::read_to_string(root.join("site-drafts/terms/occupancy/index.html")).unwrap()
 }
 
 /// The number a record holds for (row, gbps), formatted as tables show it.
@@ -198,10 +200,15 @@ fn three_nodes_and_a_cited_node_without_a_record_refuses_the_entry() {
     let t = std::fs::read_to_string(&path)
         .unwrap()
         .replace("Fixture GPU C", "Fixture GPU A");
-    std::fs::write(&path, t).unwrap();
+    // Edited by hand, it no longer carries node-c's signature.
+    std::fs::write(&path, &t).unwrap();
+    let said = text(&glossary(root, &["check"]));
+    assert!(said.contains("record not signed by node node-c"), "{said}");
+    // Signed by node-c's key but from another GPU (a misconfigured node): wrong node.
+    write_signed(&path, t.as_bytes(), "node-c");
     let said = text(&glossary(root, &["check"]));
     assert!(
-        said.contains("record is from the wrong node: expected node-c (Fixture GPU C, cc 9.0)"),
+        said.contains("record is from the wrong node: expected node-c (Fixture GPU C, cc 9.0, 132 SMs, sm_90)"),
         "{said}"
     );
 }

@@ -10,6 +10,7 @@ use tera::Tera;
 use crate::config::{Config, Layout};
 use crate::content::{Content, EntryId};
 use crate::review::{SignOffs, SignedMaterial, Verdict};
+use crate::trust::People;
 
 use super::navigation::Navigation;
 use super::tables::TableView;
@@ -40,6 +41,8 @@ pub struct RenderInput<'a> {
     pub config: &'a Config,
     pub content: &'a Content,
     pub signoffs: &'a SignOffs,
+    /// Who signed: bylines show registered names.
+    pub people: &'a People,
     pub assessments: &'a [Assessment],
     pub tera: &'a Tera,
     /// Entries that get a page in this build.
@@ -50,6 +53,8 @@ pub struct RenderInput<'a> {
     pub today: NaiveDate,
     /// The reading order of `pages`: the sidebar and previous/next links.
     pub navigation: Navigation,
+    /// A `--drafts` preview build (see `pipeline::output` for its own folder and marker).
+    pub drafts: bool,
 }
 
 /// One file of the output, by path relative to the site root.

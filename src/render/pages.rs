@@ -27,12 +27,15 @@ pub struct SiteCtx<'a> {
     description: &'a str,
     /// glossary.toml's `footer`, rendered for the page's depth; None: the template's own.
     footer: Option<String>,
+    /// A `--drafts` preview: every page carries `noindex` and the preview banner.
+    drafts_preview: bool,
 }
 
 /// The site's settings as a page at `root` (the prefix to the site root) sees them; links
 /// in the footer lead to pages in `linkable` only.
 pub fn site_ctx<'a>(
     config: &'a crate::config::Config,
+    drafts_preview: bool,
     root: &str,
     linkable: &HashSet<EntryId>,
 ) -> SiteCtx<'a> {
@@ -48,6 +51,7 @@ pub fn site_ctx<'a>(
             };
             render_inline(f, &cx).html
         }),
+        drafts_preview,
     }
 }
 
@@ -285,7 +289,7 @@ pub fn render_page(
 ) -> Result<OutputFile> {
     let html = render_entry(
         input,
-        &site_ctx(input.config, ENTRY_ROOT, input.pages),
+        &site_ctx(input.config, input.drafts, ENTRY_ROOT, input.pages),
         e,
         a,
         r,
@@ -321,14 +325,15 @@ fn published_page<'a>(
         .into_iter()
         .flat_map(|s| [s.author.as_ref(), s.reviewer.as_ref()])
         .flatten()
-        .map(|s| s.date);
+        .map(|s| s.date());
     PublishedPage {
         entry: e,
         text,
         updated: dates.max(),
         author: signoff
             .and_then(|s| s.author.as_ref())
-            .map(|s| s.name.trim()),
+            .and_then(|s| input.people.get(&s.person))
+            .map(|p| p.name.as_str()),
     }
 }
 
@@ -521,13 +526,21 @@ fn render_entry(
         Vec::new()
     };
     let signoff = input.signoffs.get(&e.id);
-    let name_of = |s: Option<&crate::review::Signature>| s.map(|s| s.name.trim().to_string());
+    // The registered name; a draft may carry a signature of someone not (yet) registered.
+    let name_of = |s: Option<&crate::review::Signature>| {
+        s.map(|s| {
+            input
+                .people
+                .get(&s.person)
+                .map_or_else(|| s.person.clone(), |p| p.name.clone())
+        })
+    };
     let byline = BylineCtx {
         written_by: name_of(signoff.and_then(|s| s.author.as_ref())),
         reviewed_by: name_of(signoff.and_then(|s| s.reviewer.as_ref())),
         written_on: signoff
             .and_then(|s| s.author.as_ref())
-            .map(|s| s.date.to_string()),
+            .map(|s| s.date().to_string()),
         last_checked_on: a.last_checked.map(|d| d.to_string()),
     };
     let summary = entry_inline(input, e, &e.meta.summary, ENTRY_ROOT);
@@ -630,7 +643,7 @@ fn letter_id(letter: &str) -> String {
 /// The home page: the contents by section (when glossary.toml declares sections), every
 /// term A-Z with its aliases and a jump bar of letters, lessons by day, guides.
 pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
-    let site = &site_ctx(input.config, "", input.pages);
+    let site = &site_ctx(input.config, input.drafts, "", input.pages);
     let content = input.content;
     let listed = |kind| {
         content

@@ -69,11 +69,13 @@ fn built(drafts: bool) -> (tempfile::TempDir, std::path::PathBuf) {
     let out = if drafts {
         build(dir.path(), &["--drafts"])
     } else {
+        support::keys::write_people(dir.path());
         sign_entries(dir.path(), &[]);
         build(dir.path(), &[])
     };
     assert!(out.status.success(), "{}", stderr(&out));
-    let site = dir.path().join("site");
+    // A drafts preview is written to its own folder, never over the deployable site.
+    let site = dir.path().join(if drafts { "site-drafts" } else { "site" });
     (dir, site)
 }
 

@@ -73,7 +73,7 @@ fn built() -> (tempfile::TempDir, PathBuf) {
         "the corpus must build without error:\n{}",
         stderr(&out)
     );
-    let site = dir.path().join("site");
+    let site = dir.path().join("site-drafts");
     (dir, site)
 }
 

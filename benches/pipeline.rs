@@ -81,7 +81,7 @@ fn stages(c: &mut Criterion) {
     });
     group.finish();
 
-    let input = project.render_input(&assessments, &tera, &ids, &ids, today);
+    let input = project.render_input(&assessments, &tera, &ids, &ids, today, false);
     c.bench_function("template: term page", |b| {
         b.iter_batched(
             || render_page_markdown(&input, entry, Some(assessment)),

@@ -56,6 +56,18 @@ pub struct Node {
     pub arch: String,
     /// Number of SMs, used by the occupancy model for waves.
     pub sm_count: u32,
+    /// The node's SSH public key (`ssh-ed25519 AAAA...`): a record is cited only if this
+    /// key signed it (see `trust::node`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public_key: Option<String>,
+    /// Where the node's private key is on the machine that runs `verify` (`~/` expanded,
+    /// relative to the project root otherwise). The key itself is never in the repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<PathBuf>,
+    /// The GPUs this node is, pinned by UUID (`nvidia-smi -L`); empty means any GPU of the
+    /// profile's model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_uuids: Vec<String>,
     /// L2 size in bytes, for `verify --dry-run` without a GPU (on the node it is read
     /// from the device and recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -121,6 +133,10 @@ impl Layout {
     pub fn content(&self) -> PathBuf {
         self.root.join("content")
     }
+    /// The people registry (see `trust::people`).
+    pub fn people(&self) -> PathBuf {
+        self.root.join("content").join("people.toml")
+    }
     pub fn reviews(&self) -> PathBuf {
         self.root.join("content").join("reviews")
     }
@@ -132,5 +148,9 @@ impl Layout {
     }
     pub fn default_output(&self) -> PathBuf {
         self.root.join("site")
+    }
+    /// Where `build --drafts` writes by default: never the deployable `site/`.
+    pub fn drafts_output(&self) -> PathBuf {
+        self.root.join("site-drafts")
     }
 }

@@ -26,5 +26,6 @@ pub mod pipeline;
 pub mod render;
 pub mod review;
 pub mod serve;
+pub mod trust;
 
 pub use error::{Error, Result};

@@ -76,7 +76,7 @@ fn bodies_are_markdown_and_code_is_literal() {
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, format!("{}{CODE}", text.trim_end())).unwrap();
     build_ok(root, &["--drafts"]);
-    let page = read(root, "site/terms/alpha/index.html");
+    let page = read(root, "site-drafts/terms/alpha/index.html");
 
     // The call in prose became the recorded number; nothing else was evaluated.
     let prose = text_of(&page);
@@ -118,7 +118,7 @@ fn bodies_are_markdown_and_code_is_literal() {
         );
     }
     // Both themes have colours for the classes.
-    let css = read(root, "site/static/style.css");
+    let css = read(root, "site-drafts/static/style.css");
     assert!(css.contains(".hl-keyword") && css.contains("prefers-color-scheme: dark"));
 }
 

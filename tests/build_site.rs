@@ -23,13 +23,7 @@ fn signed_site() -> tempfile::TempDir {
     let site = valid_site();
     let root = site.path();
     sign_by_two(root, Kind::Term, "alpha");
-    sign(
-        root,
-        Kind::Term,
-        "beta",
-        Some("Author One"),
-        Some(" author  ONE "),
-    );
+    sign(root, Kind::Term, "beta", Some("author-a"), Some("author-a"));
     sign(root, Kind::Term, "gamma", Some("author-a"), None);
     sign(root, Kind::Term, "delta", None, Some("reviewer-b"));
     sign_by_two(root, Kind::Lesson, "day-1-basics");
@@ -102,8 +96,7 @@ fn refused_entries_appear_nowhere() {
     let out = build(root, &[]);
     let summary = stdout(&out);
     assert!(
-        summary
-            .contains("refused terms/beta: author and reviewer are the same person (author one)"),
+        summary.contains("refused terms/beta: author and reviewer are the same person (author-a)"),
         "{summary}"
     );
     assert!(
@@ -153,7 +146,7 @@ fn gate_applies_to_lessons_and_guides() {
         Kind::Lesson,
         "day-1-basics",
         Some("author-a"),
-        Some("AUTHOR-A"),
+        Some("author-a"),
     );
     let out = build(root, &[]);
     let summary = stdout(&out);
@@ -186,14 +179,77 @@ fn drafts_render_everything_marked() {
         "{}",
         stdout(&out)
     );
-    let beta = read(root, "site/terms/beta/index.html");
+    // A preview goes to its own folder, never to the deployable site/.
+    assert!(!root.join("site").exists());
+    let beta = read(root, "site-drafts/terms/beta/index.html");
     assert!(beta.contains("class=\"draft-banner\""), "{beta}");
     assert!(beta.contains("no named author has signed it"), "{beta}");
     assert!(beta.contains(r#"<meta name="robots" content="noindex">"#));
-    let alpha = read(root, "site/terms/alpha/index.html");
+    let alpha = read(root, "site-drafts/terms/alpha/index.html");
     assert!(!alpha.contains("class=\"draft-banner\""));
-    assert!(!alpha.contains("noindex"));
-    assert!(root.join("site/guides/reading-alpha/index.html").exists());
+    assert!(root
+        .join("site-drafts/guides/reading-alpha/index.html")
+        .exists());
+    // Every page of the preview, published entries and site-wide pages included, carries
+    // noindex and the preview banner; the XML files say so, and robots.txt disallows all.
+    for page in [
+        "site-drafts/terms/alpha/index.html",
+        "site-drafts/index.html",
+        "site-drafts/search/index.html",
+        "site-drafts/404.html",
+    ] {
+        let html = read(root, page);
+        assert!(
+            html.contains(r#"<meta name="robots" content="noindex, nofollow">"#),
+            "{page}"
+        );
+        assert!(
+            html.contains("Drafts preview — not for deployment."),
+            "{page}"
+        );
+    }
+    for xml in ["site-drafts/feed.xml", "site-drafts/sitemap.xml"] {
+        assert!(read(root, xml).contains("DRAFTS PREVIEW"), "{xml}");
+    }
+    assert!(read(root, "site-drafts/robots.txt").contains("Disallow: /"));
+    assert!(root.join("site-drafts/.glossary-drafts").is_file());
+
+    // A normal build given the drafts folder refuses it, and leaves it as it was.
+    let before = snapshot(&root.join("site-drafts"));
+    let out = run(
+        root,
+        &["build", "--out", root.join("site-drafts").to_str().unwrap()],
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains(
+            "it holds a drafts preview (it has .glossary-drafts), which must never be deployed"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(snapshot(&root.join("site-drafts")), before);
+    // And a drafts build given the deployable site refuses it.
+    build(root, &[]);
+    let site_before = snapshot(&root.join("site"));
+    let out = run(
+        root,
+        &[
+            "build",
+            "--drafts",
+            "--out",
+            root.join("site").to_str().unwrap(),
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("it holds a deployable site"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(snapshot(&root.join("site")), site_before);
+    let page = read(root, "site/terms/alpha/index.html");
+    assert!(!page.contains("noindex") && !page.contains("Drafts preview"));
 }
 
 #[test]
@@ -233,10 +289,30 @@ fn stale_and_wrong_node_records_refuse_the_entry() {
     );
     assert!(!root.join("site/terms/alpha").exists());
 
-    // A record from another GPU is refused even with the right digest.
+    // A record edited by hand no longer carries the node's signature.
+    let path = root.join(format!("measurements/{EXPERIMENT}/records/{NODE}.json"));
+    write_record(root, |_| {});
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("\"median_ms\": 1.0", "\"median_ms\": 0.5"),
+    )
+    .unwrap();
+    let out = run(root, &["check"]);
+    assert!(
+        stdout(&out).contains("record not signed by node testnode: its signature does not verify"),
+        "{}",
+        stdout(&out)
+    );
+
+    // A record from another GPU, signed by the node, is refused even with the right digest.
     write_record(root, |r| r.gpu.name = "Tesla T4".into());
     let out = run(root, &["check"]);
-    assert!(stdout(&out).contains("record is from the wrong node: expected testnode (Test GPU, cc 9.0), found testnode (Tesla T4, cc 9.0)"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("record is from the wrong node: expected testnode (Test GPU, cc 9.0, 4 SMs, sm_90), found testnode (Tesla T4, cc 9.0, 4 SMs, sm_90)"), "{}", stdout(&out));
+    // Another SM count (a MIG slice, another SKU) is another node too.
+    write_record(root, |r| r.gpu.sm_count = 2);
+    let out = run(root, &["check"]);
+    assert!(stdout(&out).contains("expected testnode (Test GPU, cc 9.0, 4 SMs, sm_90), found testnode (Test GPU, cc 9.0, 2 SMs, sm_90)"), "{}", stdout(&out));
 }
 
 #[test]
@@ -291,7 +367,7 @@ fn refuses_to_replace_a_folder_it_did_not_write() {
     );
     assert!(!out.status.success());
     assert!(
-        stderr(&out).contains("refusing to replace a folder that glossary did not write"),
+        stderr(&out).contains("refusing to replace this folder: glossary did not write it"),
         "{}",
         stderr(&out)
     );
@@ -338,7 +414,7 @@ fn unconverged_timings_are_marked_with_their_spread() {
         t.rsd = 0.0123;
     });
     build(root, &["--drafts"]);
-    let page = read(root, "site/terms/alpha/index.html");
+    let page = read(root, "site-drafts/terms/alpha/index.html");
     assert!(page.contains("<td class=\"num\">800.0†</td>"), "{page}");
     assert!(page.contains("<td class=\"num\">1200.0</td>"), "{page}");
     assert!(page.contains("spread is at most 1.23%"), "{page}");

@@ -15,7 +15,13 @@ fn build_ok(root: &std::path::Path, args: &[&str]) -> String {
         stdout(&o),
         stderr(&o)
     );
-    read(root, "site/terms/alpha/index.html")
+    // A drafts preview is written to site-drafts/.
+    let dir = if args.contains(&"--drafts") {
+        "site-drafts"
+    } else {
+        "site"
+    };
+    read(root, &format!("{dir}/terms/alpha/index.html"))
 }
 
 fn build_err(root: &std::path::Path) -> String {

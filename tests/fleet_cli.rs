@@ -34,11 +34,19 @@ fn mixed_fleet() -> tempfile::TempDir {
             "\"spec_digest\": \"sha256:",
             "\"spec_digest\": \"sha256:0000",
         );
-    std::fs::write(record_path(root, "day45-occupancy", "node-b"), stale).unwrap();
+    write_signed(
+        &record_path(root, "day45-occupancy", "node-b"),
+        stale.as_bytes(),
+        "node-b",
+    );
     let other_gpu = String::from_utf8(record_bytes(root, "occupancy-sweep", "node-b", T0))
         .unwrap()
         .replace("Fixture GPU B", "Fixture GPU A");
-    std::fs::write(record_path(root, "occupancy-sweep", "node-b"), other_gpu).unwrap();
+    write_signed(
+        &record_path(root, "occupancy-sweep", "node-b"),
+        other_gpu.as_bytes(),
+        "node-b",
+    );
     dir
 }
 
@@ -72,7 +80,7 @@ fn plan_lists_every_missing_stale_or_wrong_gpu_pair_with_its_reason() {
     );
     assert_eq!(plan["current"], 2);
     assert_eq!(
-        plan["work"][1]["found"], "node-b (Fixture GPU A, cc 9.0)",
+        plan["work"][1]["found"], "node-b (Fixture GPU A, cc 9.0, 132 SMs, sm_90)",
         "{plan}"
     );
 
@@ -84,7 +92,7 @@ fn plan_lists_every_missing_stale_or_wrong_gpu_pair_with_its_reason() {
         "{said}"
     );
     assert!(said.contains("node-b  day45-occupancy  stale: the experiment changed since it was measured (recorded 0000"), "{said}");
-    assert!(said.contains("node-b  occupancy-sweep  wrong GPU: expected node-b (Fixture GPU B, cc 9.0), the record is from node-b (Fixture GPU A, cc 9.0)"), "{said}");
+    assert!(said.contains("node-b  occupancy-sweep  wrong GPU: expected node-b (Fixture GPU B, cc 9.0, 132 SMs, sm_90), the record is from node-b (Fixture GPU A, cc 9.0, 132 SMs, sm_90)"), "{said}");
 }
 
 #[test]
@@ -191,7 +199,7 @@ fn submit_refuses_a_node_without_a_slurm_profile() {
 fn task_output(root: &Path, out: &Path, id: &str, node: &str, at: &str) -> std::path::PathBuf {
     let p = out.join(node).join(id).join(format!("{node}.json"));
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, record_bytes(root, id, node, at)).unwrap();
+    write_signed(&p, &record_bytes(root, id, node, at), node);
     std::fs::write(p.with_file_name("verify.log"), "log of the run\n").unwrap();
     p
 }
@@ -214,32 +222,33 @@ fn import_moves_good_records_in_and_refuses_every_bad_one_with_its_reason() {
     // Measured on the experiment before it changed.
     let stale = out.join("node-b/day45-occupancy/node-b.json");
     std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
-    std::fs::write(
+    write_signed(
         &stale,
         String::from_utf8(record_bytes(root, "day45-occupancy", "node-b", T1))
             .unwrap()
             .replace(
                 "\"spec_digest\": \"sha256:",
                 "\"spec_digest\": \"sha256:ffff",
-            ),
-    )
-    .unwrap();
+            )
+            .as_bytes(),
+        "node-b",
+    );
     // node-b's record renamed to pass for node-a's.
     let renamed = out.join("node-a/day45-occupancy/node-a.json");
     std::fs::create_dir_all(renamed.parent().unwrap()).unwrap();
-    std::fs::write(
+    write_signed(
         &renamed,
-        record_bytes(root, "day45-occupancy", "node-b", T1),
-    )
-    .unwrap();
+        &record_bytes(root, "day45-occupancy", "node-b", T1),
+        "node-b",
+    );
     // Older than node-a's record in place.
     let older = out.join("node-a/occupancy-sweep/node-a.json");
     std::fs::create_dir_all(older.parent().unwrap()).unwrap();
-    std::fs::write(
+    write_signed(
         &older,
-        record_bytes(root, "occupancy-sweep", "node-a", "2026-11-29T10:00:00Z"),
-    )
-    .unwrap();
+        &record_bytes(root, "occupancy-sweep", "node-a", "2026-11-29T10:00:00Z"),
+        "node-a",
+    );
     let before_a = std::fs::read(record_path(root, "occupancy-sweep", "node-a")).unwrap();
 
     let run = glossary(root, &["records", "import", out.to_str().unwrap()]);
@@ -305,7 +314,11 @@ fn import_moves_good_records_in_and_refuses_every_bad_one_with_its_reason() {
     for id in EXPERIMENTS {
         for f in std::fs::read_dir(root.join("measurements").join(id).join("records")).unwrap() {
             let name = f.unwrap().file_name().into_string().unwrap();
-            assert!(name.ends_with(".json") && !name.starts_with('.'), "{name}");
+            // Each record with the node's signature beside it.
+            assert!(
+                (name.ends_with(".json") || name.ends_with(".json.sig")) && !name.starts_with('.'),
+                "{name}"
+            );
         }
     }
     // What is left to measure: node-c's sweep (never imported) and node-b's Day 45.
@@ -370,6 +383,12 @@ fn importing_the_record_already_in_place_changes_nothing() {
     let copy = out.join("node-a.json");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::copy(record_path(root, "day45-occupancy", "node-a"), &copy).unwrap();
+    let sig = |p: &Path| glossary::trust::node::signature_path(p);
+    std::fs::copy(
+        sig(&record_path(root, "day45-occupancy", "node-a")),
+        sig(&copy),
+    )
+    .unwrap();
     let run = glossary(root, &["records", "import", out.to_str().unwrap()]);
     let said = text(&run);
     assert!(run.status.success(), "{said}");

@@ -69,6 +69,7 @@ for ((i = 0; i < ${{#args[@]}}; i++)); do
   esac
 done
 echo "partition=$SLURM_JOB_PARTITION gpus=${{SLURM_JOB_GPUS:-none}} task=$SLURM_ARRAY_TASK_ID" > "$out/$id/slurm-placement"
+cp {fixtures}/"$id/$node.json.sig" "$out/$id/$node.json.sig"
 cp {fixtures}/"$id/$node.json" "$out/$id/.tmp-copy"
 mv "$out/$id/.tmp-copy" "$out/$id/$node.json"
 "#,
@@ -106,8 +107,7 @@ fn a_plan_runs_as_slurm_job_arrays_and_import_takes_the_good_records_back() {
     for (node, _, _) in NODES {
         for id in EXPERIMENTS {
             let p = fixtures.join(id).join(format!("{node}.json"));
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, record_bytes(&root, id, node, CAPTURED)).unwrap();
+            write_signed(&p, &record_bytes(&root, id, node, CAPTURED), node);
         }
     }
     let task = stand_in(dir.path(), &glossary, &fixtures);

@@ -19,6 +19,8 @@ const LAYERS: &[&[&str]] = &[
     &["review"],
     // Experiments and records (verify flow), which read the claim tests content defines.
     &["measure"],
+    // Who may be trusted: people and node keys, SSH signatures (reads only config/error).
+    &["trust"],
     // The content model, and the occupancy model that stands apart.
     &["content", "occupancy"],
     &["config", "atomic"],

@@ -122,5 +122,5 @@ fn the_repository_templates_make_no_broken_links() {
     small_site(dir.path());
     let out = build(dir.path(), &["--drafts"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(Path::new(&dir.path().join("site/search/index.html")).is_file());
+    assert!(Path::new(&dir.path().join("site-drafts/search/index.html")).is_file());
 }

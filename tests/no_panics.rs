@@ -45,7 +45,7 @@ fn ratio_with_huge_decimals_is_an_error_naming_the_file() {
     );
     let out = run(root, &["build", "--drafts"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let page = read(root, "site/terms/alpha/index.html");
+    let page = read(root, "site-drafts/terms/alpha/index.html");
     assert!(page.contains("0.666666666667"), "twelve decimals expected");
 }
 

@@ -18,6 +18,7 @@ fn site_with_term() -> Site {
 /// `named` is how the error names the file (with a line where one is known).
 fn assert_named_and_untouched(site: &Site, file: &str, named: &str, what: &str) {
     let before = site.read(file);
+    let key = common::keys::key("author-a").private;
     for args in [
         &["review", "status"][..],
         &[
@@ -26,8 +27,8 @@ fn assert_named_and_untouched(site: &Site, file: &str, named: &str, what: &str) 
             "occupancy",
             "--as",
             "author",
-            "--name",
-            "author-a",
+            "--key",
+            key.to_str().expect("utf-8 path"),
         ],
         &["review", "diff", "occupancy"],
         &["build"],
@@ -57,7 +58,7 @@ fn malformed_date_is_named_with_its_line() {
     let site = site_with_term();
     site.write(
         SIGNATURES,
-        "author:\n  name: author-a\n  date: 2026-02-30\n  digest: sha256:00\n",
+        "author:\n  person: author-a\n  time: 2026-02-30T10:00:00Z\n  digest: sha256:00\n  signature: x\n",
     );
     assert_named_and_untouched(
         &site,
@@ -73,7 +74,7 @@ fn signature_file_for_unknown_entry_is_named() {
     let stray = "content/reviews/terms/no-such-term.yaml";
     site.write(
         stray,
-        "author:\n  name: author-a\n  date: 2026-01-01\n  digest: sha256:00\n",
+        "author:\n  person: author-a\n  time: 2026-01-01T10:00:00Z\n  digest: sha256:00\n  signature: x\n",
     );
     let r = site.run(&["review", "status"]);
     assert!(!r.ok, "{r:?}");

@@ -11,7 +11,7 @@ fn built(drafts: bool) -> (tempfile::TempDir, std::path::PathBuf) {
     small_site(dir.path());
     let out = build(dir.path(), if drafts { &["--drafts"] } else { &[] });
     assert!(out.status.success(), "build failed: {}", stderr(&out));
-    let site = dir.path().join("site");
+    let site = dir.path().join(if drafts { "site-drafts" } else { "site" });
     (dir, site)
 }
 

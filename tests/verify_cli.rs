@@ -59,6 +59,35 @@ fn fixture() -> tempfile::TempDir {
     dir
 }
 
+/// [`fixture`] with the copied H200 record signed by a throwaway key that the copied
+/// glossary.toml names as h200's: for tests of what a build does with a record it
+/// accepts, whatever the signing state of the committed one. Not the node's key.
+fn fixture_with_accepted_record() -> tempfile::TempDir {
+    let dir = fixture();
+    let root = dir.path();
+    let key =
+        glossary::trust::Signer::ed25519_from_seed(&[0x5e; 32], "test key, not h200's").unwrap();
+    let config = std::fs::read_to_string(root.join("glossary.toml")).unwrap();
+    let real = config
+        .lines()
+        .find(|l| l.starts_with("public_key = ") && l.contains("node h200"))
+        .expect("h200's public_key line")
+        .to_string();
+    let test_line = format!(
+        "public_key = \"{}\"",
+        key.public_key().to_openssh().unwrap()
+    );
+    std::fs::write(
+        root.join("glossary.toml"),
+        config.replace(&real, &test_line),
+    )
+    .unwrap();
+    let record = root.join("measurements/day45-occupancy/records/h200.json");
+    let bytes = std::fs::read(&record).unwrap();
+    glossary::trust::node::write_signed(&record, &bytes, &key).unwrap();
+    dir
+}
+
 fn driver_present() -> bool {
     glossary::measure::run::gpu::driver_present()
 }
@@ -147,6 +176,20 @@ fn the_committed_record_is_current_and_editing_the_kernel_makes_it_stale() {
     let said = text(&out);
     assert!(out.status.success(), "{said}");
     assert!(!said.contains("stale"), "{said}");
+    // A record counts only with the node's signature beside it, made by `verify` on the
+    // node with the key whose public half is in glossary.toml.
+    let sig = repo().join("measurements/day45-occupancy/records/h200.json.sig");
+    if !sig.is_file() {
+        assert!(
+            said.contains(
+                "measurement day45-occupancy/h200: record not signed by node h200: there is no"
+            ),
+            "{said}"
+        );
+        eprintln!("the committed H200 record is not signed yet: the staleness check below needs a signed record");
+        return;
+    }
+    assert!(!said.contains("not signed"), "{said}");
 
     let kernel = site.path().join("measurements/day45-occupancy/axpy.cu");
     let mut src = std::fs::read_to_string(&kernel).unwrap();
@@ -267,7 +310,7 @@ fn a_new_experiment_is_accepted_by_a_dry_run() {
 
 #[test]
 fn columns_read_any_recorded_quantity_with_its_unit_and_unknown_ones_are_errors() {
-    let site = fixture();
+    let site = fixture_with_accepted_record();
     let term = site.path().join("content/terms/occupancy.md");
     std::fs::write(
         &term,

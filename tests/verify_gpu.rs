@@ -241,3 +241,29 @@ fn a_failed_reference_check_leaves_the_old_record() {
         assert!(c.timing.is_none(), "a failed config gets no timing");
     }
 }
+
+#[test]
+fn buffers_larger_than_the_gpu_are_refused_before_anything_runs() {
+    let Some(site) = site("add2d") else { return };
+    let yaml = site.path().join("measurements/features/experiment.yaml");
+    // An unused f64 buffer of 2^35 elements: 256 GiB, more than any H200 has.
+    let written = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        written.replace(
+            "buffers:\n",
+            "buffers:\n  big: {type: f64, length: 1 << 35}\n",
+        ),
+    )
+    .unwrap();
+    let Some(out) = verify(site.path()) else {
+        return;
+    };
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("experiment.yaml:6:1: config `bx16` (and 1 more): the buffers need 274882106944 bytes (256.00 GiB), more than the GPU's"), "{said}");
+    assert!(
+        !site.path().join("measurements/features/records").exists(),
+        "nothing ran, nothing was written"
+    );
+}

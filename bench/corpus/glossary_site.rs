@@ -4,13 +4,15 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use glossary::config::Layout;
-use glossary::content::load_content;
 use glossary::error::{Error, Result};
 use glossary::measure::record::{GpuInfo, Record, RECORD_SCHEMA};
 use glossary::measure::spec::Experiment;
-use glossary::measure::Library;
-use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
+use glossary::pipeline::{assess_all, Project};
+use glossary::review::{save_signoff, save_text, statement, Role, SignOff, Signature};
+use glossary::trust::{Signer, REVIEW_NAMESPACE};
 
 use super::model::{self, Corpus, Term};
 
@@ -19,18 +21,82 @@ const KERNEL: &str = "synthetic.cu";
 /// Write the project under `root`, copying the site templates from `templates`.
 pub fn write(corpus: &Corpus, root: &Path, templates: &Path) -> Result<()> {
     let layout = Layout::new(root);
-    write_file(&root.join(glossary::config::CONFIG_FILE), &config())?;
+    let keys = ThrowawayKeys::new(root)?;
+    write_file(
+        &root.join(glossary::config::CONFIG_FILE),
+        &config(&keys.node),
+    )?;
+    write_file(&layout.people(), &people_toml(&keys))?;
     glossary::pipeline::copy_dir(templates, &layout.templates())?;
-    write_experiment(corpus, &layout)?;
+    write_experiment(corpus, &layout, &keys.node)?;
     let terms_dir = layout.content().join("terms");
     for term in &corpus.terms {
         let text = entry_text(corpus, term);
         write_file(&terms_dir.join(format!("{}.md", term.slug)), &text)?;
     }
-    sign_all(corpus, &layout)
+    sign_all(corpus, root, &keys)
 }
 
-fn config() -> String {
+/// Keys made for this corpus alone, from the system's random source: the two fixture
+/// people and the synthetic node. Their private halves are written to
+/// `ROOT/throwaway-keys/` so a benchmark can sign more (`review sign --key`); they sign
+/// nothing outside this generated folder.
+struct ThrowawayKeys {
+    author: Signer,
+    reviewer: Signer,
+    node: Signer,
+}
+
+impl ThrowawayKeys {
+    fn new(root: &Path) -> Result<ThrowawayKeys> {
+        let mut seeds = [[0u8; 32]; 3];
+        let mut random =
+            std::fs::File::open("/dev/urandom").map_err(|e| Error::io("/dev/urandom", e))?;
+        for s in &mut seeds {
+            std::io::Read::read_exact(&mut random, s).map_err(|e| Error::io("/dev/urandom", e))?;
+        }
+        let key = |seed: &[u8; 32], name: &str| {
+            Signer::ed25519_from_seed(seed, name).map_err(|e| Error::Other(e.to_string()))
+        };
+        let keys = ThrowawayKeys {
+            author: key(&seeds[0], model::AUTHOR)?,
+            reviewer: key(&seeds[1], model::REVIEWER)?,
+            node: key(&seeds[2], model::NODE)?,
+        };
+        let dir = root.join("throwaway-keys");
+        for (name, k) in [
+            (model::AUTHOR, &keys.author),
+            (model::REVIEWER, &keys.reviewer),
+            (model::NODE, &keys.node),
+        ] {
+            let path = dir.join(name);
+            write_file(&path, &k.private_openssh().unwrap_or_default())?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+                    .map_err(|e| Error::io(&path, e))?;
+            }
+        }
+        Ok(keys)
+    }
+}
+
+fn public(k: &Signer) -> String {
+    k.public_key().to_openssh().unwrap_or_default()
+}
+
+fn people_toml(keys: &ThrowawayKeys) -> String {
+    format!(
+        "# Fixture people of the synthetic benchmark corpus, with throwaway keys.\n[[person]]\nid = \"{a}\"\nname = \"{a}\"\nkeys = [\"{ak}\"]\n\n[[person]]\nid = \"{r}\"\nname = \"{r}\"\nkeys = [\"{rk}\"]\n",
+        a = model::AUTHOR,
+        ak = public(&keys.author),
+        r = model::REVIEWER,
+        rk = public(&keys.reviewer),
+    )
+}
+
+fn config(node_key: &Signer) -> String {
     format!(
         r#"# A synthetic benchmark corpus written by glossary-corpus. Nothing in it was measured.
 title = "GPU Glossary (synthetic benchmark corpus)"
@@ -46,15 +112,17 @@ gpu = "{gpu}"
 compute_capability = "0.0"
 arch = "none"
 sm_count = 1
+public_key = "{key}"
 "#,
         node = model::NODE,
         gpu = model::GPU_NAME,
+        key = public(node_key),
     )
 }
 
 /// The experiment files, and a record carrying the digest the library computes for them
 /// (so it is current) and labels that say it is synthetic.
-fn write_experiment(corpus: &Corpus, layout: &Layout) -> Result<()> {
+fn write_experiment(corpus: &Corpus, layout: &Layout, node_key: &Signer) -> Result<()> {
     let dir = layout.measurements().join(model::EXPERIMENT);
     write_file(
         &dir.join(glossary::measure::spec::EXPERIMENT_FILE),
@@ -82,13 +150,13 @@ fn write_experiment(corpus: &Corpus, layout: &Layout) -> Result<()> {
             nvrtc_version: "synthetic".into(),
             l2_bytes: None,
         },
-        compile_options: vec!["synthetic".into()],
+        compile_options: vec!["synthetic".into(), "--gpu-architecture=none".into()],
         device: Default::default(),
         partial: false,
         configs: corpus.configs.clone(),
         extra: serde_json::Value::Null,
     };
-    record.write_atomic(&experiment.record_path(model::NODE))
+    record.write_signed(&experiment.record_path(model::NODE), node_key)
 }
 
 /// A well-formed experiment whose configurations are the record's rows. `verify` is never
@@ -126,26 +194,43 @@ fn entry_text(corpus: &Corpus, term: &Term) -> String {
     s
 }
 
-/// Sign every entry as the library computes its digest, so every entry publishes.
-fn sign_all(corpus: &Corpus, layout: &Layout) -> Result<()> {
-    let content = load_content(&layout.content())?;
-    let library = Library::load(&layout.measurements())?;
-    for entry in &content.entries {
-        let material = signed_digest(entry, &library);
-        let sig = |name: &str| Signature {
-            name: name.into(),
-            date: corpus.signed,
-            digest: material.digest.clone(),
-            records: material.records.clone(),
-            text: None,
-        };
-        let signoff = SignOff {
-            author: Some(sig(model::AUTHOR)),
-            reviewer: Some(sig(model::REVIEWER)),
-        };
-        save_signoff(&layout.reviews(), &entry.id, &signoff)?;
-    }
-    Ok(())
+/// Sign every entry over what the build shows, as author-a and reviewer-b with their
+/// throwaway keys, so every entry publishes. One assessment of the whole project, then
+/// the signatures in parallel: this is the cost of `review sign --all-ready` twice.
+fn sign_all(corpus: &Corpus, root: &Path, keys: &ThrowawayKeys) -> Result<()> {
+    let project = Project::load(root)?;
+    let assessments = assess_all(&project, corpus.signed)?;
+    let reviews = project.layout.reviews();
+    let time = corpus
+        .signed
+        .and_hms_opt(12, 0, 0)
+        .unwrap_or_default()
+        .and_utc();
+    let results: Vec<Result<()>> = assessments
+        .par_iter()
+        .map(|a| {
+            let digest = &a.material.digest;
+            let sig = |role: Role, person: &str, key: &Signer| -> Result<Signature> {
+                let msg = statement(&a.id, role, person, digest, &time);
+                Ok(Signature {
+                    person: person.into(),
+                    time,
+                    digest: digest.clone(),
+                    signature: key
+                        .sign(REVIEW_NAMESPACE, msg.as_bytes())
+                        .map_err(|e| Error::Other(e.to_string()))?,
+                })
+            };
+            let signoff = SignOff {
+                author: Some(sig(Role::Author, model::AUTHOR, &keys.author)?),
+                reviewer: Some(sig(Role::Reviewer, model::REVIEWER, &keys.reviewer)?),
+            };
+            save_text(&reviews, digest, &a.material.bytes)?;
+            save_signoff(&reviews, &a.id, &signoff)?;
+            Ok(())
+        })
+        .collect();
+    Error::collect(results.into_iter().filter_map(|r| r.err()).collect())
 }
 
 pub(super) fn write_file(path: &Path, text: &str) -> Result<()> {

@@ -13,7 +13,9 @@ pub struct BuildArgs {
     /// Output folder (default: <root>/site).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Also render unpublished entries, each marked as a draft and kept out of search engines.
+    /// A preview that also renders unpublished entries, each marked as a draft: written to
+    /// site-drafts/ (not site/), every page marked noindex with a preview banner. A normal
+    /// build refuses to write into a drafts folder, and the reverse.
     #[arg(long)]
     pub drafts: bool,
 }
@@ -28,7 +30,14 @@ pub fn run(args: &BuildArgs) -> Result<()> {
     };
     let report = build(&opts)?;
     write!(std::io::stdout(), "{}", report.summary())?;
-    let out = opts.out.unwrap_or_else(|| opts.root.join("site"));
+    let layout = crate::config::Layout::new(&opts.root);
+    let out = opts.out.unwrap_or_else(|| {
+        if args.drafts {
+            layout.drafts_output()
+        } else {
+            layout.default_output()
+        }
+    });
     writeln!(
         std::io::stdout(),
         "wrote {} pages to {}{} in {:.0?}",

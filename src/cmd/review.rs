@@ -3,8 +3,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::pipeline::{assess_all, review_status, Project};
-use crate::review::{diff_since_signed, git_user_name, resolve_entry, sign, ReviewError, Role};
+use crate::pipeline::{assess_all, assess_one, review_status, sign_selected, Project, Selection};
+use crate::review::{load_text, signing_key, signoff_path, ReviewError, Role, SinceSigned};
 
 #[derive(clap::Args, Debug)]
 pub struct ReviewArgs {
@@ -23,17 +23,26 @@ pub enum ReviewWhat {
         #[arg(long)]
         json: bool,
     },
-    /// Sign an entry's current text and cited records as its author or reviewer.
+    /// Sign entries as their author or reviewer, with your SSH key: what each entry shows
+    /// now (text, table cells, expanded numbers, diagram) is signed under your person id in
+    /// content/people.toml, which the key decides.
     Sign {
-        /// `occupancy`, or `terms/occupancy` when several kinds use the slug.
-        slug: String,
+        /// `occupancy`, or `terms/occupancy` when several kinds use the slug; several may
+        /// be given.
+        #[arg(required_unless_present = "all_ready", conflicts_with = "all_ready")]
+        slugs: Vec<String>,
         #[arg(long = "as", value_enum)]
         role: RoleArg,
-        /// The signer's name (default: git's user.name).
+        /// Sign every entry that waits only for this role's signature from you.
         #[arg(long)]
-        name: Option<String>,
+        all_ready: bool,
+        /// Your SSH private key, or a public key whose private half is in ssh-agent
+        /// (default: git's user.signingkey, the key you sign commits with).
+        #[arg(long)]
+        key: Option<PathBuf>,
     },
-    /// A unified diff of what changed since the reviewer (else the author) signed.
+    /// What changed since the reviewer (else the author) signed: the text as a unified
+    /// diff, and every table cell or computed number old → new.
     Diff { slug: String },
 }
 
@@ -70,41 +79,93 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
                 write!(std::io::stdout(), "{}", report.to_table())?;
             }
         }
-        ReviewWhat::Sign { slug, role, name } => {
-            // The name is settled before anything is loaded or written.
-            let name = match name {
-                Some(n) => n.clone(),
-                None => git_user_name(root).ok_or_else(|| ReviewError::NoSignerName {
-                    root: root.display().to_string(),
-                })?,
+        ReviewWhat::Sign {
+            slugs,
+            role,
+            all_ready,
+            key,
+        } => {
+            // The key is settled before anything is loaded or written.
+            let signer = signing_key(root, key.as_deref())?;
+            let selection = if *all_ready {
+                Selection::AllReady
+            } else {
+                Selection::Named(slugs.clone())
             };
-            let project = Project::load(root)?;
-            let id = resolve_entry(&project.content, slug)?;
-            let done = sign(&project.review_input(), &id, (*role).into(), &name, today)?;
-            writeln!(
-                std::io::stdout(),
-                "{} {} as {}: {} on {} ({})",
-                if done.replaced { "re-signed" } else { "signed" },
-                done.entry,
-                done.role,
-                done.signature.name,
-                done.signature.date,
-                done.path.display()
+            let done = sign_selected(
+                root,
+                &selection,
+                (*role).into(),
+                &signer,
+                chrono::Utc::now(),
             )?;
-            if let Some((other, sig)) = &done.other_out_of_date {
-                writeln!(std::io::stdout(),
-                    "note: the {other}'s signature ({} on {}) covers an earlier version; {} stays unpublished until they sign again (`glossary review diff {}` shows what changed)",
-                    sig.name, sig.date, done.entry, done.entry
-                )?;
+            let mut out = String::new();
+            for d in &done {
+                use std::fmt::Write as _;
+                let _ = writeln!(
+                    out,
+                    "{} {} as {}: {} ({}) at {} ({})",
+                    if d.replaced { "re-signed" } else { "signed" },
+                    d.entry,
+                    d.role,
+                    d.name,
+                    d.signature.person,
+                    d.signature.time.format("%Y-%m-%d %H:%M UTC"),
+                    d.path.display()
+                );
+                if let Some((other, sig)) = &d.other_out_of_date {
+                    let _ = writeln!(
+                        out,
+                        "note: the {other}'s signature ({} on {}) covers an earlier version; {} stays unpublished until they sign again (`glossary review diff {}` shows what changed)",
+                        sig.person,
+                        sig.date(),
+                        d.entry,
+                        d.entry
+                    );
+                }
             }
+            if done.is_empty() {
+                out.push_str(
+                    "nothing to sign: no entry waits for this role's signature from you\n",
+                );
+            }
+            write!(std::io::stdout(), "{out}")?;
         }
         ReviewWhat::Diff { slug } => {
-            let project = Project::load(root)?;
-            let id = resolve_entry(&project.content, slug)?;
+            let (project, ids) = Project::load_entries(root, std::slice::from_ref(slug))?;
+            let id = &ids[0];
+            let entry = project
+                .content
+                .get(id)
+                .ok_or_else(|| ReviewError::UnknownEntry {
+                    query: slug.clone(),
+                })?;
+            let a = assess_one(&project, entry, today)?;
+            let signoff = project.signoffs.get(id);
+            let (role, sig) = match signoff.map(|s| (&s.reviewer, &s.author)) {
+                Some((Some(r), _)) => (Role::Reviewer, r),
+                Some((None, Some(a))) => (Role::Author, a),
+                _ => {
+                    return Err(ReviewError::NothingSigned {
+                        entry: id.to_string(),
+                    }
+                    .into())
+                }
+            };
+            let reviews = project.layout.reviews();
+            let signed =
+                load_text(&reviews, &sig.digest).ok_or_else(|| ReviewError::NoSignedText {
+                    path: signoff_path(&reviews, id).display().to_string(),
+                    role,
+                })?;
+            let name = project
+                .people
+                .get(&sig.person)
+                .map_or_else(|| sig.person.clone(), |p| p.name.clone());
             write!(
                 std::io::stdout(),
                 "{}",
-                diff_since_signed(&project.review_input(), &id)?
+                SinceSigned::new(id, role, &name, sig.date(), &signed, &a.material)
             )?;
         }
     }

@@ -29,6 +29,10 @@ pub struct VerifyArgs {
     /// Do not run the ncu pass (achieved occupancy and the experiments' ncu metrics).
     #[arg(long)]
     pub no_ncu: bool,
+    /// The node's private SSH key, which signs every record written (default: the `key`
+    /// path under the node's profile in glossary.toml).
+    #[arg(long)]
+    pub key: Option<PathBuf>,
     /// When some configs fail their check, still write the passing rows, marked partial
     /// (verify still exits 1).
     #[arg(long)]
@@ -56,6 +60,7 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
         dry_run: args.dry_run,
         ncu: !args.no_ncu,
         launch_once: args.launch_once,
+        key: args.key.clone(),
         allow_partial: args.allow_partial,
         out: args.out.clone(),
     };

@@ -143,7 +143,7 @@ impl FrontMatter {
     pub fn default_record(&self) -> Option<(String, String)> {
         self.measured
             .first()
-            .map(|t| (t.experiment.clone(), t.node.clone()))
+            .and_then(|t| Some((t.experiment.clone(), t.first_node()?.clone())))
     }
 
     /// The record a claim is checked against: its own experiment and node, each falling
@@ -157,7 +157,7 @@ impl FrontMatter {
         let node = claim
             .node
             .clone()
-            .or_else(|| first.map(|t| t.node.clone()))?;
+            .or_else(|| first.and_then(|t| t.first_node().cloned()))?;
         Some((experiment, node))
     }
 }
@@ -197,12 +197,17 @@ pub struct Source {
     pub checked: NaiveDate,
 }
 
-/// A measured table: which record, which rows, which columns.
+/// A measured table: which records, which rows, which columns. `node: h200` cuts it from
+/// one node's record; `nodes: [t4, h200]` sets the same rows side by side, a column group
+/// per node.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TableRef {
     pub experiment: String,
-    pub node: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<String>,
     pub rows: Vec<String>,
     pub columns: Vec<String>,
     #[serde(default)]
@@ -220,6 +225,22 @@ pub struct TableRef {
 pub struct LineChartRef {
     pub x: String,
     pub y: String,
+}
+
+impl TableRef {
+    /// The cited nodes, in the order the entry lists them (one for `node:`). Loading
+    /// checks that exactly one of `node` and `nodes` is given, and `nodes` is not empty.
+    pub fn nodes(&self) -> &[String] {
+        match &self.node {
+            Some(n) => std::slice::from_ref(n),
+            None => &self.nodes,
+        }
+    }
+
+    /// The node that `value()`, `ratio()` and claims read when they name none: the first.
+    pub fn first_node(&self) -> Option<&String> {
+        self.nodes().first()
+    }
 }
 
 /// A claim as written in front matter. Exactly one test form is allowed; `load` turns it

@@ -58,6 +58,11 @@ impl Content {
         Some(old)
     }
 
+    /// Content of just these entries (signing a few entries need not read the site).
+    pub fn from_entries(entries: Vec<Entry>) -> Content {
+        Self::index(entries)
+    }
+
     fn index(mut entries: Vec<Entry>) -> Content {
         entries.sort_by(|a, b| a.id.cmp(&b.id));
         let by_id = entries
@@ -212,6 +217,11 @@ pub fn load_entry(kind: Kind, path: PathBuf, content: &Content) -> Result<Entry>
         .collect();
     Error::collect(super::validate::check_one(&entry, &terms))?;
     Ok(entry)
+}
+
+/// Read and parse one entry file alone, without the checks that need the other entries.
+pub fn read_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
+    parse_entry(kind, path)
 }
 
 fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {

@@ -119,6 +119,37 @@ pub(super) fn check_one(e: &Entry, terms: &HashSet<&str>) -> Vec<Error> {
         }
     }
     for t in &m.measured {
+        match (&t.node, t.nodes.as_slice()) {
+            (None, []) => err(
+                "measured",
+                &t.experiment,
+                format!(
+                    "measured table `{}` needs `node` (one) or `nodes` (several, side by side)",
+                    t.experiment
+                ),
+            ),
+            (Some(_), [_, ..]) => err(
+                "measured",
+                &t.experiment,
+                format!(
+                    "measured table `{}` gives both `node` and `nodes`: keep one",
+                    t.experiment
+                ),
+            ),
+            (None, nodes) => {
+                let mut seen = HashSet::new();
+                for n in nodes {
+                    if !seen.insert(n) {
+                        err(
+                            "measured",
+                            n,
+                            format!("measured table `{}` lists node `{n}` twice", t.experiment),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
         if t.rows.is_empty() || t.columns.is_empty() {
             err(
                 "measured",
@@ -220,29 +251,28 @@ pub fn check_references(entry: &Entry, known: &Known<'_>) -> Vec<Error> {
         }
     };
     for t in &entry.meta.measured {
-        cite("measured", &t.experiment, &t.node, &mut err);
+        for node in t.nodes() {
+            cite("measured", &t.experiment, node, &mut err);
+        }
         for c in &t.columns {
-            if !(known.column)(&t.experiment, &t.node, c) {
-                err(
-                    "measured",
-                    c,
-                    format!(
-                        "unknown column `{c}` in measured table `{}`: neither the experiment nor its {} record has it",
-                        t.experiment, t.node
-                    ),
-                );
+            for node in t.nodes() {
+                if !(known.column)(&t.experiment, node, c) {
+                    err(
+                        "measured",
+                        c,
+                        format!(
+                            "unknown column `{c}` in measured table `{}`: neither the experiment nor its {node} record has it",
+                            t.experiment
+                        ),
+                    );
+                }
             }
         }
     }
-    // A claim reads its own experiment and node, else the first measured table's.
-    let first = entry.meta.measured.first();
+    // A claim reads its own experiment and node, each else the first measured table's.
     for c in &entry.meta.claims {
-        let cited = match (&c.experiment, &c.node, first) {
-            (Some(e), Some(n), _) => Some((e.as_str(), n.as_str())),
-            (_, _, Some(t)) => Some((t.experiment.as_str(), t.node.as_str())),
-            _ => None,
-        };
-        if let Some((e, n)) = cited {
+        if let Some((e, n)) = entry.meta.claim_record(c) {
+            let (e, n) = (e.as_str(), n.as_str());
             if !(known.column)(e, n, &c.column) {
                 err(
                     "claims",

@@ -110,6 +110,8 @@ fn candidates(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
 struct Accepted {
     path: PathBuf,
     bytes: Vec<u8>,
+    /// The node's signature that came with it (`<file>.sig`), moved in beside it.
+    signature: String,
     to: PathBuf,
 }
 
@@ -163,6 +165,7 @@ pub fn import(
                                 Accepted {
                                     path: path.clone(),
                                     bytes: checked.bytes,
+                                    signature: checked.signature,
                                     to: to.clone(),
                                 },
                             ));
@@ -205,6 +208,7 @@ pub fn import(
             }
             Ok(()) => {
                 // The record is in place; a copy left behind is only untidy.
+                let _ = std::fs::remove_file(crate::trust::node::signature_path(&a.path));
                 if let Err(e) = std::fs::remove_file(&a.path) {
                     warnings.push(format!(
                         "{}: imported, but not removed: {e}",
@@ -223,6 +227,7 @@ pub fn import(
 struct Checked {
     record: Record,
     bytes: Vec<u8>,
+    signature: String,
 }
 
 /// Every reason this file cannot be imported, or the record and its exact bytes.
@@ -269,6 +274,18 @@ fn check(
     match config.node(&record.node) {
         Err(e) => reasons.push(e.to_string()),
         Ok(profile) => {
+            // Only what the node signed is a measurement of the node.
+            let sig_path = crate::trust::node::signature_path(path);
+            let sig = std::fs::read_to_string(&sig_path).ok();
+            if let Err(why) = crate::trust::node::verify_record(
+                &record.node,
+                profile.public_key.as_deref(),
+                &bytes,
+                sig.as_deref(),
+                &sig_path,
+            ) {
+                reasons.push(format!("record not signed by node {}: {why}", record.node));
+            }
             if record.gpu.name != profile.gpu
                 || record.gpu.compute_capability != profile.compute_capability
             {
@@ -307,22 +324,21 @@ fn check(
         reasons.push("records no results (no configurations, no sweep)".into());
     }
     if reasons.is_empty() {
-        Ok(Checked { record, bytes })
+        let sig_path = crate::trust::node::signature_path(path);
+        let signature = std::fs::read_to_string(&sig_path).unwrap_or_default();
+        Ok(Checked {
+            record,
+            bytes,
+            signature,
+        })
     } else {
         Err(reasons)
     }
 }
 
-/// Write the checked bytes beside their destination, sync, and rename over it: at every
-/// instant the destination holds a whole record, the old one or the new.
+/// Write the checked bytes beside their destination, sync, and rename over it (the one
+/// atomic writer): at every instant the destination holds a whole record, old or new.
 fn move_into_place(a: &Accepted) -> Result<()> {
-    use std::io::Write;
-    let dir = a.to.parent().expect("a record path has a folder");
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    tmp.write_all(&a.bytes)
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| Error::io(&a.to, e))?;
-    tmp.persist(&a.to).map_err(|e| Error::io(&a.to, e.error))?;
-    Ok(())
+    crate::trust::node::write_with_signature(&a.to, &a.bytes, &a.signature)
+        .map_err(|e| Error::Other(e.to_string()))
 }

@@ -20,6 +20,9 @@ pub enum Reason {
     WrongGpu { expected: String, found: String },
     /// The experiment (its file or kernels) changed since the record was captured.
     Stale { recorded: String, current: String },
+    /// The node's signature is missing or does not verify (edited by hand, or not the
+    /// node's): only a new run on the node replaces it.
+    NotSigned { why: String },
 }
 
 impl Reason {
@@ -29,6 +32,7 @@ impl Reason {
             Staleness::Unreadable { why, .. } => Reason::Unreadable { why },
             Staleness::WrongNode { expected, found } => Reason::WrongGpu { expected, found },
             Staleness::Changed { recorded, current } => Reason::Stale { recorded, current },
+            Staleness::NotSigned { why, .. } => Reason::NotSigned { why },
             // Row-level staleness belongs to a citation, not to the record as a whole.
             other => Reason::Unreadable {
                 why: other.to_string(),
@@ -49,6 +53,7 @@ impl Reason {
                 short_digest(recorded),
                 short_digest(current)
             ),
+            Reason::NotSigned { why } => format!("not signed by the node: {why}"),
         }
     }
 }

@@ -27,6 +27,12 @@ struct LoadedRecord {
     parsed: std::result::Result<Arc<Record>, String>,
     /// sha256 of the file's bytes: what a signature binds.
     digest: String,
+    /// The file's bytes and its node signature (`<node>.json.sig`), checked against the
+    /// node's key on first citation (the key is in the config, which loading does not see).
+    bytes: Vec<u8>,
+    signature: Option<String>,
+    sig_path: PathBuf,
+    signed: std::sync::OnceLock<std::result::Result<(), String>>,
 }
 
 /// What a build needs to know about one cited (experiment, node).
@@ -42,6 +48,7 @@ pub enum Staleness {
     Missing { path: PathBuf },
     Unreadable { path: PathBuf, why: String },
     WrongNode { expected: String, found: String },
+    NotSigned { node: String, why: String },
     Changed { recorded: String, current: String },
     RowMissing { row: String },
     RowFailed { row: String, reason: String },
@@ -62,6 +69,9 @@ impl fmt::Display for Staleness {
                 short_digest(recorded),
                 short_digest(current)
             ),
+            Staleness::NotSigned { node, why } => {
+                write!(f, "record not signed by node {node}: {why}")
+            }
             Staleness::RowMissing { row } => write!(f, "record has no row `{row}`"),
             Staleness::RowFailed { row, reason } => {
                 write!(f, "row `{row}` failed its correctness check on the node: {reason}")
@@ -108,9 +118,18 @@ impl Library {
                                     format!("sha256:{}", hex::encode(Sha256::digest(&bytes)));
                                 let parsed =
                                     Record::load(&r).map(Arc::new).map_err(|e| e.to_string());
+                                let sig_path = crate::trust::node::signature_path(&r);
+                                let signature = std::fs::read_to_string(&sig_path).ok();
                                 lib.records.insert(
                                     (exp.id.clone(), node),
-                                    LoadedRecord { parsed, digest },
+                                    LoadedRecord {
+                                        parsed,
+                                        digest,
+                                        bytes,
+                                        signature,
+                                        sig_path,
+                                        signed: Default::default(),
+                                    },
                                 );
                             }
                         }
@@ -151,33 +170,71 @@ impl Library {
             });
         };
         let path = exp.record_path(node);
-        let record = match self
+        let Some(loaded) = self
             .records
             .get(&(experiment.to_string(), node.to_string()))
-            .map(|r| &r.parsed)
-        {
-            None => return Err(Staleness::Missing { path }),
-            Some(Err(why)) => {
+        else {
+            return Err(Staleness::Missing { path });
+        };
+        let record = match &loaded.parsed {
+            Err(why) => {
                 return Err(Staleness::Unreadable {
                     path,
                     why: why.clone(),
                 })
             }
-            Some(Ok(r)) => r.clone(),
+            Ok(r) => r.clone(),
         };
         if let Ok(profile) = config.node(node) {
+            // Checked first: no other field of a record means anything unless the node
+            // signed it.
+            let signed = loaded.signed.get_or_init(|| {
+                crate::trust::node::verify_record(
+                    node,
+                    profile.public_key.as_deref(),
+                    &loaded.bytes,
+                    loaded.signature.as_deref(),
+                    &loaded.sig_path,
+                )
+            });
+            if let Err(why) = signed {
+                return Err(Staleness::NotSigned {
+                    node: node.to_string(),
+                    why: why.clone(),
+                });
+            }
+            let arch_flag = format!("={}", profile.arch);
             let matches = record.node == node
                 && record.gpu.name == profile.gpu
-                && record.gpu.compute_capability == profile.compute_capability;
+                && record.gpu.compute_capability == profile.compute_capability
+                && record.gpu.sm_count == profile.sm_count
+                && record
+                    .compile_options
+                    .iter()
+                    .any(|o| o.ends_with(&arch_flag))
+                && (profile.gpu_uuids.is_empty() || profile.gpu_uuids.contains(&record.gpu.uuid));
             if !matches {
                 return Err(Staleness::WrongNode {
                     expected: format!(
-                        "{node} ({}, cc {})",
-                        profile.gpu, profile.compute_capability
+                        "{node} ({}, cc {}, {} SMs, {})",
+                        profile.gpu, profile.compute_capability, profile.sm_count, profile.arch
                     ),
                     found: format!(
-                        "{} ({}, cc {})",
-                        record.node, record.gpu.name, record.gpu.compute_capability
+                        "{} ({}, cc {}, {} SMs, {}{})",
+                        record.node,
+                        record.gpu.name,
+                        record.gpu.compute_capability,
+                        record.gpu.sm_count,
+                        record
+                            .compile_options
+                            .iter()
+                            .find_map(|o| o.strip_prefix("--gpu-architecture="))
+                            .unwrap_or("no --gpu-architecture"),
+                        if profile.gpu_uuids.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", GPU {}", record.gpu.uuid)
+                        }
                     ),
                 });
             }

@@ -409,6 +409,20 @@ impl Record {
         )
     }
 
+    /// The bytes `write_atomic` writes (and a node signs).
+    pub fn to_file_bytes(&self) -> Result<Vec<u8>> {
+        let mut json = serde_json::to_string_pretty(self)
+            .map_err(|e| Error::Other(format!("record {}: {e}", self.experiment)))?;
+        json.push('\n');
+        Ok(json.into_bytes())
+    }
+
+    /// Write atomically with the node's signature beside it (`<node>.json.sig`).
+    pub fn write_signed(&self, path: &Path, signer: &crate::trust::Signer) -> Result<()> {
+        crate::trust::node::write_signed(path, &self.to_file_bytes()?, signer)
+            .map_err(|e| Error::Other(e.to_string()))
+    }
+
     /// Write atomically: a temporary file in the same folder, then a rename, so a crash
     /// or a failed run never leaves a half-written record in place of a good one.
     pub fn write_atomic(&self, path: &Path) -> Result<()> {

@@ -1,7 +1,7 @@
 //! Assessing every entry: resolve its citations, check its claims, expand the numbers in
 //! its prose, and ask the gate. The output is everything the renderer needs to know.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
 use rayon::prelude::*;
@@ -9,10 +9,10 @@ use rayon::prelude::*;
 use crate::content::Entry;
 use crate::error::{Error, Result};
 use crate::measure::claims::check_claim;
-use crate::render::tables::table_view;
+use crate::render::tables::{side_by_side, TableView};
 use crate::render::values::{expand_body, Resolved};
 use crate::render::Assessment;
-use crate::review::{cited_records, decide, signed_digest, Facts};
+use crate::review::{cited_records, decide, signed_material, Facts};
 
 use super::project::Project;
 
@@ -42,6 +42,11 @@ pub fn assess_collecting(project: &Project, today: NaiveDate) -> (Vec<Assessment
     (out, errors)
 }
 
+/// Assess one entry (signing, `review diff`).
+pub fn assess_one(project: &Project, entry: &Entry, today: NaiveDate) -> Result<Assessment> {
+    assess(project, entry, today)
+}
+
 pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Result<Assessment> {
     let library = &project.library;
     let mut stale: Vec<(String, String)> = Vec::new();
@@ -61,15 +66,25 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
 
     let mut tables = Vec::new();
     for t in &entry.meta.measured {
-        let key = (t.experiment.clone(), t.node.clone());
-        let Some(c) = citations.get(&key) else {
+        let per_node: Vec<_> = t
+            .nodes()
+            .iter()
+            .filter_map(|n| {
+                let c = citations.get(&(t.experiment.clone(), n.clone()))?;
+                Some((n.as_str(), c.as_ref()))
+            })
+            .collect();
+        if per_node.is_empty() {
             continue;
-        };
-        let (view, problems) = table_view(t, c.as_ref());
+        }
+        let (view, problems) = side_by_side(t, &per_node);
         // A stale record is reported once, above; row problems of a current record here.
-        if c.is_ok() {
-            for p in problems {
-                stale.push((format!("{}/{}", t.experiment, t.node), p.to_string()));
+        for (node, p) in problems {
+            if citations
+                .get(&(t.experiment.clone(), node.clone()))
+                .is_some_and(|c| c.is_ok())
+            {
+                stale.push((format!("{}/{node}", t.experiment), p.to_string()));
             }
         }
         tables.push(view);
@@ -117,9 +132,14 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
     }
     stale.dedup();
 
-    let material = signed_digest(entry, library);
+    let material = signed_material(
+        entry,
+        shown_cells(project, entry, &tables, &body.markdown, diagram.as_deref()),
+    );
     let verdict = decide(Facts {
+        entry: &entry.id,
         signoff: project.signoffs.get(&entry.id),
+        people: &project.people,
         digest: &material.digest,
         stale: &stale,
         unsupported: &unsupported,
@@ -163,4 +183,51 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
         last_checked,
         warnings,
     })
+}
+
+/// What the page shows besides the entry file: every table cell, the body with its calls
+/// expanded (when it has any), the diagram's preset and drawing. Signatures cover these,
+/// so a re-measured or re-modelled number withdraws them, and `review diff` names each.
+fn shown_cells(
+    project: &Project,
+    entry: &Entry,
+    tables: &[TableView],
+    expanded_body: &str,
+    diagram: Option<&str>,
+) -> BTreeMap<String, String> {
+    let mut cells = BTreeMap::new();
+    for (i, (t, view)) in entry.meta.measured.iter().zip(tables).enumerate() {
+        for (r, row) in view.rows.iter().enumerate() {
+            let label = t.rows.get(r).cloned().unwrap_or_else(|| r.to_string());
+            for (j, (heading, cell)) in view.headings.iter().zip(row).enumerate() {
+                // Side-by-side tables repeat a heading per node: the column number keeps
+                // each cell's name unique.
+                cells.insert(
+                    format!(
+                        "table {} ({}/{}) row {label}, column {} {heading}",
+                        i + 1,
+                        view.experiment,
+                        view.node,
+                        j + 1
+                    ),
+                    cell.clone(),
+                );
+            }
+        }
+    }
+    if expanded_body != entry.body {
+        cells.insert("body as shown".into(), expanded_body.to_string());
+    }
+    if let Some(d) = &entry.meta.diagram {
+        if let Some(preset) = project.diagrams.get(d) {
+            cells.insert(
+                format!("diagram preset {}/{}", d.kind, d.preset),
+                format!("{preset:#?}"),
+            );
+        }
+    }
+    if let Some(html) = diagram {
+        cells.insert("diagram".into(), html.to_string());
+    }
+    cells
 }

@@ -7,6 +7,7 @@ mod assess;
 mod output;
 mod project;
 mod session;
+mod signing;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -14,11 +15,12 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-pub use assess::assess_all;
 use assess::{assess, assess_collecting};
-pub use output::{copy_dir, write_site, Staging, MARKER};
+pub use assess::{assess_all, assess_one};
+pub use output::{copy_dir, write_site, Staging, DRAFTS_MARKER, MARKER};
 pub use project::Project;
 pub use session::{Rebuilt, Session};
+pub use signing::{sign_selected, Selection};
 
 use crate::content::EntryId;
 use crate::error::{Error, Result};
@@ -104,7 +106,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     };
     let out = output_dir(opts, &project);
     let static_dir = project.layout.templates().join("static");
-    let staging = Staging::begin(&out)?;
+    let staging = Staging::begin(&out, opts.drafts)?;
     let mut site = render_through(opts, &project, &tera, &assessments, &|f| {
         staging.write(&f.path, &f.bytes)
     })?;
@@ -143,7 +145,14 @@ pub(crate) fn render_through(
     let pages = pages_of(opts, assessments, &published);
     let gathered = std::sync::Mutex::new((SiteLinkIndex::default(), 0usize));
     let links = render_site_into(
-        &project.render_input(assessments, tera, &pages, &published, opts.today),
+        &project.render_input(
+            assessments,
+            tera,
+            &pages,
+            &published,
+            opts.today,
+            opts.drafts,
+        ),
         &|f| {
             let facts = page_links(&f);
             sink(f)?;
@@ -177,10 +186,16 @@ fn pages_of(
     }
 }
 
+/// `--out`, else `site/`, or `site-drafts/` for a drafts preview: a preview never lands
+/// where the deployable site is by default.
 fn output_dir(opts: &BuildOptions, project: &Project) -> PathBuf {
-    opts.out
-        .clone()
-        .unwrap_or_else(|| project.layout.default_output())
+    opts.out.clone().unwrap_or_else(|| {
+        if opts.drafts {
+            project.layout.drafts_output()
+        } else {
+            project.layout.default_output()
+        }
+    })
 }
 
 /// `review status`: each entry's standing, read off the verdicts of the same assessment a
@@ -194,6 +209,7 @@ pub fn review_status(project: &Project, assessments: &[Assessment]) -> StatusRep
             verdict: &a.verdict,
             material: &a.material,
             warnings: &a.warnings,
+            people: &project.people,
         })
     }))
 }
@@ -224,7 +240,8 @@ fn render_errors(
     let report = BuildReport::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
-    let files = render_site(&project.render_input(assessments, tera, &pages, &published, today));
+    let files =
+        render_site(&project.render_input(assessments, tera, &pages, &published, today, false));
     let checked = files.and_then(|files| {
         crate::render::site_links::check_site_links(
             &files,

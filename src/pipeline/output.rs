@@ -16,10 +16,27 @@ use crate::render::OutputFile;
 
 /// Marks a folder as made by `glossary build`, so it is safe to replace.
 pub const MARKER: &str = ".glossary-site";
+/// Marks a folder as made by `glossary build --drafts`: a preview that must never be
+/// deployed. A normal build refuses to replace it (it could be the folder a deploy script
+/// picks up), and a drafts build refuses to replace a deployable site.
+pub const DRAFTS_MARKER: &str = ".glossary-drafts";
+
+fn marker(drafts: bool) -> &'static str {
+    if drafts {
+        DRAFTS_MARKER
+    } else {
+        MARKER
+    }
+}
 
 /// Write `files` (and a copy of `static_dir`, if any) as the new content of `out`.
-pub fn write_site(out: &Path, files: &[OutputFile], static_dir: Option<&Path>) -> Result<()> {
-    let staging = Staging::begin(out)?;
+pub fn write_site(
+    out: &Path,
+    files: &[OutputFile],
+    static_dir: Option<&Path>,
+    drafts: bool,
+) -> Result<()> {
+    let staging = Staging::begin(out, drafts)?;
     for f in files {
         staging.write(&f.path, &f.bytes)?;
     }
@@ -33,13 +50,15 @@ pub struct Staging {
     dir: PathBuf,
     /// Whether `dir` is a recycled site, which may hold files this build does not write.
     recycled: bool,
+    /// A drafts preview (its marker is [`DRAFTS_MARKER`]).
+    drafts: bool,
     written: Mutex<HashSet<PathBuf>>,
     finished: bool,
 }
 
 impl Staging {
     /// Check that `out` may be replaced and set up the staging folder beside it.
-    pub fn begin(out: &Path) -> Result<Staging> {
+    pub fn begin(out: &Path, drafts: bool) -> Result<Staging> {
         let out = absolute(out)?;
         let parent = out
             .parent()
@@ -51,9 +70,20 @@ impl Staging {
             })?
             .to_path_buf();
         std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
-        if out.exists() && !is_replaceable(&out) {
+        if out.exists() && !is_replaceable(&out, drafts) {
+            let other = marker(!drafts);
+            let why = if out.join(other).is_file() && drafts {
+                format!("it holds a deployable site (it has {MARKER}); a drafts preview goes to its own folder (default site-drafts/)")
+            } else if out.join(other).is_file() {
+                format!("it holds a drafts preview (it has {DRAFTS_MARKER}), which must never be deployed; build the site into another folder (default site/), or remove the preview")
+            } else {
+                format!(
+                    "glossary did not write it (no {} in it); choose another --out or remove it",
+                    marker(drafts)
+                )
+            };
             return Err(Error::Other(format!(
-                "{}: refusing to replace a folder that glossary did not write (no {MARKER} in it); choose another --out or remove it",
+                "{}: refusing to replace this folder: {why}",
                 out.display()
             )));
         }
@@ -66,12 +96,13 @@ impl Staging {
         let prev = parent.join(format!(".{name}.prev"));
         // Claim the previous generation by renaming it over the empty staging folder; a
         // concurrent build that loses the race simply starts from an empty folder.
-        let recycled = prev.join(MARKER).is_file() && std::fs::rename(&prev, &dir).is_ok();
+        let recycled = prev.join(marker(drafts)).is_file() && std::fs::rename(&prev, &dir).is_ok();
         Ok(Staging {
             out,
             prev,
             dir,
             recycled,
+            drafts,
             written: Mutex::new(HashSet::new()),
             finished: false,
         })
@@ -101,7 +132,7 @@ impl Staging {
         if self.recycled {
             self.remove_stale()?;
         }
-        let marker = self.dir.join(MARKER);
+        let marker = self.dir.join(marker(self.drafts));
         std::fs::write(&marker, b"").map_err(|e| Error::io(&marker, e))?;
         self.swap()?;
         self.finished = true;
@@ -117,7 +148,7 @@ impl Staging {
         {
             let item = item.map_err(|e| Error::Other(format!("{}: {e}", self.dir.display())))?;
             let rel = item.path().strip_prefix(&self.dir).unwrap_or(item.path());
-            if rel == Path::new(MARKER) || rel.starts_with("static") {
+            if rel == Path::new(marker(self.drafts)) || rel.starts_with("static") {
                 continue;
             }
             if item.file_type().is_dir() {
@@ -184,8 +215,9 @@ pub(crate) fn write_if_changed(dest: &Path, bytes: &[u8]) -> Result<bool> {
     Ok(true)
 }
 
-fn is_replaceable(out: &Path) -> bool {
-    out.join(MARKER).is_file() || std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none())
+fn is_replaceable(out: &Path, drafts: bool) -> bool {
+    let own = out.join(marker(drafts)).is_file() && !out.join(marker(!drafts)).is_file();
+    own || std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none())
 }
 
 pub(crate) fn absolute(p: &Path) -> Result<PathBuf> {
@@ -247,14 +279,16 @@ mod tests {
             &out,
             &[file("a/index.html", "1"), file("b/index.html", "1")],
             None,
+            false,
         )
         .unwrap();
-        write_site(&out, &[file("a/index.html", "2")], None).unwrap();
+        write_site(&out, &[file("a/index.html", "2")], None, false).unwrap();
         // The third build recycles the first one's folder, which still holds b/.
         write_site(
             &out,
             &[file("a/index.html", "3"), file("c/index.html", "3")],
             None,
+            false,
         )
         .unwrap();
         assert_eq!(
@@ -272,15 +306,15 @@ mod tests {
     fn a_failed_build_leaves_the_site_as_it_was() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("site");
-        write_site(&out, &[file("a/index.html", "1")], None).unwrap();
-        write_site(&out, &[file("a/index.html", "2")], None).unwrap();
+        write_site(&out, &[file("a/index.html", "1")], None, false).unwrap();
+        write_site(&out, &[file("a/index.html", "2")], None, false).unwrap();
         {
-            let staging = Staging::begin(&out).unwrap();
+            let staging = Staging::begin(&out, false).unwrap();
             staging.write(Path::new("a/index.html"), b"broken").unwrap();
             // dropped without finish: the build failed
         }
         assert_eq!(listing(&out)[1], ("a/index.html".into(), "2".into()));
-        write_site(&out, &[file("z.html", "4")], None).unwrap();
+        write_site(&out, &[file("z.html", "4")], None, false).unwrap();
         assert_eq!(listing(&out)[1], ("z.html".into(), "4".into()));
         assert_eq!(listing(&out).len(), 2);
     }
@@ -291,7 +325,34 @@ mod tests {
         let out = tmp.path().join("mine");
         std::fs::create_dir_all(&out).unwrap();
         std::fs::write(out.join("keep.txt"), "x").unwrap();
-        assert!(write_site(&out, &[file("a.html", "1")], None).is_err());
+        assert!(write_site(&out, &[file("a.html", "1")], None, false).is_err());
         assert_eq!(std::fs::read_to_string(out.join("keep.txt")).unwrap(), "x");
+    }
+
+    #[test]
+    fn a_drafts_folder_and_a_site_folder_never_replace_each_other() {
+        let tmp = tempfile::tempdir().unwrap();
+        let drafts = tmp.path().join("site-drafts");
+        write_site(&drafts, &[file("index.html", "draft")], None, true).unwrap();
+        assert!(drafts.join(DRAFTS_MARKER).is_file());
+        let e = write_site(&drafts, &[file("index.html", "site")], None, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("it holds a drafts preview"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(drafts.join("index.html")).unwrap(),
+            "draft"
+        );
+
+        let site = tmp.path().join("site");
+        write_site(&site, &[file("index.html", "site")], None, false).unwrap();
+        let e = write_site(&site, &[file("index.html", "draft")], None, true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("it holds a deployable site"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(site.join("index.html")).unwrap(),
+            "site"
+        );
     }
 }

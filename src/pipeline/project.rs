@@ -8,12 +8,17 @@ use crate::config::{Config, Layout};
 use chrono::NaiveDate;
 use tera::Tera;
 
-use crate::content::{check_references, load_content_collecting, Content, Entry, EntryId, Known};
+use crate::content::{
+    check_references, load_content_collecting, read_entry, Content, Entry, EntryId, Kind, Known,
+};
 use crate::error::{Error, Location, Result};
 use crate::measure::Library;
 use crate::render::diagram::DiagramPresets;
 use crate::render::{Assessment, RenderInput};
-use crate::review::{load_signoffs, ReviewInput, SignOffs};
+use crate::review::{
+    load_signoff, load_signoffs, resolve_entry, signoff_path, ReviewError, ReviewInput, SignOffs,
+};
+use crate::trust::People;
 
 pub struct Project {
     pub layout: Layout,
@@ -21,6 +26,8 @@ pub struct Project {
     pub content: Content,
     pub library: Library,
     pub signoffs: SignOffs,
+    /// Who may sign, with which keys; every signature is checked against it.
+    pub people: People,
     /// The presets the content's diagrams name, parsed and checked.
     pub diagrams: DiagramPresets,
 }
@@ -48,6 +55,10 @@ impl Project {
             errors.extend(e.flatten());
             Library::default()
         });
+        let people = People::load(&layout.people()).unwrap_or_else(|e| {
+            errors.extend(e.flatten());
+            People::default()
+        });
         let known: HashSet<_> = content.entries.iter().map(|e| &e.id).collect();
         let signoffs = load_signoffs(&layout.reviews(), &known).unwrap_or_else(|e| {
             errors.extend(e.flatten());
@@ -65,6 +76,7 @@ impl Project {
                 content,
                 library,
                 signoffs,
+                people,
                 diagrams,
             },
             errors,
@@ -77,6 +89,7 @@ impl Project {
             content: &self.content,
             library: &self.library,
             signoffs: &self.signoffs,
+            people: &self.people,
             reviews: self.layout.reviews(),
         }
     }
@@ -90,21 +103,143 @@ impl Project {
         pages: &'a HashSet<EntryId>,
         published: &'a HashSet<EntryId>,
         today: NaiveDate,
+        drafts: bool,
     ) -> RenderInput<'a> {
         RenderInput {
             layout: &self.layout,
             config: &self.config,
             content: &self.content,
             signoffs: &self.signoffs,
+            people: &self.people,
             assessments,
             tera,
             pages,
             published,
             today,
+            drafts,
         }
     }
 }
 
+impl Project {
+    /// Load what signing or diffing `queries` needs, and only that: config, people,
+    /// measurements, the named entries and their signatures. Signing one entry of a
+    /// 10,000-entry site reads a handful of files, not the site. A query whose file is not
+    /// at `content/<kind>/<slug>.md` (a `slug:` in front matter) falls back to a full load.
+    /// Returns the project and the entries the queries name, in order.
+    pub fn load_entries(root: &Path, queries: &[String]) -> Result<(Project, Vec<EntryId>)> {
+        let layout = Layout::new(root);
+        let mut found: Vec<(Kind, std::path::PathBuf)> = Vec::new();
+        for q in queries {
+            let q = q.trim();
+            let candidates: Vec<(Kind, &str)> = match EntryId::parse(q) {
+                Some(id) => vec![(id.kind, q.rsplit('/').next().unwrap_or(q))],
+                None => Kind::ALL.into_iter().map(|k| (k, q)).collect(),
+            };
+            let hits: Vec<(Kind, std::path::PathBuf)> = candidates
+                .into_iter()
+                .filter(|(_, slug)| crate::content::is_valid_slug(slug))
+                .map(|(k, slug)| (k, layout.content().join(k.dir()).join(format!("{slug}.md"))))
+                .filter(|(_, p)| p.is_file())
+                .collect();
+            match hits.len() {
+                1 => found.extend(hits),
+                0 => return Project::load_all_for(root, queries),
+                _ => {
+                    return Err(ReviewError::AmbiguousEntry {
+                        query: q.to_string(),
+                        candidates: hits
+                            .iter()
+                            .map(|(k, p)| {
+                                format!(
+                                    "{}/{}",
+                                    k.dir(),
+                                    p.file_stem().and_then(|s| s.to_str()).unwrap_or_default()
+                                )
+                            })
+                            .collect(),
+                    }
+                    .into())
+                }
+            }
+        }
+        let config = Config::load(root)?;
+        let mut errors = Vec::new();
+        let mut entries = Vec::new();
+        for (kind, path) in found {
+            let stem = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+                .to_string();
+            match read_entry(kind, path) {
+                // A `slug:` that differs from the file name: the full load sorts it out.
+                Ok(e) if e.id.slug != stem => return Project::load_all_for(root, queries),
+                Ok(e) => entries.push(e),
+                Err(e) => errors.push(e),
+            }
+        }
+        let ids: Vec<EntryId> = entries.iter().map(|e| e.id.clone()).collect();
+        let library = Library::load(&layout.measurements()).unwrap_or_else(|e| {
+            errors.extend(e.flatten());
+            Library::default()
+        });
+        let people = People::load(&layout.people()).unwrap_or_else(|e| {
+            errors.extend(e.flatten());
+            People::default()
+        });
+        let known: HashSet<&EntryId> = ids.iter().collect();
+        let mut signoffs = SignOffs::new();
+        for id in &ids {
+            let path = signoff_path(&layout.reviews(), id);
+            if path.is_file() {
+                match load_signoff(&layout.reviews(), &path, &known) {
+                    Ok((id, s)) => {
+                        signoffs.insert(id, s);
+                    }
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+        let mut diagrams = DiagramPresets::default();
+        for entry in &entries {
+            errors.extend(check_citations(entry, &config, &library));
+            errors.extend(check_diagram(entry, &config, &layout, &mut diagrams));
+        }
+        errors.sort_by_cached_key(|e| e.to_string());
+        Error::collect(errors)?;
+        let mut unique = Vec::new();
+        for e in entries {
+            if !unique.iter().any(|u: &Entry| u.id == e.id) {
+                unique.push(e);
+            }
+        }
+        Ok((
+            Project {
+                layout,
+                config,
+                content: Content::from_entries(unique),
+                library,
+                signoffs,
+                people,
+                diagrams,
+            },
+            ids,
+        ))
+    }
+
+    fn load_all_for(root: &Path, queries: &[String]) -> Result<(Project, Vec<EntryId>)> {
+        let project = Project::load(root)?;
+        let ids = queries
+            .iter()
+            .map(|q| resolve_entry(&project.content, q))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok((project, ids))
+    }
+}
+
+/// Citations must name an experiment and node that exist and columns that exist. (Whether
+/// the record is current is not an error: it refuses the entry, see `assess`.)
 /// An entry's references to experiments, nodes and columns, checked by content's
 /// validation against what this project defines.
 pub(crate) fn check_citations(entry: &Entry, config: &Config, library: &Library) -> Vec<Error> {

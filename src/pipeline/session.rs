@@ -84,6 +84,8 @@ pub struct Rebuilt {
     pub removed: Vec<PathBuf>,
     /// `templates/static`, served at `static/`.
     pub static_dir: PathBuf,
+    /// Made by a `--drafts` session: written only to a drafts folder (see `output`).
+    pub drafts: bool,
 }
 
 impl Rebuilt {
@@ -91,7 +93,7 @@ impl Rebuilt {
     /// `build` does; single files are each replaced atomically.
     pub fn write_to(&self, out: &Path) -> Result<()> {
         if self.full {
-            return write_site(out, &self.files, Some(&self.static_dir));
+            return write_site(out, &self.files, Some(&self.static_dir), self.drafts);
         }
         for f in &self.files {
             write_live(&out.join(&f.path), &f.bytes)?;
@@ -207,6 +209,10 @@ impl Session {
             return Change::Ignore;
         }
         match parts[..] {
+            // Signed texts are read by `review diff` only; a signature file changes with them.
+            ["content", "reviews", crate::review::TEXTS_DIR, _] => Change::Ignore,
+            // Who may sign decides every verdict.
+            ["content", crate::trust::PEOPLE_FILE] => Change::Full,
             ["content", "reviews", dir, file] => {
                 match (Kind::from_dir(dir), file.strip_suffix(".yaml")) {
                     (Some(kind), Some(slug)) => Change::Signatures(EntryId::new(kind, slug)),
@@ -381,6 +387,7 @@ impl State {
             files,
             removed: Vec::new(),
             static_dir,
+            drafts: opts.drafts,
         };
         let state = State {
             project,
@@ -488,6 +495,7 @@ impl State {
             &pages,
             &published,
             opts.today,
+            opts.drafts,
         );
         let assessment_of = |id: &EntryId| -> Option<&Assessment> {
             let i = self.index_of(id)?;
@@ -680,6 +688,7 @@ impl State {
             files,
             removed,
             static_dir,
+            drafts: opts.drafts,
         })
     }
 

@@ -40,6 +40,9 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
     if table.stale.is_some() || table.rows.is_empty() {
         return None;
     }
+    if !table.groups.is_empty() {
+        return comparison_chart(table);
+    }
     let metric = table
         .headings
         .iter()
@@ -101,6 +104,84 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
             vx = LABEL_WIDTH + w + 6.0,
             shown = escape(b.shown),
         ));
+    }
+    svg.push_str("</svg>");
+    Some(svg)
+}
+
+/// A side-by-side table's chart: for each row, one bar per node, labelled with both, so
+/// the comparison reads without relying on colour.
+fn comparison_chart(table: &TableView) -> Option<String> {
+    let first = table.groups.first()?;
+    let group_headings = &table.headings[first.first..first.first + first.span];
+    let offset = group_headings
+        .iter()
+        .position(|h| h == PREFERRED_METRIC || h.ends_with(&format!("({PREFERRED_METRIC})")))
+        .or(if first.span > 0 { Some(0) } else { None })?;
+    let label_col = table.numeric.iter().position(|&n| !n);
+    let mut bars: Vec<(usize, Bar<'_>)> = Vec::new();
+    for (i, row) in table.rows.iter().enumerate() {
+        let label = label_col
+            .and_then(|c| row.get(c))
+            .cloned()
+            .unwrap_or_else(|| format!("row {}", i + 1));
+        for (g, group) in table.groups.iter().enumerate() {
+            let col = group.first + offset;
+            let shown = row.get(col)?;
+            let value = (*table.values.get(i)?.get(col)?)?;
+            bars.push((
+                g,
+                Bar {
+                    label: format!("{label} · {}", group.node),
+                    shown,
+                    value,
+                },
+            ));
+        }
+    }
+    if bars.is_empty() || bars.iter().any(|(_, b)| b.value < 0.0) {
+        return None;
+    }
+    let max = bars.iter().map(|(_, b)| b.value).fold(0.0_f64, f64::max);
+    let metric_name = &group_headings[offset];
+    let nodes: Vec<&str> = table.groups.iter().map(|g| g.node.as_str()).collect();
+    let description = format!(
+        "Bar chart comparing {metric_name} on {}: {}.",
+        nodes.join(", "),
+        bars.iter()
+            .map(|(_, b)| format!("{} {}", b.label, b.shown))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let per_row = table.groups.len() as f64;
+    let rows = table.rows.len() as f64;
+    let gap = ROW_HEIGHT - BAR_HEIGHT;
+    let height = TOP * 2.0 + (BAR_HEIGHT + 4.0) * per_row * rows + gap * rows;
+    let label_width = LABEL_WIDTH + 40.0;
+    let bar_space = WIDTH - label_width - VALUE_WIDTH;
+    let mut svg = format!(
+        r#"<svg class="bar-chart comparison-chart" role="img" aria-label="{d}" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title>{d}</title>"#,
+        d = escape(&description)
+    );
+    let mut y = TOP;
+    for (k, (g, b)) in bars.iter().enumerate() {
+        if k > 0 && *g == 0 {
+            y += gap;
+        }
+        let w = if max > 0.0 {
+            (b.value / max * bar_space).max(1.0)
+        } else {
+            1.0
+        };
+        let text_y = y + BAR_HEIGHT - 3.0;
+        svg.push_str(&format!(
+            r#"<text class="chart-label" x="{lx}" y="{text_y}" text-anchor="end">{label}</text><rect class="chart-bar node-{g}" x="{label_width}" y="{y}" width="{w:.1}" height="{BAR_HEIGHT}" rx="2"></rect><text class="chart-value" x="{vx:.1}" y="{text_y}">{shown}</text>"#,
+            lx = label_width - 8.0,
+            label = escape(&b.label),
+            vx = label_width + w + 6.0,
+            shown = escape(b.shown),
+        ));
+        y += BAR_HEIGHT + 4.0;
     }
     svg.push_str("</svg>");
     Some(svg)
@@ -329,6 +410,7 @@ mod tests {
         TableView {
             experiment: "exp".into(),
             node: "node".into(),
+            groups: Vec::new(),
             caption: None,
             headings: headings.iter().map(|s| s.to_string()).collect(),
             numeric: numeric.to_vec(),
@@ -344,7 +426,7 @@ mod tests {
                         .collect()
                 })
                 .collect(),
-            provenance: String::new(),
+            provenance: Vec::new(),
             stale: None,
             notes: Vec::new(),
             line: None,
@@ -352,7 +434,7 @@ mod tests {
     }
 
     fn widths(svg: &str) -> Vec<f64> {
-        svg.split("class=\"chart-bar\"")
+        svg.split("class=\"chart-bar")
             .skip(1)
             .filter_map(|s| s.split("width=\"").nth(1)?.split('"').next()?.parse().ok())
             .collect()
@@ -396,6 +478,38 @@ mod tests {
         assert!(bar_chart(&t).is_none());
         let t = table(&["label"], &[false], &[&["a"]]);
         assert!(bar_chart(&t).is_none());
+    }
+
+    #[test]
+    fn a_side_by_side_table_charts_each_row_once_per_node() {
+        let mut t = table(
+            &["label", "GB/s", "GB/s"],
+            &[false, true, true],
+            &[&["full", "400.0", "200.0"], &["quarter", "100.0", "50.0"]],
+        );
+        t.groups = vec![
+            super::super::tables::ColumnGroup {
+                node: "node-a".into(),
+                gpu: "A".into(),
+                first: 1,
+                span: 1,
+            },
+            super::super::tables::ColumnGroup {
+                node: "node-b".into(),
+                gpu: "B".into(),
+                first: 2,
+                span: 1,
+            },
+        ];
+        let svg = bar_chart(&t).expect("a chart");
+        assert!(svg.contains("<title>Bar chart comparing GB/s on node-a, node-b: full · node-a 400.0, full · node-b 200.0, quarter · node-a 100.0, quarter · node-b 50.0.</title>"), "{svg}");
+        let w = widths(&svg);
+        assert_eq!(w.len(), 4);
+        assert!(
+            (w[0] / w[1] - 2.0).abs() < 0.01 && (w[0] / w[3] - 8.0).abs() < 0.01,
+            "{w:?}"
+        );
+        assert!(svg.contains(r#"class="chart-bar node-1""#));
     }
 
     #[test]

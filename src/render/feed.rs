@@ -15,14 +15,20 @@ use super::site_wide::{rfc3339, PublishedPage};
 
 pub const FEED_ENTRIES: usize = 50;
 
-pub fn atom_feed(config: &Config, pages: &[PublishedPage<'_>], today: NaiveDate) -> OutputFile {
+pub fn atom_feed(
+    config: &Config,
+    pages: &[PublishedPage<'_>],
+    today: NaiveDate,
+    drafts: bool,
+) -> OutputFile {
     let base = config.base_url.trim_end_matches('/');
     let mut sorted: Vec<&PublishedPage<'_>> = pages.iter().collect();
     sorted.sort_by(|a, b| b.updated.cmp(&a.updated).then(a.entry.id.cmp(&b.entry.id)));
     // With no published entry there is no approval date; the build date stands in.
     let updated = sorted.first().and_then(|p| p.updated).unwrap_or(today);
     let mut xml = format!(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <title>{title}</title>\n  <subtitle>{subtitle}</subtitle>\n  <id>{base}/</id>\n  <link rel=\"alternate\" href=\"{base}/\"/>\n  <link rel=\"self\" href=\"{base}/feed.xml\"/>\n  <updated>{updated}</updated>\n",
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n{banner}<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <title>{title}</title>\n  <subtitle>{subtitle}</subtitle>\n  <id>{base}/</id>\n  <link rel=\"alternate\" href=\"{base}/\"/>\n  <link rel=\"self\" href=\"{base}/feed.xml\"/>\n  <updated>{updated}</updated>\n",
+        banner = if drafts { super::site_wide::DRAFTS_XML_BANNER } else { "" },
         title = escape(&config.title),
         subtitle = escape(&config.description),
         base = escape(base),

@@ -10,6 +10,7 @@ use tera::Tera;
 use crate::config::{Config, Layout};
 use crate::content::{Content, EntryId};
 use crate::review::{SignOffs, SignedMaterial, Verdict};
+use crate::trust::People;
 
 use super::tables::TableView;
 use super::values::Resolved;
@@ -39,6 +40,8 @@ pub struct RenderInput<'a> {
     pub config: &'a Config,
     pub content: &'a Content,
     pub signoffs: &'a SignOffs,
+    /// Who signed: bylines show registered names.
+    pub people: &'a People,
     pub assessments: &'a [Assessment],
     pub tera: &'a Tera,
     /// Entries that get a page in this build.
@@ -47,6 +50,8 @@ pub struct RenderInput<'a> {
     pub published: &'a HashSet<EntryId>,
     /// The build date: the feed's `updated` when nothing is published yet.
     pub today: NaiveDate,
+    /// A `--drafts` preview build (see `pipeline::output` for its own folder and marker).
+    pub drafts: bool,
 }
 
 /// One file of the output, by path relative to the site root.

@@ -23,13 +23,16 @@ pub struct SiteCtx<'a> {
     title: &'a str,
     base_url: &'a str,
     description: &'a str,
+    /// A `--drafts` preview: every page carries `noindex` and the preview banner.
+    drafts_preview: bool,
 }
 
-pub fn site_ctx(config: &crate::config::Config) -> SiteCtx<'_> {
+pub fn site_ctx(config: &crate::config::Config, drafts_preview: bool) -> SiteCtx<'_> {
     SiteCtx {
         title: &config.title,
         base_url: &config.base_url,
         description: &config.description,
+        drafts_preview,
     }
 }
 
@@ -250,7 +253,7 @@ pub fn render_page(
     a: &Assessment,
     r: RenderedMarkdown,
 ) -> Result<OutputFile> {
-    let html = render_entry(input, &site_ctx(input.config), e, a, r)?;
+    let html = render_entry(input, &site_ctx(input.config, input.drafts), e, a, r)?;
     Ok(OutputFile {
         path: page_path(&e.id),
         bytes: html.into_bytes(),
@@ -282,14 +285,15 @@ fn published_page<'a>(
         .into_iter()
         .flat_map(|s| [s.author.as_ref(), s.reviewer.as_ref()])
         .flatten()
-        .map(|s| s.date);
+        .map(|s| s.date());
     PublishedPage {
         entry: e,
         text,
         updated: dates.max(),
         author: signoff
             .and_then(|s| s.author.as_ref())
-            .map(|s| s.name.trim()),
+            .and_then(|s| input.people.get(&s.person))
+            .map(|p| p.name.as_str()),
     }
 }
 
@@ -425,13 +429,21 @@ fn render_entry(
         Vec::new()
     };
     let signoff = input.signoffs.get(&e.id);
-    let name_of = |s: Option<&crate::review::Signature>| s.map(|s| s.name.trim().to_string());
+    // The registered name; a draft may carry a signature of someone not (yet) registered.
+    let name_of = |s: Option<&crate::review::Signature>| {
+        s.map(|s| {
+            input
+                .people
+                .get(&s.person)
+                .map_or_else(|| s.person.clone(), |p| p.name.clone())
+        })
+    };
     let byline = BylineCtx {
         written_by: name_of(signoff.and_then(|s| s.author.as_ref())),
         reviewed_by: name_of(signoff.and_then(|s| s.reviewer.as_ref())),
         written_on: signoff
             .and_then(|s| s.author.as_ref())
-            .map(|s| s.date.to_string()),
+            .map(|s| s.date().to_string()),
         last_checked_on: a.last_checked.map(|d| d.to_string()),
     };
     let ctx = PageCtx {
@@ -489,7 +501,7 @@ struct LetterGroup {
 
 /// The home page: every page of this build, terms A-Z, lessons by day, guides.
 pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
-    let site = &site_ctx(input.config);
+    let site = &site_ctx(input.config, input.drafts);
     let content = input.content;
     let listed = |kind| {
         content

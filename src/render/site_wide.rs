@@ -15,6 +15,12 @@ use crate::error::Result;
 use super::input::RenderInput;
 use super::templates::render as render_template;
 
+/// The first thing in every XML file of a `--drafts` preview: XML has no `noindex`, so it
+/// says in words what the HTML pages say with `<meta name="robots">`; `robots.txt` of the
+/// preview disallows everything.
+pub const DRAFTS_XML_BANNER: &str =
+    "<!-- DRAFTS PREVIEW (glossary build --drafts): not for deployment; noindex -->\n";
+
 /// A published entry as the site-wide files see it.
 pub struct PublishedPage<'a> {
     pub entry: &'a Entry,
@@ -55,10 +61,17 @@ pub fn render_site_wide(
             rayon::join(
                 || super::search::index_files(pages),
                 || {
-                    vec![
-                        super::sitemap::sitemap(&config.base_url, pages),
-                        super::feed::atom_feed(config, pages, input.today),
-                    ]
+                    let mut v = vec![
+                        super::sitemap::sitemap(&config.base_url, pages, input.drafts),
+                        super::feed::atom_feed(config, pages, input.today, input.drafts),
+                    ];
+                    if input.drafts {
+                        v.push(OutputFile {
+                            path: PathBuf::from("robots.txt"),
+                            bytes: b"# A glossary build --drafts preview: not for deployment.\nUser-agent: *\nDisallow: /\n".to_vec(),
+                        });
+                    }
+                    v
                 },
             )
         },
@@ -75,7 +88,7 @@ pub fn render_site_wide(
                     continue;
                 }
                 let mut ctx = Context::new();
-                ctx.insert("site", &super::pages::site_ctx(config));
+                ctx.insert("site", &super::pages::site_ctx(config, input.drafts));
                 ctx.insert("root", &root);
                 ctx.insert(
                     "canonical",

@@ -7,11 +7,13 @@ use super::input::OutputFile;
 use super::escape::escape;
 use super::site_wide::PublishedPage;
 
-pub fn sitemap(base_url: &str, pages: &[PublishedPage<'_>]) -> OutputFile {
+pub fn sitemap(base_url: &str, pages: &[PublishedPage<'_>], drafts: bool) -> OutputFile {
     let base = base_url.trim_end_matches('/');
-    let mut xml = String::from(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
-    );
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    if drafts {
+        xml.push_str(super::site_wide::DRAFTS_XML_BANNER);
+    }
+    xml.push_str("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
     let newest = pages.iter().filter_map(|p| p.updated).max();
     xml.push_str(&url_element(&format!("{base}/"), newest));
     for p in pages {

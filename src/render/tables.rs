@@ -9,7 +9,11 @@ use crate::measure::{Citation, Staleness};
 #[derive(Debug, Clone, Serialize)]
 pub struct TableView {
     pub experiment: String,
+    /// The cited nodes as one phrase ("h200", or "t4, h200" side by side).
     pub node: String,
+    /// Side by side: the column group of each node, in the entry's order, after the
+    /// leading columns that name the row (empty for a one-node table).
+    pub groups: Vec<ColumnGroup>,
     pub caption: Option<String>,
     pub headings: Vec<String>,
     /// Whether each column is numeric (right-aligned).
@@ -18,7 +22,8 @@ pub struct TableView {
     /// Each cell's number, where it has one: what charts are drawn from, so they never
     /// parse the formatted text back.
     pub values: Vec<Vec<Option<f64>>>,
-    pub provenance: String,
+    /// Where each node's numbers came from (GPU, driver, capture time...), in node order.
+    pub provenance: Vec<Provenance>,
     /// Why the table cannot be shown (drafts only: a refused entry is never published).
     pub stale: Option<String>,
     /// Footnotes to the cells, such as timings whose sampling did not converge.
@@ -35,22 +40,41 @@ pub struct LineAxes {
     pub y: usize,
 }
 
+/// One node's columns in a side-by-side table.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ColumnGroup {
+    pub node: String,
+    /// The GPU its record was measured on ("" when the record is not usable).
+    pub gpu: String,
+    /// Index of the group's first column, and how many columns it spans.
+    pub first: usize,
+    pub span: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Provenance {
+    pub node: String,
+    pub text: String,
+}
+
 const UNCONVERGED_MARK: &str = "†";
 
 /// Build the table, or the reasons it is stale (every missing cell, not only the first).
 pub fn table_view(
     table: &TableRef,
+    node: &str,
     citation: std::result::Result<&Citation<'_>, &Staleness>,
 ) -> (TableView, Vec<Staleness>) {
     let mut view = TableView {
         experiment: table.experiment.clone(),
-        node: table.node.clone(),
+        node: node.to_string(),
+        groups: Vec::new(),
         caption: table.caption.clone(),
         headings: table.columns.clone(),
         numeric: table.columns.iter().map(|c| c != "label").collect(),
         rows: Vec::new(),
         values: Vec::new(),
-        provenance: String::new(),
+        provenance: Vec::new(),
         stale: None,
         notes: Vec::new(),
         // Loading checked that both columns are in the table.
@@ -68,7 +92,10 @@ pub fn table_view(
             return (view, vec![why.clone()]);
         }
     };
-    view.provenance = citation.record.provenance();
+    view.provenance = vec![Provenance {
+        node: node.to_string(),
+        text: citation.record.provenance(),
+    }];
     // Headings, with units, as the record names its quantities.
     view.headings = table
         .columns
@@ -145,4 +172,121 @@ pub fn table_view(
         );
     }
     (view, problems)
+}
+
+/// A table citing several nodes: each node's table cut as [`table_view`] cuts it, then set
+/// side by side. Columns that name a row (text: `label`) come once, first; every numeric
+/// column repeats in a group per node. A node whose record is not usable makes the whole
+/// table stale, named by node. Problems come back with the node they belong to.
+pub fn side_by_side(
+    table: &TableRef,
+    per_node: &[(&str, std::result::Result<&Citation<'_>, &Staleness>)],
+) -> (TableView, Vec<(String, Staleness)>) {
+    let views: Vec<(&str, TableView, Vec<Staleness>)> = per_node
+        .iter()
+        .map(|(node, c)| {
+            let (view, problems) = table_view(table, node, *c);
+            (*node, view, problems)
+        })
+        .collect();
+    let problems: Vec<(String, Staleness)> = views
+        .iter()
+        .flat_map(|(node, _, ps)| ps.iter().map(|p| (node.to_string(), p.clone())))
+        .collect();
+    if let [(_, only, _)] = views.as_slice() {
+        return (only.clone(), problems);
+    }
+    let nodes: Vec<&str> = views.iter().map(|(n, _, _)| *n).collect();
+    let mut out = TableView {
+        experiment: table.experiment.clone(),
+        node: nodes.join(", "),
+        groups: Vec::new(),
+        caption: table.caption.clone(),
+        headings: Vec::new(),
+        numeric: Vec::new(),
+        rows: Vec::new(),
+        values: Vec::new(),
+        provenance: views
+            .iter()
+            .flat_map(|(_, v, _)| v.provenance.clone())
+            .collect(),
+        // Side by side, the comparison chart draws the nodes against each other instead.
+        line: None,
+        stale: None,
+        notes: Vec::new(),
+    };
+    let stale: Vec<String> = views
+        .iter()
+        .filter_map(|(n, v, _)| v.stale.as_ref().map(|s| format!("node {n}: {s}")))
+        .collect();
+    if !stale.is_empty() {
+        out.stale = Some(stale.join("; "));
+    }
+    // Which columns name the row and which are measured, as the first usable view says.
+    let Some((_, model, _)) = views.iter().find(|(_, v, _)| v.stale.is_none()) else {
+        return (out, problems);
+    };
+    let lead: Vec<usize> = (0..model.numeric.len())
+        .filter(|&i| !model.numeric[i])
+        .collect();
+    let measured: Vec<usize> = (0..model.numeric.len())
+        .filter(|&i| model.numeric[i])
+        .collect();
+    for &i in &lead {
+        out.headings.push(model.headings[i].clone());
+        out.numeric.push(false);
+    }
+    for (node, v, _) in &views {
+        out.groups.push(ColumnGroup {
+            node: node.to_string(),
+            gpu: per_node
+                .iter()
+                .find(|(n, _)| n == node)
+                .and_then(|(_, c)| c.as_ref().ok())
+                .map(|c| c.record.gpu.name.clone())
+                .unwrap_or_default(),
+            first: out.headings.len(),
+            span: measured.len(),
+        });
+        for &i in &measured {
+            out.headings
+                .push(v.headings.get(i).unwrap_or(&model.headings[i]).clone());
+            out.numeric.push(true);
+        }
+        for n in &v.notes {
+            let n = format!("node {node}: {n}");
+            if !out.notes.contains(&n) {
+                out.notes.push(n);
+            }
+        }
+    }
+    // Rows line up only when every node has every row; otherwise the table is stale
+    // (the problems above say which row on which node) and shows no numbers.
+    if out.stale.is_none()
+        && views
+            .iter()
+            .all(|(_, v, _)| v.rows.len() == table.rows.len())
+    {
+        for r in 0..table.rows.len() {
+            let mut cells: Vec<String> = lead.iter().map(|&i| model.rows[r][i].clone()).collect();
+            let mut values: Vec<Option<f64>> = lead.iter().map(|&i| model.values[r][i]).collect();
+            for (_, v, _) in &views {
+                for &i in &measured {
+                    cells.push(v.rows[r][i].clone());
+                    values.push(v.values[r][i]);
+                }
+            }
+            out.rows.push(cells);
+            out.values.push(values);
+        }
+    } else if out.stale.is_none() {
+        out.stale = Some(
+            problems
+                .iter()
+                .map(|(n, p)| format!("node {n}: {p}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+    }
+    (out, problems)
 }

@@ -4,7 +4,8 @@
 //!
 //! `{{ value(row="tlp1", column="gbps") }}` and
 //! `{{ ratio(column="gbps", of="tlp1-b1", to="tlp1") }}` read the entry's first measured
-//! table; `experiment=` and `node=` pick another cited record.
+//! table (its first node, when it cites several); `experiment=` and `node=` pick another
+//! cited record, each defaulting to the first table's.
 //!
 //! `{{ occupancy(arch="sm_90", block=256, regs=40, show="warps") }}` asks the occupancy model
 //! (tested against every point of the driver sweep recorded on the H200) for a launch that
@@ -135,16 +136,18 @@ impl Lookup<'_> {
                 .push((asked.to_string(), why));
             None
         };
-        let key = match (call.text("experiment"), call.text("node")) {
-            (Some(e), Some(n)) => (e.to_string(), n.to_string()),
-            _ => match &self.default {
-                Some(d) => d.clone(),
-                None => {
-                    return problem(
-                        "no measured table to read from; name experiment= and node=".into(),
-                    )
-                }
-            },
+        // Each of experiment= and node= defaults on its own to the first table's (its
+        // first node): `node="t4"` alone reads the same experiment on another node.
+        let named = |k: &str| call.text(k).map(str::to_string);
+        let key = match (named("experiment"), named("node"), &self.default) {
+            (Some(e), Some(n), _) => (e, n),
+            (e, n, Some((de, dn))) => (
+                e.unwrap_or_else(|| de.clone()),
+                n.unwrap_or_else(|| dn.clone()),
+            ),
+            _ => {
+                return problem("no measured table to read from; name experiment= and node=".into())
+            }
         };
         let record = match self.resolved.get(&key) {
             Some(Ok(r)) => r,
@@ -223,7 +226,8 @@ mod tests {
         let mut meta = meta;
         meta.measured.push(TableRef {
             experiment: "e".into(),
-            node: "n".into(),
+            node: Some("n".into()),
+            nodes: vec![],
             rows: vec!["b128".into()],
             columns: vec!["gbps".into()],
             caption: None,

@@ -1,4 +1,5 @@
-//! `review diff`: what changed since a signature, in the text and in the cited records.
+//! `review diff`: what changed since a signature, in the text and in every cell the page
+//! shows (old → new), read from the signed text kept under the signature's digest.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -8,69 +9,62 @@ use serde::Serialize;
 use similar::TextDiff;
 
 use crate::content::EntryId;
-use crate::error::Result;
 
-use super::digest::signed_digest;
-use super::error::ReviewError;
+use super::digest::{SignedMaterial, SignedText};
 use super::gate::Role;
-use super::input::ReviewInput;
-use super::signatures::{signoff_path, Signature};
 
-/// How one cited record differs from what a signer saw.
+/// One cell of the page that differs from what was signed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RecordChange {
-    /// `experiment/node`.
-    pub citation: String,
-    #[serde(rename = "change")]
-    pub kind: RecordChangeKind,
+pub struct CellChange {
+    pub cell: String,
+    /// None: the cell was not on the page when signed (or is not now).
+    pub old: Option<String>,
+    pub new: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RecordChangeKind {
-    /// Cited then and now, but the record file differs (re-measured, or edited).
-    Changed,
-    /// Cited now, not when signed.
-    NewlyCited,
-    /// Cited when signed, no longer cited.
-    NoLongerCited,
-}
-
-impl fmt::Display for RecordChange {
+impl fmt::Display for CellChange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.kind {
-            RecordChangeKind::Changed => "changed since signed (re-measured or edited)",
-            RecordChangeKind::NewlyCited => "cited now, not when signed",
-            RecordChangeKind::NoLongerCited => "cited when signed, no longer cited",
-        };
-        write!(f, "record {}: {what}", self.citation)
+        let multiline = |v: &Option<String>| v.as_deref().is_some_and(|s| s.contains('\n'));
+        if multiline(&self.old) || multiline(&self.new) {
+            let d = unified_diff(
+                self.old.as_deref().unwrap_or_default(),
+                self.new.as_deref().unwrap_or_default(),
+                &format!("{} as signed", self.cell),
+                &format!("{} now", self.cell),
+            )
+            .unwrap_or_default();
+            return f.write_str(&d);
+        }
+        let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(not shown)".into());
+        writeln!(
+            f,
+            "{}: {} → {}",
+            self.cell,
+            show(&self.old),
+            show(&self.new)
+        )
     }
 }
 
-/// Compare per-record digests at signing with the current ones.
-pub fn record_changes(
+/// Every cell whose value differs between `signed` and `current`, in name order.
+pub fn cell_changes(
     signed: &BTreeMap<String, String>,
     current: &BTreeMap<String, String>,
-) -> Vec<RecordChange> {
-    let mut out = Vec::new();
-    for (citation, now) in current {
-        let kind = match signed.get(citation) {
-            Some(then) if then == now => continue,
-            Some(_) => RecordChangeKind::Changed,
-            None => RecordChangeKind::NewlyCited,
-        };
-        out.push(RecordChange {
-            citation: citation.clone(),
-            kind,
-        });
-    }
-    for citation in signed.keys().filter(|c| !current.contains_key(*c)) {
-        out.push(RecordChange {
-            citation: citation.clone(),
-            kind: RecordChangeKind::NoLongerCited,
-        });
-    }
-    out
+) -> Vec<CellChange> {
+    let mut names: Vec<&String> = signed.keys().chain(current.keys()).collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter_map(|n| {
+            let (old, new) = (signed.get(n), current.get(n));
+            (old != new).then(|| CellChange {
+                cell: n.clone(),
+                old: old.cloned(),
+                new: new.cloned(),
+            })
+        })
+        .collect()
 }
 
 /// The differences between an entry as it is and as its reviewer (else its author) signed it.
@@ -80,14 +74,40 @@ pub struct SinceSigned {
     pub role: Role,
     pub name: String,
     pub date: NaiveDate,
-    /// A unified diff from the signed text to the current text; None when they are equal.
+    /// A unified diff from the signed file to the current file; None when they are equal.
     pub text_diff: Option<String>,
-    pub records: Vec<RecordChange>,
+    /// Renamed: the entry signed was another one.
+    pub renamed_from: Option<String>,
+    pub cells: Vec<CellChange>,
 }
 
 impl SinceSigned {
+    pub fn new(
+        entry: &EntryId,
+        role: Role,
+        name: &str,
+        date: NaiveDate,
+        signed: &SignedText,
+        now: &SignedMaterial,
+    ) -> SinceSigned {
+        SinceSigned {
+            entry: entry.clone(),
+            role,
+            name: name.to_string(),
+            date,
+            text_diff: unified_diff(
+                &signed.text,
+                &now.text.text,
+                &format!("{entry} as signed on {date}"),
+                &format!("{entry} now"),
+            ),
+            renamed_from: (signed.entry != now.text.entry).then(|| signed.entry.clone()),
+            cells: cell_changes(&signed.cells, &now.text.cells),
+        }
+    }
+
     pub fn is_unchanged(&self) -> bool {
-        self.text_diff.is_none() && self.records.is_empty()
+        self.text_diff.is_none() && self.cells.is_empty() && self.renamed_from.is_none()
     }
 }
 
@@ -109,57 +129,18 @@ impl fmt::Display for SinceSigned {
             "{}: changes since {who} {} on {}",
             self.entry, self.name, self.date
         )?;
+        if let Some(from) = &self.renamed_from {
+            writeln!(f, "entry: {from} → {}", self.entry)?;
+        }
         match &self.text_diff {
             Some(d) => f.write_str(d)?,
             None => writeln!(f, "text: unchanged")?,
         }
-        for r in &self.records {
-            writeln!(f, "{r}")?;
+        for c in &self.cells {
+            write!(f, "{c}")?;
         }
         Ok(())
     }
-}
-
-/// Diff `entry` against the text its reviewer signed, or its author's when no reviewer has.
-pub fn diff_since_signed(input: &ReviewInput<'_>, entry: &EntryId) -> Result<SinceSigned> {
-    let e = input.entry(entry)?;
-    let signoff = input.signoffs.get(entry);
-    let (role, sig): (Role, &Signature) = match signoff {
-        Some(s) => match (&s.reviewer, &s.author) {
-            (Some(r), _) => (Role::Reviewer, r),
-            (None, Some(a)) => (Role::Author, a),
-            (None, None) => return Err(nothing_signed(entry)),
-        },
-        None => return Err(nothing_signed(entry)),
-    };
-    let signed_text = sig
-        .text
-        .as_deref()
-        .ok_or_else(|| ReviewError::NoSignedText {
-            path: signoff_path(&input.reviews, entry).display().to_string(),
-            role,
-        })?;
-    let current = signed_digest(e, input.library);
-    Ok(SinceSigned {
-        entry: entry.clone(),
-        role,
-        name: sig.name.trim().to_string(),
-        date: sig.date,
-        text_diff: unified_diff(
-            signed_text,
-            &e.raw,
-            &format!("{entry} as signed on {}", sig.date),
-            &format!("{entry} now"),
-        ),
-        records: record_changes(&sig.records, &current.records),
-    })
-}
-
-fn nothing_signed(entry: &EntryId) -> crate::error::Error {
-    ReviewError::NothingSigned {
-        entry: entry.to_string(),
-    }
-    .into()
 }
 
 fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> Option<String> {
@@ -191,20 +172,16 @@ mod tests {
     }
 
     #[test]
-    fn names_each_record_that_differs() {
-        let signed = map(&[("a/h200", "1"), ("b/h200", "2"), ("c/h200", "3")]);
-        let now = map(&[("a/h200", "1"), ("b/h200", "9"), ("d/h200", "4")]);
-        let got: Vec<String> = record_changes(&signed, &now)
+    fn names_each_cell_that_differs_old_to_new() {
+        let signed = map(&[("a", "1"), ("b", "2"), ("c", "3")]);
+        let now = map(&[("a", "1"), ("b", "9"), ("d", "4")]);
+        let got: Vec<String> = cell_changes(&signed, &now)
             .iter()
             .map(|c| c.to_string())
             .collect();
         assert_eq!(
             got,
-            [
-                "record b/h200: changed since signed (re-measured or edited)",
-                "record d/h200: cited now, not when signed",
-                "record c/h200: cited when signed, no longer cited",
-            ]
+            ["b: 2 → 9\n", "c: 3 → (not shown)\n", "d: (not shown) → 4\n",]
         );
     }
 

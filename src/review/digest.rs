@@ -1,18 +1,40 @@
-//! What a signature covers: the entry file as written, plus every record it cites.
+//! What a signature covers: everything the entry controls on its page. That is its kind
+//! and slug, its file (front matter and body), and every number records and the
+//! occupancy model put on the page: table cells, the body with its `value()`, `ratio()`
+//! and `occupancy()` calls expanded, and the diagram's preset and drawing. Renaming the
+//! entry, re-measuring a number it shows, or a model change that moves one, changes the
+//! digest and so withdraws the signatures; a re-measurement that moves nothing shown
+//! does not.
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::content::Entry;
-use crate::measure::Library;
+
+/// The signed text, stored once under its digest (`content/reviews/texts/`). Serialized
+/// as JSON with sorted keys, so equal content has equal bytes and an equal digest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignedText {
+    /// `kind/slug`.
+    pub entry: String,
+    /// The entry file as written.
+    pub text: String,
+    /// What the page shows that the file does not hold, by name: `table EXP/NODE ROW
+    /// COLUMN`, `body` (the body with its calls expanded, when it has calls), `diagram
+    /// preset`, `diagram`.
+    pub cells: BTreeMap<String, String>,
+}
 
 /// The material a signature binds, and its digest.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SignedMaterial {
     pub digest: String,
-    /// `experiment/node` -> digest of that record file ("missing" when there is none).
-    pub records: BTreeMap<String, String>,
+    pub text: SignedText,
+    /// The stored form of `text`; its sha256 is the digest.
+    pub bytes: Vec<u8>,
 }
 
 /// Every (experiment, node) the entry cites: tables, claims and its diagram.
@@ -21,7 +43,7 @@ pub fn cited_records(entry: &Entry) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = m
         .measured
         .iter()
-        .map(|t| (t.experiment.clone(), t.node.clone()))
+        .flat_map(|t| t.nodes().iter().map(|n| (t.experiment.clone(), n.clone())))
         .collect();
     out.extend(m.claims.iter().filter_map(|c| m.claim_record(c)));
     if let Some(d) = &m.diagram {
@@ -34,28 +56,18 @@ pub fn cited_records(entry: &Entry) -> Vec<(String, String)> {
     out
 }
 
-/// Digest of the entry's text and its cited records. Signatures are kept in their own
-/// files, so the entry text never contains them and signing never changes the digest.
-pub fn signed_digest(entry: &Entry, library: &Library) -> SignedMaterial {
-    let mut h = Sha256::new();
-    h.update(b"entry\0");
-    h.update((entry.raw.len() as u64).to_le_bytes());
-    h.update(entry.raw.as_bytes());
-    let mut records = BTreeMap::new();
-    for (exp, node) in cited_records(entry) {
-        let rd = library
-            .record_digest(&exp, &node)
-            .unwrap_or_else(|| "missing".to_string());
-        h.update(b"record\0");
-        h.update(exp.as_bytes());
-        h.update(b"/");
-        h.update(node.as_bytes());
-        h.update(b"\0");
-        h.update(rd.as_bytes());
-        records.insert(format!("{exp}/{node}"), rd);
-    }
+/// The digest of an entry with the cells its page shows (gathered by the assess stage).
+pub fn signed_material(entry: &Entry, cells: BTreeMap<String, String>) -> SignedMaterial {
+    let text = SignedText {
+        entry: entry.id.to_string(),
+        text: entry.raw.clone(),
+        cells,
+    };
+    // Serializing a struct of strings and a string map cannot fail.
+    let bytes = serde_json::to_vec_pretty(&text).unwrap_or_default();
     SignedMaterial {
-        digest: format!("sha256:{}", hex::encode(h.finalize())),
-        records,
+        digest: format!("sha256:{}", hex::encode(Sha256::digest(&bytes))),
+        text,
+        bytes,
     }
 }

@@ -13,24 +13,27 @@ pub enum ReviewError {
         query: String,
         candidates: Vec<String>,
     },
-    #[error("no signer name: pass --name NAME, or set git's user.name in {root} (git config user.name \"Your Name\")")]
-    NoSignerName { root: String },
-    #[error("the signer's name is blank: pass a name with --name")]
-    BlankName,
-    /// The same person may not hold both roles, however the name is spelled.
-    #[error("\"{name}\" is the same person as {other_name}, who signed {entry} as its {other} on {other_date}; a different person must sign as its {role}")]
+    #[error("no signing key: pass --key FILE, or set git's user.signingkey in {root} as for signing commits with SSH (git config user.signingkey ~/.ssh/id_ed25519.pub)")]
+    NoSigningKey { root: String },
+    #[error("signing key: {0}")]
+    Key(String),
+    #[error("key {fingerprint} is not registered to anyone in {people}: add its public half under your [[person]] there (a maintainer reviews that change)")]
+    KeyNotRegistered { fingerprint: String, people: String },
+    /// The same person may not hold both roles.
+    #[error("{person} signed {entry} as its {other} on {other_date}; a different person must sign as its {role}")]
     SelfReview {
         entry: String,
         role: Role,
-        name: String,
+        person: String,
         other: Role,
-        other_name: String,
         other_date: NaiveDate,
     },
     #[error("{entry} has no signature yet, so there is nothing to compare with (sign it with `glossary review sign`)")]
     NothingSigned { entry: String },
-    #[error("{path}: the {role}'s signature holds no signed text to compare with; re-signing records it")]
+    #[error("{path}: the text the {role} signed is not kept (or does not match its digest); re-signing keeps it")]
     NoSignedText { path: String, role: Role },
+    #[error("name the entries to sign, or pass --all-ready")]
+    NothingToSign,
 }
 
 impl From<ReviewError> for crate::error::Error {

@@ -6,8 +6,11 @@ use std::fmt;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::person::{canonical_name, is_named, same_person};
-use super::signatures::{SignOff, Signature};
+use crate::content::EntryId;
+use crate::trust::sshsig::{self, REVIEW_NAMESPACE};
+use crate::trust::{People, Person};
+
+use super::signatures::{statement, SignOff, Signature};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -29,7 +32,10 @@ impl fmt::Display for Role {
 /// reads no files.
 #[derive(Debug, Clone, Copy)]
 pub struct Facts<'a> {
+    pub entry: &'a EntryId,
     pub signoff: Option<&'a SignOff>,
+    /// The registry every signature is checked against.
+    pub people: &'a People,
     /// Digest of the entry's current text and cited records.
     pub digest: &'a str,
     /// Citations that cannot be used: (`experiment/node`, why).
@@ -44,6 +50,17 @@ pub struct Facts<'a> {
 pub enum Refusal {
     NoAuthor,
     NoReviewer,
+    /// The signature names a person the registry does not have.
+    UnknownSigner {
+        role: Role,
+        person: String,
+    },
+    /// The signature does not verify against the named person's keys.
+    BadSignature {
+        role: Role,
+        person: String,
+        why: String,
+    },
     SamePerson {
         name: String,
     },
@@ -67,6 +84,13 @@ impl fmt::Display for Refusal {
         match self {
             Refusal::NoAuthor => f.write_str("no named author has signed it"),
             Refusal::NoReviewer => f.write_str("no named reviewer has signed it"),
+            Refusal::UnknownSigner { role, person } => write!(
+                f,
+                "the {role}'s signature names `{person}`, who is not in content/people.toml"
+            ),
+            Refusal::BadSignature { role, person, why } => {
+                write!(f, "the {role}'s signature by `{person}` {why}")
+            }
             Refusal::SamePerson { name } => write!(
                 f,
                 "author and reviewer are the same person ({name}); a different person must review it"
@@ -96,40 +120,82 @@ impl Verdict {
     }
 }
 
+/// Check one signature against the registry: the person it names must be registered and
+/// one of their keys must have signed this entry, role, digest and time.
+pub fn check_signature<'p>(
+    entry: &EntryId,
+    role: Role,
+    sig: &Signature,
+    people: &'p People,
+) -> Result<&'p Person, Refusal> {
+    let person = people
+        .get(&sig.person)
+        .ok_or_else(|| Refusal::UnknownSigner {
+            role,
+            person: sig.person.clone(),
+        })?;
+    let msg = statement(entry, role, &sig.person, &sig.digest, &sig.time);
+    sshsig::verify(
+        &sig.signature,
+        REVIEW_NAMESPACE,
+        msg.as_bytes(),
+        &person.keys,
+        &sig.person,
+    )
+    .map_err(|e| Refusal::BadSignature {
+        role,
+        person: sig.person.clone(),
+        why: e.to_string(),
+    })?;
+    Ok(person)
+}
+
 /// Decide whether an entry may be published, listing every reason it may not.
 ///
-/// Published means: a named author and a named reviewer have both signed, they are
-/// different people (compared after trimming, case folding and Unicode normalization),
-/// both signed the text and records as they are now, every cited measurement is current
-/// and from the right node, and every claim holds in the record.
+/// Published means: a registered author and a different registered reviewer have both
+/// signed with one of their registered keys, both signed the entry as it is now (its
+/// text and every number it shows), every cited measurement is current, signed by its
+/// node and from the right node, and every claim holds in the record.
 pub fn decide(facts: Facts<'_>) -> Verdict {
     let mut refusals = Vec::new();
-    let named = |s: Option<&Signature>| s.filter(|s| is_named(&s.name)).cloned();
-    let author = named(facts.signoff.and_then(|s| s.author.as_ref()));
-    let reviewer = named(facts.signoff.and_then(|s| s.reviewer.as_ref()));
+    let mut checked = |role: Role, sig: Option<&Signature>| -> Option<(Signature, String)> {
+        let sig = sig?;
+        match check_signature(facts.entry, role, sig, facts.people) {
+            Ok(p) => Some((sig.clone(), p.name.clone())),
+            Err(r) => {
+                refusals.push(r);
+                None
+            }
+        }
+    };
+    let author_sig = facts.signoff.and_then(|s| s.author.as_ref());
+    let reviewer_sig = facts.signoff.and_then(|s| s.reviewer.as_ref());
+    let author = checked(Role::Author, author_sig);
+    let reviewer = checked(Role::Reviewer, reviewer_sig);
 
-    if author.is_none() {
+    // A signature that is there but does not count was reported above, with its reason.
+    if author_sig.is_none() {
         refusals.push(Refusal::NoAuthor);
     }
-    if reviewer.is_none() {
+    if reviewer_sig.is_none() {
         refusals.push(Refusal::NoReviewer);
     }
-    if let (Some(a), Some(r)) = (&author, &reviewer) {
-        if same_person(&a.name, &r.name) {
-            refusals.push(Refusal::SamePerson {
-                name: canonical_name(&a.name),
-            });
+    if let (Some((a, name)), Some((r, _))) = (&author, &reviewer) {
+        // Ids, not names: two names of one key holder cannot both be registered (the
+        // registry refuses one key under two ids and look-alike names).
+        if a.person == r.person {
+            refusals.push(Refusal::SamePerson { name: name.clone() });
         }
     }
     // The reviewer's signature is the one that matters most; report it first, like a code
     // host dismissing a stale approval.
     for (role, sig) in [(Role::Reviewer, &reviewer), (Role::Author, &author)] {
-        if let Some(sig) = sig {
+        if let Some((sig, name)) = sig {
             if sig.digest != facts.digest {
                 refusals.push(Refusal::Changed {
                     role,
-                    name: sig.name.trim().to_string(),
-                    date: sig.date,
+                    name: name.clone(),
+                    date: sig.date(),
                 });
             }
         }
@@ -152,76 +218,166 @@ pub fn decide(facts: Facts<'_>) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::content::Kind;
+    use crate::trust::Signer;
 
-    fn sig(name: &str, digest: &str) -> Signature {
+    fn key(n: u8) -> Signer {
+        Signer::ed25519_from_seed(&[n; 32], "t").unwrap()
+    }
+
+    fn people() -> People {
+        let line = |n| key(n).public_key().to_openssh().unwrap();
+        let text = format!(
+            "[[person]]\nid = \"author-a\"\nname = \"Author A\"\nkeys = [\"{}\"]\n[[person]]\nid = \"reviewer-b\"\nname = \"Reviewer B\"\nkeys = [\"{}\"]\n",
+            line(1),
+            line(2)
+        );
+        People::parse(std::path::Path::new("people.toml"), &text).unwrap()
+    }
+
+    fn entry() -> EntryId {
+        EntryId::new(Kind::Term, "occupancy")
+    }
+
+    fn sig(entry: &EntryId, role: Role, person: &str, k: u8, digest: &str) -> Signature {
+        let time = chrono::DateTime::parse_from_rfc3339("2026-11-01T10:00:00Z")
+            .unwrap()
+            .to_utc();
+        let msg = statement(entry, role, person, digest, &time);
         Signature {
-            name: name.into(),
-            date: NaiveDate::from_ymd_opt(2026, 11, 1).unwrap(),
+            person: person.into(),
+            time,
             digest: digest.into(),
-            records: Default::default(),
-            text: None,
+            signature: key(k).sign(REVIEW_NAMESPACE, msg.as_bytes()).unwrap(),
         }
     }
 
-    fn facts<'a>(s: Option<&'a SignOff>) -> Facts<'a> {
-        Facts {
+    fn decide_with(s: Option<&SignOff>) -> Verdict {
+        let p = people();
+        decide(Facts {
+            entry: &entry(),
             signoff: s,
+            people: &p,
             digest: "d1",
             stale: &[],
             unsupported: &[],
+        })
+    }
+
+    fn both(author: Signature, reviewer: Signature) -> SignOff {
+        SignOff {
+            author: Some(author),
+            reviewer: Some(reviewer),
         }
     }
 
     #[test]
-    fn publishes_two_distinct_signers_of_current_text() {
-        let s = SignOff {
-            author: Some(sig("author-a", "d1")),
-            reviewer: Some(sig("reviewer-b", "d1")),
-        };
-        assert!(decide(facts(Some(&s))).is_published());
+    fn publishes_two_registered_signers_of_current_text() {
+        let e = entry();
+        let s = both(
+            sig(&e, Role::Author, "author-a", 1, "d1"),
+            sig(&e, Role::Reviewer, "reviewer-b", 2, "d1"),
+        );
+        assert!(decide_with(Some(&s)).is_published());
     }
 
     #[test]
     fn refuses_unsigned_with_both_reasons() {
-        let v = decide(facts(None));
+        let v = decide_with(None);
         assert_eq!(v.refusals, vec![Refusal::NoAuthor, Refusal::NoReviewer]);
     }
 
     #[test]
-    fn refuses_entry_signed_twice_by_one_person() {
-        for spelling in ["Author One", " author one", "AUTHOR  ONE"] {
-            let s = SignOff {
-                author: Some(sig("Author One", "d1")),
-                reviewer: Some(sig(spelling, "d1")),
-            };
-            let v = decide(facts(Some(&s)));
-            assert!(
-                matches!(v.refusals[..], [Refusal::SamePerson { .. }]),
-                "{spelling}: {v:?}"
-            );
-        }
+    fn refuses_a_signature_copied_from_another_entry() {
+        let other = EntryId::new(Kind::Term, "warp");
+        let s = both(
+            sig(&entry(), Role::Author, "author-a", 1, "d1"),
+            sig(&other, Role::Reviewer, "reviewer-b", 2, "d1"),
+        );
+        let v = decide_with(Some(&s));
+        assert!(
+            matches!(&v.refusals[..], [Refusal::BadSignature { role: Role::Reviewer, why, .. }] if why.contains("does not verify")),
+            "{v:?}"
+        );
     }
 
     #[test]
-    fn blank_names_do_not_count() {
-        let s = SignOff {
-            author: Some(sig("  ", "d1")),
-            reviewer: Some(sig("reviewer-b", "d1")),
-        };
-        assert_eq!(decide(facts(Some(&s))).refusals, vec![Refusal::NoAuthor]);
+    fn refuses_an_altered_digest() {
+        let e = entry();
+        let mut r = sig(&e, Role::Reviewer, "reviewer-b", 2, "d0");
+        r.digest = "d1".into();
+        let v = decide_with(Some(&both(sig(&e, Role::Author, "author-a", 1, "d1"), r)));
+        assert_eq!(v.refusals.len(), 1, "{v:?}");
+        assert!(
+            v.refusals[0].to_string().contains("does not verify"),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn refuses_a_key_not_registered_to_the_named_person() {
+        let e = entry();
+        // Signed with key 3, which nobody registered, in reviewer-b's name.
+        let v = decide_with(Some(&both(
+            sig(&e, Role::Author, "author-a", 1, "d1"),
+            sig(&e, Role::Reviewer, "reviewer-b", 3, "d1"),
+        )));
+        assert!(
+            v.refusals[0]
+                .to_string()
+                .contains("not registered to reviewer-b"),
+            "{v:?}"
+        );
+        // Signed with the author's key in the reviewer's name.
+        let v = decide_with(Some(&both(
+            sig(&e, Role::Author, "author-a", 1, "d1"),
+            sig(&e, Role::Reviewer, "reviewer-b", 1, "d1"),
+        )));
+        assert!(
+            v.refusals[0]
+                .to_string()
+                .contains("not registered to reviewer-b"),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn refuses_an_unknown_person() {
+        let e = entry();
+        let v = decide_with(Some(&both(
+            sig(&e, Role::Author, "author-a", 1, "d1"),
+            sig(&e, Role::Reviewer, "someone", 2, "d1"),
+        )));
+        assert_eq!(
+            v.refusals[0].to_string(),
+            "the reviewer's signature names `someone`, who is not in content/people.toml"
+        );
+    }
+
+    #[test]
+    fn refuses_one_person_in_both_roles() {
+        let e = entry();
+        let v = decide_with(Some(&both(
+            sig(&e, Role::Author, "author-a", 1, "d1"),
+            sig(&e, Role::Reviewer, "author-a", 1, "d1"),
+        )));
+        assert!(
+            matches!(&v.refusals[..], [Refusal::SamePerson { .. }]),
+            "{v:?}"
+        );
     }
 
     #[test]
     fn changed_text_names_the_reviewer_and_date() {
-        let s = SignOff {
-            author: Some(sig("author-a", "d1")),
-            reviewer: Some(sig("reviewer-b", "old")),
-        };
-        let v = decide(facts(Some(&s)));
+        let e = entry();
+        let v = decide_with(Some(&both(
+            sig(&e, Role::Author, "author-a", 1, "d1"),
+            sig(&e, Role::Reviewer, "reviewer-b", 2, "old"),
+        )));
         assert_eq!(v.refusals.len(), 1);
         assert_eq!(
             v.refusals[0].to_string(),
-            "changed since reviewed by reviewer-b on 2026-11-01"
+            "changed since reviewed by Reviewer B on 2026-11-01"
         );
     }
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use crate::content::{Content, Entry, EntryId};
 use crate::measure::Library;
+use crate::trust::People;
 
 use super::error::ReviewError;
 use super::signatures::SignOffs;
@@ -14,6 +15,8 @@ pub struct ReviewInput<'a> {
     pub content: &'a Content,
     pub library: &'a Library,
     pub signoffs: &'a SignOffs,
+    /// Who may sign, with which keys.
+    pub people: &'a People,
     /// `content/reviews/`, where signatures are written.
     pub reviews: PathBuf,
 }

@@ -1,19 +1,20 @@
-//! `review sign`: record that a named person read this text and these numbers.
+//! `review sign`: a registered person signs what an entry shows now, with their SSH key.
+//! Who signs is decided by the key, never by a name typed on the command line.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, Utc};
 
 use crate::content::EntryId;
 use crate::error::Result;
+use crate::trust::sshsig::{fingerprint, REVIEW_NAMESPACE};
+use crate::trust::{People, Person, Signer};
 
-use super::digest::signed_digest;
+use super::digest::SignedMaterial;
 use super::error::ReviewError;
-use super::gate::Role;
-use super::input::ReviewInput;
-use super::person::{is_named, same_person};
-use super::signatures::{save_signoff, SignOff, Signature};
+use super::gate::{Refusal, Role, Verdict};
+use super::signatures::{save_signoff, save_text, statement, SignOff, Signature};
 
 /// What a successful signing did.
 #[derive(Debug)]
@@ -21,6 +22,8 @@ pub struct Signed {
     pub entry: EntryId,
     pub role: Role,
     pub signature: Signature,
+    /// The signer's display name.
+    pub name: String,
     /// The signature file written.
     pub path: PathBuf,
     /// Whether this replaced an earlier signature in the same role.
@@ -30,28 +33,46 @@ pub struct Signed {
     pub other_out_of_date: Option<(Role, Signature)>,
 }
 
-/// Sign `entry` as `role` under `name`, dated `today`. The project must have loaded, so a
-/// signature file that does not parse stops signing before anything is written.
+/// The registered person a key belongs to.
+pub fn signer_person<'p>(people: &'p People, signer: &Signer) -> Result<&'p Person, ReviewError> {
+    people
+        .by_key(signer.public_key())
+        .ok_or_else(|| ReviewError::KeyNotRegistered {
+            fingerprint: fingerprint(signer.public_key()),
+            people: people.path.display().to_string(),
+        })
+}
+
+/// Sign `entry` as `role`: the statement over `material`'s digest is signed with `signer`,
+/// the signed text kept under its digest, and the entry's signature file rewritten.
+#[allow(clippy::too_many_arguments)]
 pub fn sign(
-    input: &ReviewInput<'_>,
+    reviews_dir: &Path,
     entry: &EntryId,
+    existing: Option<&SignOff>,
+    material: &SignedMaterial,
     role: Role,
-    name: &str,
-    today: NaiveDate,
+    person: &Person,
+    signer: &Signer,
+    now: DateTime<Utc>,
 ) -> Result<Signed> {
-    let e = input.entry(entry)?;
-    let existing = input.signoffs.get(entry).cloned().unwrap_or_default();
-    check_signer(entry, &existing, role, name)?;
-    let material = signed_digest(e, input.library);
+    let existing = existing.cloned().unwrap_or_default();
+    check_signer(entry, &existing, role, &person.id)?;
+    // Whole seconds: the time is part of the signed statement and of the file.
+    let now = DateTime::from_timestamp(now.timestamp(), 0).unwrap_or(now);
+    let msg = statement(entry, role, &person.id, &material.digest, &now);
+    let armored = signer
+        .sign(REVIEW_NAMESPACE, msg.as_bytes())
+        .map_err(|e| ReviewError::Key(e.to_string()))?;
     let signature = Signature {
-        name: name.trim().to_string(),
-        date: today,
+        person: person.id.clone(),
+        time: now,
         digest: material.digest.clone(),
-        records: material.records,
-        text: Some(e.raw.clone()),
+        signature: armored,
     };
+    save_text(reviews_dir, &material.digest, &material.bytes)?;
     let (updated, replaced) = with_signature(existing, role, signature.clone());
-    let path = save_signoff(&input.reviews, entry, &updated)?;
+    let path = save_signoff(reviews_dir, entry, &updated)?;
     let other = match role {
         Role::Author => updated.reviewer.map(|s| (Role::Reviewer, s)),
         Role::Reviewer => updated.author.map(|s| (Role::Author, s)),
@@ -60,35 +81,32 @@ pub fn sign(
         entry: entry.clone(),
         role,
         signature,
+        name: person.name.clone(),
         path,
         replaced,
         other_out_of_date: other.filter(|(_, s)| s.digest != material.digest),
     })
 }
 
-/// Refuse a blank name, and refuse one person in both roles, in any spelling. Checked at
-/// sign time so the mistake is caught by the person making it, not at the next build.
+/// Refuse one person in both roles. Checked at sign time so the mistake is caught by the
+/// person making it, not at the next build (which refuses it too).
 pub fn check_signer(
     entry: &EntryId,
     existing: &SignOff,
     role: Role,
-    name: &str,
+    person: &str,
 ) -> std::result::Result<(), ReviewError> {
-    if !is_named(name) {
-        return Err(ReviewError::BlankName);
-    }
     let (other_role, other) = match role {
         Role::Author => (Role::Reviewer, existing.reviewer.as_ref()),
         Role::Reviewer => (Role::Author, existing.author.as_ref()),
     };
     match other {
-        Some(o) if same_person(&o.name, name) => Err(ReviewError::SelfReview {
+        Some(o) if o.person == person => Err(ReviewError::SelfReview {
             entry: entry.to_string(),
             role,
-            name: name.trim().to_string(),
+            person: person.to_string(),
             other: other_role,
-            other_name: o.name.trim().to_string(),
-            other_date: o.date,
+            other_date: o.date(),
         }),
         _ => Ok(()),
     }
@@ -104,18 +122,77 @@ fn with_signature(mut signoff: SignOff, role: Role, signature: Signature) -> (Si
     (signoff, replaced)
 }
 
-/// git's `user.name` as seen from `root` (so a repository's own setting wins), if any.
-pub fn git_user_name(root: &Path) -> Option<String> {
-    let out = Command::new("git")
-        .args(["config", "user.name"])
+/// The key to sign with: `--key FILE`, else git's `user.signingkey` as seen from `root`
+/// (the key a person already signs commits with).
+pub fn signing_key(root: &Path, key: Option<&Path>) -> std::result::Result<Signer, ReviewError> {
+    if let Some(k) = key {
+        return Signer::from_file(k).map_err(|e| ReviewError::Key(e.to_string()));
+    }
+    let setting = Command::new("git")
+        .args(["config", "user.signingkey"])
         .current_dir(root)
         .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| ReviewError::NoSigningKey {
+            root: root.display().to_string(),
+        })?;
+    Signer::from_git_setting(&setting).map_err(|e| ReviewError::Key(e.to_string()))
+}
+
+/// Whether `person` signing as `role` is what an entry waits for: nothing a signature cannot fix
+/// holds it back (stale measurements, unsupported claims), this role has no current
+/// signature that counts, the other role is not `person`'s, and, for a reviewer, the
+/// author has signed the entry as it is now.
+pub fn ready_for(
+    signoff: Option<&SignOff>,
+    verdict: &Verdict,
+    digest: &str,
+    role: Role,
+    person: &Person,
+) -> bool {
+    let unfixable = verdict.refusals.iter().any(|r| {
+        matches!(
+            r,
+            Refusal::StaleMeasurement { .. } | Refusal::UnsupportedClaim { .. }
+        )
+    });
+    if unfixable {
+        return false;
     }
-    let name = String::from_utf8(out.stdout).ok()?;
-    is_named(&name).then(|| name.trim().to_string())
+    let (mine, other) = match role {
+        Role::Author => (
+            signoff.and_then(|s| s.author.as_ref()),
+            signoff.and_then(|s| s.reviewer.as_ref()),
+        ),
+        Role::Reviewer => (
+            signoff.and_then(|s| s.reviewer.as_ref()),
+            signoff.and_then(|s| s.author.as_ref()),
+        ),
+    };
+    let counts = |r: Role| {
+        !verdict.refusals.iter().any(|x| {
+            matches!(x, Refusal::BadSignature { role, .. } | Refusal::UnknownSigner { role, .. } if *role == r)
+        })
+    };
+    let other_role = match role {
+        Role::Author => Role::Reviewer,
+        Role::Reviewer => Role::Author,
+    };
+    let mine_current = mine.is_some_and(|s| s.digest == digest) && counts(role);
+    if mine_current {
+        return false;
+    }
+    if other.is_some_and(|s| s.person == person.id) {
+        return false;
+    }
+    match role {
+        Role::Author => true,
+        Role::Reviewer => other.is_some_and(|s| s.digest == digest) && counts(other_role),
+    }
 }
 
 #[cfg(test)]
@@ -123,13 +200,12 @@ mod tests {
     use super::*;
     use crate::content::Kind;
 
-    fn sig(name: &str) -> Signature {
+    fn sig(person: &str) -> Signature {
         Signature {
-            name: name.into(),
-            date: NaiveDate::from_ymd_opt(2026, 3, 1).unwrap(),
+            person: person.into(),
+            time: DateTime::from_timestamp(1_780_000_000, 0).unwrap(),
             digest: "sha256:x".into(),
-            records: Default::default(),
-            text: None,
+            signature: String::new(),
         }
     }
 
@@ -138,36 +214,14 @@ mod tests {
     }
 
     #[test]
-    fn refuses_the_author_as_reviewer_in_any_spelling() {
+    fn refuses_the_author_as_reviewer() {
         let s = SignOff {
-            author: Some(sig("Author A")),
+            author: Some(sig("author-a")),
             reviewer: None,
         };
-        for spelling in [
-            "Author A",
-            " author a",
-            "AUTHOR  A",
-            "Ａｕｔｈｏｒ Ａ",
-            "author\ta ",
-        ] {
-            let err = check_signer(&id(), &s, Role::Reviewer, spelling).unwrap_err();
-            assert!(
-                matches!(err, ReviewError::SelfReview { .. }),
-                "{spelling:?}: {err}"
-            );
-            assert!(err.to_string().contains("as its author on"), "{err}");
-        }
-        assert!(check_signer(&id(), &s, Role::Reviewer, "Reviewer B").is_ok());
-    }
-
-    #[test]
-    fn refuses_the_reviewer_as_author() {
-        let s = SignOff {
-            author: None,
-            reviewer: Some(sig("reviewer-b")),
-        };
-        let err = check_signer(&id(), &s, Role::Author, "Reviewer-B").unwrap_err();
-        assert!(err.to_string().contains("as its reviewer on"), "{err}");
+        let err = check_signer(&id(), &s, Role::Reviewer, "author-a").unwrap_err();
+        assert!(err.to_string().contains("as its author on"), "{err}");
+        assert!(check_signer(&id(), &s, Role::Reviewer, "reviewer-b").is_ok());
     }
 
     #[test]
@@ -177,12 +231,6 @@ mod tests {
             reviewer: Some(sig("reviewer-b")),
         };
         assert!(check_signer(&id(), &s, Role::Author, "author-a").is_ok());
-    }
-
-    #[test]
-    fn refuses_a_blank_name() {
-        let err = check_signer(&id(), &SignOff::default(), Role::Author, " \t").unwrap_err();
-        assert!(matches!(err, ReviewError::BlankName));
     }
 
     #[test]

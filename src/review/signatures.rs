@@ -1,9 +1,12 @@
-//! Signature files: `content/reviews/<kind>/<slug>.yaml`.
+//! Signature files: `content/reviews/<kind>/<slug>.yaml`, one per entry, holding for each
+//! role the signer's person id, the digest signed, the time and the SSH signature. What
+//! was signed is kept once, content-addressed, in `content/reviews/texts/<sha256>.json`
+//! (see `digest`): both signers of one version share it, and `review diff` reads it.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use chrono::NaiveDate;
+use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use walkdir::WalkDir;
@@ -12,20 +15,45 @@ use crate::atomic::{write_file, Durability};
 use crate::content::{EntryId, Kind};
 use crate::error::{Error, Location, Result};
 
+use super::digest::SignedText;
+use super::gate::Role;
+
+/// The folder of signed texts under the reviews folder.
+pub const TEXTS_DIR: &str = "texts";
+
 /// One person's signature on one version of an entry.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Signature {
-    pub name: String,
-    pub date: NaiveDate,
-    /// Digest of the entry text and cited records at signing (see `signed_digest`).
+    /// The signer's id in `content/people.toml`.
+    pub person: String,
+    pub time: DateTime<Utc>,
+    /// Digest of what was signed (see `signed_material`); names its file under `texts/`.
     pub digest: String,
-    /// Digest of each cited record at signing, so a change can be traced to its record.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub records: BTreeMap<String, String>,
-    /// The entry text as signed, so `review diff` can show what changed since.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
+    /// `-----BEGIN SSH SIGNATURE-----`, namespace `glossary-review`, over [`statement`].
+    pub signature: String,
+}
+
+impl Signature {
+    pub fn date(&self) -> chrono::NaiveDate {
+        self.time.date_naive()
+    }
+}
+
+/// The exact bytes a signer's key signs: which entry, in which role, by whom, which
+/// digest, when. A signature copied to another entry, role or person, or with another
+/// digest or time, no longer verifies.
+pub fn statement(
+    entry: &EntryId,
+    role: Role,
+    person: &str,
+    digest: &str,
+    time: &DateTime<Utc>,
+) -> String {
+    format!(
+        "glossary sign-off v1\nentry: {entry}\nrole: {role}\nperson: {person}\ndigest: {digest}\ntime: {}\n",
+        time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    )
 }
 
 /// The signatures on one entry.
@@ -56,9 +84,12 @@ pub fn load_signoffs(reviews_dir: &Path, known: &HashSet<&EntryId>) -> Result<Si
         return Ok(out);
     }
     let mut files = Vec::new();
+    let texts = reviews_dir.join(TEXTS_DIR);
     for item in WalkDir::new(reviews_dir).min_depth(1).sort_by_file_name() {
         match item {
-            Ok(i) if i.file_type().is_file() => files.push(i.into_path()),
+            Ok(i) if i.file_type().is_file() && !i.path().starts_with(&texts) => {
+                files.push(i.into_path())
+            }
             Ok(_) => {}
             Err(e) => errors.push(Error::Other(format!("{}: {e}", reviews_dir.display()))),
         }
@@ -139,4 +170,32 @@ pub fn save_signoff(reviews_dir: &Path, id: &EntryId, signoff: &SignOff) -> Resu
         .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
     write_file(&path, yaml.as_bytes(), Durability::Synced)?;
     Ok(path)
+}
+
+/// Where the signed text of `digest` is kept.
+pub fn text_path(reviews_dir: &Path, digest: &str) -> PathBuf {
+    let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+    reviews_dir.join(TEXTS_DIR).join(format!("{hex}.json"))
+}
+
+/// Keep a signed text under its digest (once: a second signer of the same version finds
+/// it there). The file's sha256 is its name, so it can be checked like any content store.
+pub fn save_text(reviews_dir: &Path, digest: &str, bytes: &[u8]) -> Result<PathBuf> {
+    let path = text_path(reviews_dir, digest);
+    if path.is_file() {
+        return Ok(path);
+    }
+    write_file(&path, bytes, Durability::Synced)?;
+    Ok(path)
+}
+
+/// The signed text of `digest`, if kept and intact (its bytes must hash to its name).
+pub fn load_text(reviews_dir: &Path, digest: &str) -> Option<SignedText> {
+    let bytes = std::fs::read(text_path(reviews_dir, digest)).ok()?;
+    let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+    use sha2::Digest as _;
+    if hex::encode(sha2::Sha256::digest(&bytes)) != hex {
+        return None;
+    }
+    serde_json::from_slice(&bytes).ok()
 }

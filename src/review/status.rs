@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use crate::content::Entry;
 
-use super::diff::{record_changes, RecordChange};
+use crate::trust::People;
+
 use super::digest::SignedMaterial;
 use super::gate::{Refusal, Role, Verdict};
 use super::signatures::{SignOff, Signature};
@@ -38,10 +39,15 @@ impl State {
 /// One role's signature as status reports it.
 #[derive(Debug, Clone, Serialize)]
 pub struct SignerStatus {
+    /// The id in content/people.toml the signature names.
+    pub person: String,
+    /// The registered display name (the id when the person is not registered).
     pub name: String,
     pub date: NaiveDate,
-    /// Whether it covers the entry's current text and records.
+    /// Whether it covers what the entry shows now.
     pub current: bool,
+    /// Why it does not count (unknown person, wrong key, does not verify), if it does not.
+    pub invalid: Option<String>,
 }
 
 /// One entry's review state. Serialized as `review status --json`; the keys are stable and
@@ -55,8 +61,6 @@ pub struct EntryStatus {
     pub reviewer: Option<SignerStatus>,
     /// What must happen before the signatures allow publishing.
     pub missing: Vec<String>,
-    /// Cited records that differ from what the reviewer (else the author) signed.
-    pub changed_records: Vec<RecordChange>,
     /// Refusals that no signature can fix: stale measurements, unsupported claims.
     pub refusals: Vec<String>,
     /// Old sources: warnings, errors under `check --strict`.
@@ -81,6 +85,8 @@ pub struct Gated<'a> {
     pub material: &'a SignedMaterial,
     /// Not refusals: old sources.
     pub warnings: &'a [String],
+    /// For the signers' registered names.
+    pub people: &'a People,
 }
 
 pub fn status_report<'a>(entries: impl IntoIterator<Item = Gated<'a>>) -> StatusReport {
@@ -97,21 +103,32 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
             .iter()
             .any(|r| matches!(r, Refusal::Changed { role: r, .. } if *r == role))
     };
-    // The gate counts only named signatures; it refused with NoAuthor/NoReviewer otherwise.
-    let signer = |role: Role, s: Option<&Signature>, absent: &Refusal| {
-        if refusals.contains(absent) {
-            return None;
-        }
+    let invalid = |role: Role| {
+        refusals.iter().find_map(|r| match r {
+            Refusal::UnknownSigner { role: rr, .. } | Refusal::BadSignature { role: rr, .. }
+                if *rr == role =>
+            {
+                Some(r.to_string())
+            }
+            _ => None,
+        })
+    };
+    let signer = |role: Role, s: Option<&Signature>| {
         s.map(|s| SignerStatus {
-            name: s.name.trim().to_string(),
-            date: s.date,
-            current: !changed(role),
+            person: s.person.clone(),
+            name: g
+                .people
+                .get(&s.person)
+                .map_or_else(|| s.person.clone(), |p| p.name.clone()),
+            date: s.date(),
+            current: s.digest == g.material.digest,
+            invalid: invalid(role),
         })
     };
     let author = g.signoff.and_then(|s| s.author.as_ref());
     let reviewer = g.signoff.and_then(|s| s.reviewer.as_ref());
-    let author_s = signer(Role::Author, author, &Refusal::NoAuthor);
-    let reviewer_s = signer(Role::Reviewer, reviewer, &Refusal::NoReviewer);
+    let author_s = signer(Role::Author, author);
+    let reviewer_s = signer(Role::Reviewer, reviewer);
 
     // What the signers must do, author's part first, then the reviewer's.
     let mut missing: Vec<(u8, String)> = refusals
@@ -135,6 +152,10 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
                 1,
                 format!("reviewer re-signature (changed since reviewed by {name} on {date})"),
             )),
+            Refusal::UnknownSigner { role, .. } | Refusal::BadSignature { role, .. } => Some((
+                if *role == Role::Author { 0 } else { 1 },
+                format!("{role} signature that counts ({r})"),
+            )),
             Refusal::SamePerson { .. } => Some((2, "a reviewer other than the author".to_string())),
             Refusal::StaleMeasurement { .. } | Refusal::UnsupportedClaim { .. } => None,
         })
@@ -150,13 +171,6 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
         State::Draft
     };
 
-    let baseline = reviewer_s
-        .as_ref()
-        .and(reviewer)
-        .or(author_s.as_ref().and(author));
-    let changed_records = baseline
-        .map(|s| record_changes(&s.records, &g.material.records))
-        .unwrap_or_default();
     let refusals = refusals
         .iter()
         .filter(|r| {
@@ -175,7 +189,6 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
         author: author_s,
         reviewer: reviewer_s,
         missing,
-        changed_records,
         refusals,
         warnings: g.warnings.to_vec(),
         published: g.verdict.is_published(),
@@ -248,10 +261,9 @@ impl StatusReport {
 
         for e in &self.entries {
             let notes: Vec<String> = e
-                .changed_records
+                .refusals
                 .iter()
-                .map(|r| r.to_string())
-                .chain(e.refusals.iter().map(|r| format!("refused: {r}")))
+                .map(|r| format!("refused: {r}"))
                 .chain(e.warnings.iter().map(|w| format!("warning: {w}")))
                 .collect();
             if !notes.is_empty() {
@@ -277,11 +289,11 @@ impl StatusReport {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::*;
     use crate::content::{EntryId, Kind};
-    use crate::review::{decide, Facts};
+    use crate::review::signatures::statement;
+    use crate::review::{decide, signed_material, Facts};
+    use crate::trust::{Signer, REVIEW_NAMESPACE};
 
     fn entry() -> Entry {
         let raw = "---\ntitle: What is it?\nsummary: S.\n---\nBody.\n";
@@ -295,18 +307,29 @@ mod tests {
         }
     }
 
-    fn material() -> SignedMaterial {
-        SignedMaterial {
-            digest: "now".into(),
-            records: BTreeMap::from([("exp/node".to_string(), "r2".to_string())]),
-        }
+    fn key(n: u8) -> Signer {
+        Signer::ed25519_from_seed(&[n; 32], "t").unwrap()
+    }
+
+    fn people() -> People {
+        let line = |n| key(n).public_key().to_openssh().unwrap();
+        let text = format!(
+            "[[person]]\nid = \"author-a\"\nname = \"Author A\"\nkeys = [\"{}\"]\n[[person]]\nid = \"reviewer-b\"\nname = \"Reviewer B\"\nkeys = [\"{}\"]\n[[person]]\nid = \"a-much-longer-name\"\nname = \"A Much Longer Name\"\nkeys = [\"{}\"]\n",
+            line(1),
+            line(2),
+            line(3)
+        );
+        People::parse(std::path::Path::new("people.toml"), &text).unwrap()
     }
 
     /// Status as the pipeline gives it: the gate decides, status reads the verdict.
     fn status_of(signoff: Option<&SignOff>, stale: &[(String, String)]) -> EntryStatus {
-        let (entry, material) = (entry(), material());
+        let (entry, people) = (entry(), people());
+        let material = signed_material(&entry, Default::default());
         let verdict = decide(Facts {
+            entry: &entry.id,
             signoff,
+            people: &people,
             digest: &material.digest,
             stale,
             unsupported: &[],
@@ -317,16 +340,27 @@ mod tests {
             verdict: &verdict,
             material: &material,
             warnings: &["an old source".to_string()],
+            people: &people,
         })
     }
 
-    fn sig(name: &str, digest: &str) -> Signature {
+    /// `person` (key `k`) signs in `role`: the current material, or an older digest.
+    fn sig(role: Role, person: &str, k: u8, current: bool) -> Signature {
+        let e = entry();
+        let digest = if current {
+            signed_material(&e, Default::default()).digest
+        } else {
+            "sha256:old".to_string()
+        };
+        let time = chrono::DateTime::parse_from_rfc3339("2026-04-02T10:00:00Z")
+            .unwrap()
+            .to_utc();
+        let msg = statement(&e.id, role, person, &digest, &time);
         Signature {
-            name: name.into(),
-            date: NaiveDate::from_ymd_opt(2026, 4, 2).unwrap(),
-            digest: digest.into(),
-            records: BTreeMap::from([("exp/node".to_string(), "r1".to_string())]),
-            text: None,
+            person: person.into(),
+            time,
+            digest,
+            signature: key(k).sign(REVIEW_NAMESPACE, msg.as_bytes()).unwrap(),
         }
     }
 
@@ -340,34 +374,58 @@ mod tests {
         let s = status_of(None, &[]);
         assert_eq!(s.state, State::Draft);
         assert_eq!(s.missing, ["author signature", "reviewer signature"]);
-        let s = status(Some(sig("author-a", "now")), None);
+        let s = status(Some(sig(Role::Author, "author-a", 1, true)), None);
         assert_eq!(s.state, State::Draft);
         assert_eq!(s.missing, ["reviewer signature"]);
+        assert_eq!(s.author.unwrap().name, "Author A");
     }
 
     #[test]
     fn both_current_signatures_are_ready() {
-        let s = status(Some(sig("author-a", "now")), Some(sig("reviewer-b", "now")));
-        assert_eq!(s.state, State::Ready);
+        let s = status(
+            Some(sig(Role::Author, "author-a", 1, true)),
+            Some(sig(Role::Reviewer, "reviewer-b", 2, true)),
+        );
+        assert_eq!(s.state, State::Ready, "{:?}", s.missing);
         assert!(s.missing.is_empty());
     }
 
     #[test]
     fn an_out_of_date_signature_is_changed_and_names_who_and_when() {
-        let s = status(Some(sig("author-a", "now")), Some(sig("reviewer-b", "old")));
+        let s = status(
+            Some(sig(Role::Author, "author-a", 1, true)),
+            Some(sig(Role::Reviewer, "reviewer-b", 2, false)),
+        );
         assert_eq!(s.state, State::Changed);
         assert_eq!(
             s.missing,
-            ["reviewer re-signature (changed since reviewed by reviewer-b on 2026-04-02)"]
+            ["reviewer re-signature (changed since reviewed by Reviewer B on 2026-04-02)"]
         );
-        // The record the reviewer saw differs from the one cited now.
-        assert_eq!(s.changed_records.len(), 1);
-        assert_eq!(s.changed_records[0].citation, "exp/node");
+    }
+
+    #[test]
+    fn a_signature_that_does_not_count_says_why() {
+        // reviewer-b's name, author-a's key.
+        let s = status(
+            Some(sig(Role::Author, "author-a", 1, true)),
+            Some(sig(Role::Reviewer, "reviewer-b", 1, true)),
+        );
+        assert_eq!(s.state, State::Draft);
+        let why = s.reviewer.unwrap().invalid.unwrap();
+        assert!(why.contains("not registered to reviewer-b"), "{why}");
+        assert!(
+            s.missing[0].starts_with("reviewer signature that counts"),
+            "{:?}",
+            s.missing
+        );
     }
 
     #[test]
     fn one_person_in_both_roles_stays_a_draft() {
-        let s = status(Some(sig("Author A", "now")), Some(sig(" author  a", "now")));
+        let s = status(
+            Some(sig(Role::Author, "author-a", 1, true)),
+            Some(sig(Role::Reviewer, "author-a", 1, true)),
+        );
         assert_eq!(s.state, State::Draft);
         assert_eq!(s.missing, ["a reviewer other than the author"]);
     }
@@ -384,8 +442,8 @@ mod tests {
     fn table_columns_line_up() {
         let report = StatusReport {
             entries: vec![
-                status(Some(sig("author-a", "now")), None),
-                status(Some(sig("a-much-longer-name", "now")), None),
+                status(Some(sig(Role::Author, "author-a", 1, true)), None),
+                status(Some(sig(Role::Author, "a-much-longer-name", 3, true)), None),
             ],
         };
         let table = report.to_table();

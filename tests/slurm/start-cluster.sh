@@ -78,10 +78,12 @@ done
 [ "$(id -u)" -eq 0 ] || [ -n "$sudo_" ] || die "cannot start: the daemons need root (or password-less sudo)"
 
 export SLURM_CONF="$dir/slurm.conf"
-# One start at a time: test runs in parallel share the cluster.
+# One start at a time: test runs in parallel share the cluster. The daemons are started
+# with the lock's descriptor closed (9>&-): one that inherited it would hold the lock for
+# as long as it runs, and every later start would wait on it.
 $sudo_ mkdir -p "$dir"
-exec 9>"$dir.lock"
-flock 9
+exec 9>"$dir/start.lock"
+flock -w 300 9 || die "cannot start: another start-cluster.sh has held $dir/start.lock for 5 minutes"
 
 wanted="partitions=${partitions[*]}"
 
@@ -108,9 +110,9 @@ if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
   $sudo_ chown munge:munge /run/munge /var/log/munge /var/lib/munge 2>/dev/null || true
   # munged refuses to run as root; run it as the package's munge user.
   if id munge >/dev/null 2>&1; then
-    $sudo_ runuser -u munge -- munged || die "cannot start: munged failed (see /var/log/munge/munged.log)"
+    $sudo_ runuser -u munge -- munged 9>&- || die "cannot start: munged failed (see /var/log/munge/munged.log)"
   else
-    $sudo_ munged --force || die "cannot start: munged failed"
+    $sudo_ munged --force 9>&- || die "cannot start: munged failed"
   fi
   for _ in $(seq 50); do munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && break; sleep 0.1; done
   munge -n | unmunge >/dev/null || die "cannot start: munge does not round-trip a credential"
@@ -181,8 +183,8 @@ printf '%s' "$gres_lines" | $sudo_ tee "$dir/gres.conf" >/dev/null
 
 # Start from a clean state: no jobs left over from an earlier cluster in this folder.
 $sudo_ rm -rf "$dir/state"/* "$dir/spool"/*
-$sudo_ slurmctld -c -f "$SLURM_CONF" || die "cannot start: slurmctld failed ($(tail -3 "$dir/slurmctld.log" 2>/dev/null))"
-$sudo_ slurmd -f "$SLURM_CONF" || die "cannot start: slurmd failed ($(tail -3 "$dir/slurmd.log" 2>/dev/null))"
+$sudo_ slurmctld -c -f "$SLURM_CONF" 9>&- || die "cannot start: slurmctld failed ($(tail -3 "$dir/slurmctld.log" 2>/dev/null))"
+$sudo_ slurmd -f "$SLURM_CONF" 9>&- || die "cannot start: slurmd failed ($(tail -3 "$dir/slurmd.log" 2>/dev/null))"
 echo "$wanted" | $sudo_ tee "$dir/partitions" >/dev/null
 
 for _ in $(seq 120); do

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 pub use super::files::copy_dir;
+pub use super::keys;
 
 pub const EXPERIMENTS: [&str; 2] = ["day45-occupancy", "occupancy-sweep"];
 
@@ -44,7 +45,8 @@ pub fn fleet_project(root: &Path) {
         String::from("title = \"Fleet Fixture\"\nbase_url = \"https://glossary.test\"\n");
     for (node, gpu, slurm) in NODES {
         toml.push_str(&format!(
-            "\n[nodes.{node}]\ngpu = \"{gpu}\"\ncompute_capability = \"9.0\"\narch = \"sm_90\"\nsm_count = 132\n\n[nodes.{node}.slurm]\n{slurm}"
+            "\n[nodes.{node}]\ngpu = \"{gpu}\"\ncompute_capability = \"9.0\"\narch = \"sm_90\"\nsm_count = 132\n{key}\n[nodes.{node}.slurm]\n{slurm}",
+            key = keys::node_public_key_line(node)
         ));
     }
     std::fs::create_dir_all(root).unwrap();
@@ -85,8 +87,15 @@ pub fn install_record(root: &Path, id: &str, node: &str, captured_at: &str) {
         .join(id)
         .join("records")
         .join(format!("{node}.json"));
+    write_signed(&path, &record_bytes(root, id, node, captured_at), node);
+}
+
+/// Write record bytes at `path` with `node`'s signature beside them, as verify leaves a
+/// record (the fixture nodes' keys are throwaway keys made by the tests).
+pub fn write_signed(path: &Path, bytes: &[u8], node: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, record_bytes(root, id, node, captured_at)).unwrap();
+    std::fs::write(path, bytes).unwrap();
+    keys::sign_record(path, node);
 }
 
 pub fn glossary(root: &Path, args: &[&str]) -> Output {

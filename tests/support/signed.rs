@@ -6,9 +6,10 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 pub use super::files::copy_dir;
+use super::keys;
 
 use glossary::pipeline::Project;
-use glossary::review::{save_signoff, signed_digest, SignOff, Signature};
+use glossary::review::Role;
 
 pub use super::repo;
 
@@ -17,6 +18,12 @@ pub use super::repo;
 pub fn small_site(dest: &Path) {
     copy_dir(&repo().join("tests/fixtures/sites/small"), dest);
     copy_dir(&repo().join("templates"), &dest.join("templates"));
+    // The fixture node's key is made per test process; its profile is the last table.
+    let config = dest.join("glossary.toml");
+    let mut text = std::fs::read_to_string(&config).expect("fixture glossary.toml");
+    text.push_str(&keys::node_public_key_line("fixture-node"));
+    std::fs::write(&config, text).expect("write glossary.toml");
+    keys::write_people(dest);
     write_fixture_record(dest);
     sign_entries(dest, &["terms/unsigned-draft"]);
 }
@@ -64,29 +71,22 @@ pub fn write_fixture_record(root: &Path) {
     std::fs::create_dir_all(path.parent().expect("records dir")).expect("mkdir records");
     std::fs::write(&path, serde_json::to_string_pretty(&record).expect("json"))
         .expect("write record");
+    keys::sign_record(&path, "fixture-node");
 }
 
-/// Sign every entry (except `skip`, as `terms/slug`) over its current text and records.
+/// Sign every entry (except `skip`, as `terms/slug`) over what it shows now, as
+/// `author-a` and `reviewer-b` with their throwaway keys.
 pub fn sign_entries(root: &Path, skip: &[&str]) {
     let project = Project::load(root).expect("fixture project loads");
-    let date = chrono::NaiveDate::from_ymd_opt(2026, 11, 2).expect("date");
+    let time = chrono::DateTime::parse_from_rfc3339("2026-11-02T12:00:00Z")
+        .expect("time")
+        .to_utc();
     for entry in &project.content.entries {
         if skip.contains(&entry.id.to_string().as_str()) {
             continue;
         }
-        let material = signed_digest(entry, &project.library);
-        let sign = |name: &str| Signature {
-            name: name.into(),
-            date,
-            digest: material.digest.clone(),
-            records: material.records.clone(),
-            text: None,
-        };
-        let signoff = SignOff {
-            author: Some(sign("author-a")),
-            reviewer: Some(sign("reviewer-b")),
-        };
-        save_signoff(&project.layout.reviews(), &entry.id, &signoff).expect("save signoff");
+        keys::sign_as(root, &entry.id, Role::Author, "author-a", time);
+        keys::sign_as(root, &entry.id, Role::Reviewer, "reviewer-b", time);
     }
 }
 

@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 use chrono::{Duration, Local, NaiveDate};
 
 use super::files::copy_dir;
+pub use super::keys;
 
 /// The one verification node fixture sites trust. Named so nobody mistakes its records for
 /// measurements of real hardware.
@@ -62,9 +63,11 @@ impl Site {
             "glossary.toml",
             &format!(
                 "title = \"Fixture Glossary\"\nbase_url = \"https://glossary.test\"\n{extra_toml}\n\
-                 [nodes.{NODE}]\ngpu = \"{NODE_GPU}\"\ncompute_capability = \"9.0\"\narch = \"sm_90\"\nsm_count = 4\n"
+                 [nodes.{NODE}]\ngpu = \"{NODE_GPU}\"\ncompute_capability = \"9.0\"\narch = \"sm_90\"\nsm_count = 4\n{}",
+                keys::node_public_key_line(NODE)
             ),
         );
+        keys::write_people(site.root());
         copy_dir(
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("templates"),
             &site.path("templates"),
@@ -166,6 +169,10 @@ impl Site {
         self.write(
             &format!("measurements/{id}/records/{NODE}.json"),
             &serde_json::to_string_pretty(&record).expect("json"),
+        );
+        keys::sign_record(
+            &self.path(&format!("measurements/{id}/records/{NODE}.json")),
+            NODE,
         );
     }
 

@@ -49,6 +49,9 @@ pub struct VerifyRequest {
     pub launch_once: bool,
     /// Write the passing rows (marked partial) even when some configs failed.
     pub allow_partial: bool,
+    /// The node's private key (else the profile's `key` path): every record written is
+    /// signed with it (see `trust::node`).
+    pub key: Option<PathBuf>,
     /// Write records to `<out>/<experiment>/<node>.json` instead of `measurements/`:
     /// a scheduler's task output, which `glossary records import` checks and moves in.
     pub out: Option<PathBuf>,
@@ -285,6 +288,23 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
         &req.node,
         &profile,
     )?;
+    node::check_node_shape(&gpu.info, &gpu.arch, &req.node, &profile).map_err(RunError::Other)?;
+    // The key is checked before anything is measured: a run that cannot sign its records
+    // would spend the node's time for records no build accepts.
+    let signer = if req.dry_run || req.launch_once {
+        None
+    } else {
+        Some(
+            crate::trust::node::node_signer(
+                &req.node,
+                &req.root,
+                req.key.as_deref(),
+                profile.key.as_deref(),
+                profile.public_key.as_deref(),
+            )
+            .map_err(RunError::Other)?,
+        )
+    };
     report.gpu = Some(format!("{} ({})", gpu.info.name, gpu.info.uuid));
     // Everything that can be wrong with a file, for every experiment, before any runs.
     let plans = plan_all(&experiments, &gpu.device)?;
@@ -327,7 +347,15 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
     let clocks = clocks::ClockMonitor::start(&gpu.info.uuid);
     for (exp, p) in experiments.iter().zip(prepared) {
         progress.set_message(exp.id.clone());
-        let outcome = match run_one(req, &gpu, exp, p, clocks.as_ref(), progress) {
+        let outcome = match run_one(
+            req,
+            &gpu,
+            exp,
+            p,
+            clocks.as_ref(),
+            signer.as_ref(),
+            progress,
+        ) {
             Ok(o) => o,
             Err(e) => Outcome::Failed {
                 error: e.to_string(),
@@ -346,6 +374,7 @@ fn run_one(
     exp: &Experiment,
     prepared: Vec<prepare::PreparedConfig>,
     clocks: Option<&clocks::ClockMonitor>,
+    signer: Option<&crate::trust::Signer>,
     progress: &indicatif::ProgressBar,
 ) -> Result<Outcome, RunError> {
     let mut tick = |what: &str| {
@@ -424,19 +453,28 @@ fn run_one(
         }),
     };
     let paths = (req.record_path(exp), req.failed_record_path(exp));
-    write_outcome(paths, record, req.allow_partial, notes)
+    write_outcome(paths, record, req.allow_partial, notes, signer)
 }
 
 /// The one place records are written. Every config passed: `records/<node>.json`, and
 /// any earlier `<node>.failed.json` is removed. Otherwise `<node>.failed.json` says what
 /// failed and the good record stays (unless `allow_partial`, which writes the record
-/// marked partial).
+/// marked partial). A record is written with the node's signature beside it (`signer`;
+/// only tests pass None, and get a record no build accepts).
 pub fn write_outcome(
     (path, failed_path): (PathBuf, PathBuf),
     mut record: Record,
     allow_partial: bool,
     notes: Vec<String>,
+    signer: Option<&crate::trust::Signer>,
 ) -> Result<Outcome, RunError> {
+    let write = |record: &Record| -> Result<(), RunError> {
+        match signer {
+            Some(s) => record.write_signed(&path, s)?,
+            None => record.write_atomic(&path)?,
+        }
+        Ok(())
+    };
     let failed: Vec<&ConfigRecord> = record
         .configs
         .iter()
@@ -444,7 +482,7 @@ pub fn write_outcome(
         .collect();
     let summaries: Vec<ConfigSummary> = record.configs.iter().map(ConfigSummary::of).collect();
     if failed.is_empty() {
-        record.write_atomic(&path)?;
+        write(&record)?;
         if failed_path.exists() {
             std::fs::remove_file(&failed_path).map_err(|e| crate::Error::io(&failed_path, e))?;
         }
@@ -476,7 +514,7 @@ pub fn write_outcome(
     record.write_atomic(&failed_path)?;
     if allow_partial {
         record.partial = true;
-        record.write_atomic(&path)?;
+        write(&record)?;
         return Ok(Outcome::Written {
             record: path,
             configs: summaries,

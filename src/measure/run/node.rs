@@ -32,6 +32,45 @@ pub fn check_node(
     }
 }
 
+/// The rest of the profile: SM count, architecture, and the pinned GPU UUIDs if any. A
+/// GPU of the right model but another configuration (a MIG slice, another SKU) is not the
+/// node the records are cited as.
+pub fn check_node_shape(
+    info: &crate::measure::record::GpuInfo,
+    arch: &str,
+    node: &str,
+    profile: &Node,
+) -> Result<(), String> {
+    let mut wrong = Vec::new();
+    if info.sm_count != profile.sm_count {
+        wrong.push(format!(
+            "{} SMs, not the profile's {}",
+            info.sm_count, profile.sm_count
+        ));
+    }
+    if arch != profile.arch {
+        wrong.push(format!(
+            "architecture {arch}, not the profile's {}",
+            profile.arch
+        ));
+    }
+    if !profile.gpu_uuids.is_empty() && !profile.gpu_uuids.contains(&info.uuid) {
+        wrong.push(format!(
+            "UUID {}, not one of the profile's ({})",
+            info.uuid,
+            profile.gpu_uuids.join(", ")
+        ));
+    }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "this GPU does not match node {node}'s profile in glossary.toml: {}",
+            wrong.join("; ")
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -42,6 +81,9 @@ mod tests {
             compute_capability: "7.5".into(),
             arch: "sm_75".into(),
             sm_count: 40,
+            public_key: None,
+            key: None,
+            gpu_uuids: Vec::new(),
             l2_bytes: None,
             mem_bytes: None,
             slurm: None,

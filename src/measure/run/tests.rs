@@ -78,7 +78,7 @@ fn a_failed_check_leaves_the_good_record_and_says_what_failed() {
     let dir = tempfile::tempdir().unwrap();
     let exp = experiment(dir.path());
     let good = record(&exp, vec![row("block128", ConfigStatus::Passed, Some(1.0))]);
-    let out = write_outcome(paths(&exp), good.clone(), false, vec![]).unwrap();
+    let out = write_outcome(paths(&exp), good.clone(), false, vec![], None).unwrap();
     assert!(matches!(out, Outcome::Written { partial: false, .. }));
     let before = std::fs::read(exp.record_path("h200")).unwrap();
 
@@ -89,7 +89,7 @@ fn a_failed_check_leaves_the_good_record_and_says_what_failed() {
             row("block256", failed(), None),
         ],
     );
-    let out = write_outcome(paths(&exp), bad.clone(), false, vec![]).unwrap();
+    let out = write_outcome(paths(&exp), bad.clone(), false, vec![], None).unwrap();
     let Outcome::Failed {
         error,
         failed_record,
@@ -117,7 +117,7 @@ fn a_failed_check_leaves_the_good_record_and_says_what_failed() {
     assert!(!report.all_passed());
 
     // --allow-partial writes the rows, marked; verify still does not pass.
-    let out = write_outcome(paths(&exp), bad, true, vec![]).unwrap();
+    let out = write_outcome(paths(&exp), bad, true, vec![], None).unwrap();
     assert!(matches!(out, Outcome::Written { partial: true, .. }));
     let r = Record::load(&exp.record_path("h200")).unwrap();
     assert!(r.partial);
@@ -129,7 +129,7 @@ fn a_failed_check_leaves_the_good_record_and_says_what_failed() {
     assert!(!report.all_passed());
 
     // A later passing run writes the record and removes the stale failure report.
-    write_outcome(paths(&exp), good, false, vec![]).unwrap();
+    write_outcome(paths(&exp), good, false, vec![], None).unwrap();
     assert!(!exp.failed_record_path("h200").exists());
     assert!(!Record::load(&exp.record_path("h200")).unwrap().partial);
 }

@@ -1,0 +1,13 @@
+//! Who and what may be trusted: registered people and their SSH keys, nodes and theirs.
+//!
+//! `names` compares display names the way a reader sees them (Unicode TS #39), `people`
+//! loads the registry, `sshsig` signs and verifies git-style SSH signatures. The review
+//! gate and the record loader both depend on this module; it depends on neither.
+
+pub mod names;
+pub mod node;
+pub mod people;
+pub mod sshsig;
+
+pub use people::{People, Person, PEOPLE_FILE};
+pub use sshsig::{Signer, SshError, VerifyFailure, RECORD_NAMESPACE, REVIEW_NAMESPACE};

@@ -1,0 +1,180 @@
+//! A node's signature on the records it measured: `records/<node>.json.sig` beside
+//! `records/<node>.json`, an SSH signature (namespace `glossary-record`) over the record
+//! file's exact bytes, made with the node's key when `verify` writes the record. A number
+//! edited by hand, or a record written by anyone without the node's private key, no
+//! longer verifies against the public key in the node's profile in `glossary.toml`.
+
+use std::path::{Path, PathBuf};
+
+use super::sshsig::{self, Signer, SshError, RECORD_NAMESPACE};
+
+/// Where a record's signature lives.
+pub fn signature_path(record: &Path) -> PathBuf {
+    let mut name = record.file_name().unwrap_or_default().to_os_string();
+    name.push(".sig");
+    record.with_file_name(name)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error(transparent)]
+    Write(#[from] crate::error::Error),
+    #[error(transparent)]
+    Sign(#[from] SshError),
+}
+
+/// Sign `bytes` with the node's key and write record and signature, each atomically
+/// (temp file + rename). The signature is made before anything is written, so a key that
+/// cannot sign leaves the old record and its signature in place.
+pub fn write_signed(path: &Path, bytes: &[u8], signer: &Signer) -> Result<(), WriteError> {
+    let sig = signer.sign(RECORD_NAMESPACE, bytes)?;
+    write_with_signature(path, bytes, &sig)
+}
+
+/// Write a record and the signature it came with (an import of what verify wrote
+/// elsewhere), each atomically.
+pub fn write_with_signature(path: &Path, bytes: &[u8], sig: &str) -> Result<(), WriteError> {
+    use crate::atomic::{write_file, Durability};
+    // Record first: between the two writes the old signature sits beside the new record,
+    // which reads as "not signed", never as a record signed that the node did not sign.
+    write_file(path, bytes, Durability::Synced)?;
+    write_file(&signature_path(path), sig.as_bytes(), Durability::Synced)?;
+    Ok(())
+}
+
+/// Whether `bytes` carry `node`'s signature, checked against the node's public key from
+/// its profile. The error says why not, for "record not signed by node NAME: ...".
+pub fn verify_record(
+    node: &str,
+    public_key: Option<&str>,
+    bytes: &[u8],
+    signature: Option<&str>,
+    sig_path: &Path,
+) -> Result<(), String> {
+    let Some(public_key) = public_key else {
+        return Err(format!(
+            "glossary.toml gives node {node} no public_key, so no record of it can be checked"
+        ));
+    };
+    let key = sshsig::parse_public_key(public_key)
+        .map_err(|e| format!("node {node}'s public_key in glossary.toml: {e}"))?;
+    let Some(signature) = signature else {
+        return Err(format!("there is no {}", sig_path.display()));
+    };
+    sshsig::verify(
+        signature,
+        RECORD_NAMESPACE,
+        bytes,
+        std::slice::from_ref(&key),
+        &format!("node {node}"),
+    )
+    .map_err(|e| format!("its signature {e}"))
+}
+
+/// A node's private key: `--key FILE`, else the profile's `key` path (`~/` expanded,
+/// relative paths from the project root). Its public half must be the profile's.
+pub fn node_signer(
+    node: &str,
+    root: &Path,
+    key_arg: Option<&Path>,
+    profile_key: Option<&Path>,
+    profile_public: Option<&str>,
+) -> Result<Signer, String> {
+    let path = match (key_arg, profile_key) {
+        (Some(k), _) => k.to_path_buf(),
+        (None, Some(k)) => match k.to_str().and_then(|s| s.strip_prefix("~/")) {
+            Some(rest) => std::env::var_os("HOME")
+                .map(|h| PathBuf::from(h).join(rest))
+                .unwrap_or_else(|| k.to_path_buf()),
+            None if k.is_relative() => root.join(k),
+            None => k.to_path_buf(),
+        },
+        (None, None) => {
+            return Err(format!(
+                "verify signs the records it writes with node {node}'s key: pass --key FILE, or set `key = \"PATH\"` under [nodes.{node}] in glossary.toml (the private key stays on the node, outside the repository)"
+            ))
+        }
+    };
+    let signer = Signer::from_file(&path).map_err(|e| e.to_string())?;
+    let Some(public) = profile_public else {
+        return Err(format!(
+            "glossary.toml gives node {node} no public_key; add `public_key = \"{}\"` under [nodes.{node}] so builds can check its records",
+            signer.public_key().to_openssh().unwrap_or_default()
+        ));
+    };
+    let public = sshsig::parse_public_key(public).map_err(|e| e.to_string())?;
+    if public.key_data() != signer.public_key().key_data() {
+        return Err(format!(
+            "{} is key {}, but node {node}'s public_key in glossary.toml is {}",
+            path.display(),
+            sshsig::fingerprint(signer.public_key()),
+            sshsig::fingerprint(&public)
+        ));
+    }
+    Ok(signer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signed_record_verifies_and_an_edited_one_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("records/h200.json");
+        let node = Signer::ed25519_from_seed(&[7; 32], "h200").unwrap();
+        let public = node.public_key().to_openssh().unwrap();
+        write_signed(&path, b"{\"median_ms\": 1.5}\n", &node).unwrap();
+        let sig_path = signature_path(&path);
+        assert!(sig_path.ends_with("records/h200.json.sig"));
+        let sig = std::fs::read_to_string(&sig_path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(
+            verify_record("h200", Some(&public), &bytes, Some(&sig), &sig_path),
+            Ok(())
+        );
+        let e = verify_record(
+            "h200",
+            Some(&public),
+            b"{\"median_ms\": 1.4}\n",
+            Some(&sig),
+            &sig_path,
+        )
+        .unwrap_err();
+        assert!(e.contains("does not verify"), "{e}");
+        let e = verify_record("h200", Some(&public), &bytes, None, &sig_path).unwrap_err();
+        assert!(e.contains("h200.json.sig"), "{e}");
+        let other = Signer::ed25519_from_seed(&[8; 32], "x").unwrap();
+        let forged = other.sign(RECORD_NAMESPACE, &bytes).unwrap();
+        let e = verify_record("h200", Some(&public), &bytes, Some(&forged), &sig_path).unwrap_err();
+        assert!(e.contains("not registered to node h200"), "{e}");
+    }
+
+    #[test]
+    fn the_key_must_be_the_profiles() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = Signer::ed25519_from_seed(&[7; 32], "h200").unwrap();
+        let file = dir.path().join("node_key");
+        std::fs::write(&file, key.private_openssh().unwrap()).unwrap();
+        let other = Signer::ed25519_from_seed(&[9; 32], "x").unwrap();
+        let e = node_signer(
+            "h200",
+            dir.path(),
+            Some(&file),
+            None,
+            Some(&other.public_key().to_openssh().unwrap()),
+        )
+        .err()
+        .unwrap();
+        assert!(e.contains("but node h200's public_key"), "{e}");
+        assert!(node_signer("h200", dir.path(), None, None, None).is_err());
+        let ok = node_signer(
+            "h200",
+            dir.path(),
+            None,
+            Some(Path::new("node_key")),
+            Some(&key.public_key().to_openssh().unwrap()),
+        );
+        assert!(ok.is_ok());
+    }
+}

@@ -1,0 +1,279 @@
+//! The people registry, `content/people.toml`: who may sign, under which name, with which
+//! SSH keys. Like git's allowed-signers file, it maps identities to keys; unlike a name
+//! typed on the command line, a person here is whoever holds one of their keys.
+//!
+//! ```toml
+//! [[person]]
+//! id = "author-a"              # what signature files name
+//! name = "Author A"            # the byline
+//! keys = ["ssh-ed25519 AAAA... author-a@laptop"]
+//! ```
+//!
+//! Checked once at load (then trusted): ids are unique, every name shows what it is (no
+//! invisible, bidi or control characters, not blank) and no two names look alike (same
+//! canonical form or same UTS #39 confusable skeleton), and no key belongs to two people.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use ssh_key::PublicKey;
+
+use crate::error::{Error, Location, Result};
+
+use super::names::{canonical_name, name_problem, skeleton};
+use super::sshsig::{fingerprint, parse_public_key};
+
+pub const PEOPLE_FILE: &str = "people.toml";
+
+#[derive(Debug, Clone)]
+pub struct Person {
+    pub id: String,
+    pub name: String,
+    pub keys: Vec<PublicKey>,
+}
+
+/// Every registered person, by id.
+#[derive(Debug, Clone, Default)]
+pub struct People {
+    pub path: PathBuf,
+    by_id: BTreeMap<String, Person>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    person: Vec<toml::Spanned<RawPerson>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPerson {
+    id: toml::Spanned<String>,
+    name: toml::Spanned<String>,
+    #[serde(default)]
+    keys: Vec<toml::Spanned<String>>,
+}
+
+impl People {
+    /// Load `path`; a missing file is an empty registry (nobody can sign).
+    pub fn load(path: &Path) -> Result<People> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(People {
+                    path: path.to_path_buf(),
+                    by_id: BTreeMap::new(),
+                })
+            }
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        People::parse(path, &text)
+    }
+
+    pub fn parse(path: &Path, text: &str) -> Result<People> {
+        let at = |offset: usize| {
+            let before = &text[..offset.min(text.len())];
+            Some(Location {
+                line: before.matches('\n').count() + 1,
+                column: before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1,
+            })
+        };
+        let file: File = toml::from_str(text).map_err(|e| {
+            Error::content(
+                path,
+                e.span().and_then(|s| at(s.start)),
+                e.message().to_string(),
+            )
+        })?;
+        let mut errors = Vec::new();
+        let mut err =
+            |offset: usize, msg: String| errors.push(Error::content(path, at(offset), msg));
+        let mut by_id: BTreeMap<String, Person> = BTreeMap::new();
+        // What each check has seen so far: the first person it belongs to.
+        let mut canonical: BTreeMap<String, (String, String)> = BTreeMap::new();
+        let mut skeletons: BTreeMap<String, (String, String)> = BTreeMap::new();
+        let mut key_owner: BTreeMap<String, String> = BTreeMap::new();
+        for raw in &file.person {
+            let p = raw.get_ref();
+            let id = p.id.get_ref().clone();
+            let name = p.name.get_ref().clone();
+            let id_ok = !id.is_empty()
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+            if !id_ok {
+                err(
+                    p.id.span().start,
+                    format!("person id {id:?}: use lowercase ASCII letters, digits and '-' (e.g. \"ada-l\")"),
+                );
+                continue;
+            }
+            if by_id.contains_key(&id) {
+                err(p.id.span().start, format!("person id `{id}` is used twice"));
+                continue;
+            }
+            let mut ok = true;
+            if let Some(problem) = name_problem(&name) {
+                err(
+                    p.name.span().start,
+                    format!("person `{id}`: name {name:?} {problem}"),
+                );
+                ok = false;
+            } else {
+                let c = canonical_name(&name);
+                if let Some((other, other_name)) = canonical.get(&c) {
+                    err(
+                        p.name.span().start,
+                        format!("person `{id}` ({name:?}) and person `{other}` ({other_name:?}) have the same name once case, width and spacing are ignored; one person has one entry"),
+                    );
+                    ok = false;
+                } else if let Some((other, other_name)) = skeletons.get(&skeleton(&name)) {
+                    err(
+                        p.name.span().start,
+                        format!("person `{id}` ({name:?}) and person `{other}` ({other_name:?}) have names that look the same (Unicode confusables, UTS #39); one person has one entry"),
+                    );
+                    ok = false;
+                }
+                canonical.insert(c, (id.clone(), name.clone()));
+                skeletons.insert(skeleton(&name), (id.clone(), name.clone()));
+            }
+            if p.keys.is_empty() {
+                err(
+                    raw.span().start,
+                    format!("person `{id}` has no keys: add the SSH public key they sign with"),
+                );
+                ok = false;
+            }
+            let mut keys = Vec::new();
+            for k in &p.keys {
+                match parse_public_key(k.get_ref()) {
+                    Ok(key) => {
+                        let bytes = fingerprint(&key);
+                        match key_owner.get(&bytes) {
+                            Some(other) if other != &id => {
+                                err(
+                                    k.span().start,
+                                    format!("key {} is registered to both `{other}` and `{id}`: one key, one person", fingerprint(&key)),
+                                );
+                                ok = false;
+                            }
+                            _ => {
+                                key_owner.insert(bytes, id.clone());
+                                keys.push(key);
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        err(k.span().start, format!("person `{id}`: {e}"));
+                        ok = false;
+                    }
+                }
+            }
+            if ok {
+                by_id.insert(id.clone(), Person { id, name, keys });
+            }
+        }
+        Error::collect(errors)?;
+        Ok(People {
+            path: path.to_path_buf(),
+            by_id,
+        })
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Person> {
+        self.by_id.get(id)
+    }
+
+    /// The person a key is registered to.
+    pub fn by_key(&self, key: &PublicKey) -> Option<&Person> {
+        self.by_id
+            .values()
+            .find(|p| p.keys.iter().any(|k| k.key_data() == key.key_data()))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Person> {
+        self.by_id.values()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trust::sshsig::Signer;
+
+    fn key(n: u8) -> String {
+        Signer::ed25519_from_seed(&[n; 32], "t")
+            .unwrap()
+            .public_key()
+            .to_openssh()
+            .unwrap()
+    }
+
+    fn person(id: &str, name: &str, k: u8) -> String {
+        format!(
+            "[[person]]\nid = \"{id}\"\nname = \"{name}\"\nkeys = [\"{}\"]\n",
+            key(k)
+        )
+    }
+
+    fn load(text: &str) -> std::result::Result<People, String> {
+        People::parse(Path::new("content/people.toml"), text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn loads_two_people_and_finds_them_by_key() {
+        let p = load(&(person("author-a", "Author A", 1) + &person("reviewer-b", "Reviewer B", 2)))
+            .unwrap();
+        let k = parse_public_key(&key(2)).unwrap();
+        assert_eq!(p.by_key(&k).unwrap().id, "reviewer-b");
+        assert_eq!(p.get("author-a").unwrap().name, "Author A");
+    }
+
+    #[test]
+    fn a_confusable_name_is_an_error_naming_both() {
+        let e =
+            load(&(person("author-a", "Author A", 1) + &person("author-x", "\u{0410}uthor A", 2)))
+                .unwrap_err();
+        assert!(e.contains("`author-x`") && e.contains("`author-a`"), "{e}");
+        assert!(e.contains("look the same"), "{e}");
+        assert!(e.starts_with("content/people.toml:"), "{e}");
+    }
+
+    #[test]
+    fn the_same_name_in_another_case_is_an_error_naming_both() {
+        let e = load(&(person("author-a", "Author A", 1) + &person("author-x", "AUTHOR  A", 2)))
+            .unwrap_err();
+        assert!(e.contains("`author-x`") && e.contains("`author-a`"), "{e}");
+    }
+
+    #[test]
+    fn invisible_names_are_refused() {
+        let e = load(&person("ghost", "\u{200B}\u{200B}", 1)).unwrap_err();
+        assert!(e.contains("U+200B"), "{e}");
+        let e = load(&person("dash", "-", 1)).unwrap_err();
+        assert!(e.contains("no letter"), "{e}");
+    }
+
+    #[test]
+    fn one_key_under_two_ids_is_refused() {
+        let e =
+            load(&(person("author-a", "Author A", 1) + &person("other-name", "Someone Else", 1)))
+                .unwrap_err();
+        assert!(
+            e.contains("registered to both `author-a` and `other-name`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_missing_file_is_an_empty_registry() {
+        let p = People::load(Path::new("/nonexistent/people.toml")).unwrap();
+        assert!(p.is_empty());
+    }
+}

@@ -1,0 +1,315 @@
+//! SSH signatures in git's format (`ssh-keygen -Y sign`, PROTOCOL.sshsig): the same keys
+//! people already sign commits with. Verification always runs in-process (the `ssh-key`
+//! crate), so `check` and `build` need no binary. Signing runs in-process for an unencrypted
+//! private key file; a passphrase-protected key, or a public key whose private half lives in
+//! an ssh-agent (git's usual `user.signingkey`), is handed to `ssh-keygen -Y sign`, which
+//! asks for the passphrase or the agent exactly as git does.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use ssh_key::{HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
+
+/// The namespace of an entry sign-off: a signature made for git commits (`git`) or for a
+/// record (`glossary-record`) never verifies as a sign-off, and the reverse.
+pub const REVIEW_NAMESPACE: &str = "glossary-review";
+/// The namespace of a node's signature on a record it measured.
+pub const RECORD_NAMESPACE: &str = "glossary-record";
+
+#[derive(Debug, thiserror::Error)]
+pub enum SshError {
+    #[error("{}: {why}", path.display())]
+    KeyFile { path: PathBuf, why: String },
+    #[error("not an SSH public key ({why}): {text}")]
+    PublicKey { text: String, why: String },
+    #[error("ssh-keygen -Y sign with {}: {why}", path.display())]
+    Keygen { path: PathBuf, why: String },
+    #[error("signing failed: {0}")]
+    Sign(String),
+}
+
+/// Why a signature does not count.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyFailure {
+    #[error("is not an SSH signature ({0})")]
+    Malformed(String),
+    #[error("was made for `{found}`, not `{expected}`")]
+    Namespace { expected: String, found: String },
+    #[error("was made with key {fingerprint}, which is not registered to {whom}")]
+    KeyNotRegistered { fingerprint: String, whom: String },
+    #[error("does not verify (the signed text or the signature was altered, or it was made for another text)")]
+    BadSignature,
+}
+
+/// A key that can sign.
+pub struct Signer {
+    public: PublicKey,
+    how: How,
+}
+
+enum How {
+    InProcess(Box<PrivateKey>),
+    /// The key file `ssh-keygen` is given: an encrypted private key, or a public key whose
+    /// private half is in the agent.
+    Keygen(KeygenKey),
+}
+
+enum KeygenKey {
+    File(PathBuf),
+    /// A literal public key (git's `key::ssh-ed25519 ...`), written to a temp file per use.
+    Literal(String),
+}
+
+impl Signer {
+    /// A signer from a key file: an OpenSSH private key, or a public key (`.pub`) whose
+    /// private half is next to it (`id_ed25519` for `id_ed25519.pub`) or in the agent.
+    pub fn from_file(path: &Path) -> Result<Signer, SshError> {
+        let bad = |why: String| SshError::KeyFile {
+            path: path.to_path_buf(),
+            why,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+        if text.trim_start().starts_with("-----BEGIN") {
+            let key = PrivateKey::from_openssh(text.trim())
+                .map_err(|e| bad(format!("not an OpenSSH private key: {e}")))?;
+            let public = key.public_key().clone();
+            let how = if key.is_encrypted() {
+                How::Keygen(KeygenKey::File(path.to_path_buf()))
+            } else {
+                How::InProcess(Box::new(key))
+            };
+            return Ok(Signer { public, how });
+        }
+        let public = parse_public_key(&text).map_err(|e| bad(e.to_string()))?;
+        // git's convention: the private key sits beside its `.pub`.
+        if let Some(private) = path.to_str().and_then(|p| p.strip_suffix(".pub")) {
+            let private = Path::new(private);
+            if private.is_file() {
+                if let Ok(s) = Signer::from_file(private) {
+                    if s.public.key_data() == public.key_data() {
+                        return Ok(s);
+                    }
+                }
+            }
+        }
+        Ok(Signer {
+            public,
+            how: How::Keygen(KeygenKey::File(path.to_path_buf())),
+        })
+    }
+
+    /// git's `user.signingkey`: a path (`~` expanded) or a literal `key::ssh-...` public key.
+    pub fn from_git_setting(value: &str) -> Result<Signer, SshError> {
+        let value = value.trim();
+        if let Some(literal) = value.strip_prefix("key::") {
+            let public = parse_public_key(literal)?;
+            return Ok(Signer {
+                public,
+                how: How::Keygen(KeygenKey::Literal(literal.trim().to_string())),
+            });
+        }
+        if value.starts_with("ssh-") || value.starts_with("sk-") {
+            let public = parse_public_key(value)?;
+            return Ok(Signer {
+                public,
+                how: How::Keygen(KeygenKey::Literal(value.to_string())),
+            });
+        }
+        let path = match value.strip_prefix("~/") {
+            Some(rest) => std::env::var_os("HOME")
+                .map(|h| PathBuf::from(h).join(rest))
+                .unwrap_or_else(|| PathBuf::from(value)),
+            None => PathBuf::from(value),
+        };
+        Signer::from_file(&path)
+    }
+
+    /// An in-memory ed25519 key from a 32-byte seed: for throwaway keys (tests, the
+    /// benchmark corpus). Never for a person's key.
+    pub fn ed25519_from_seed(seed: &[u8; 32], comment: &str) -> Result<Signer, SshError> {
+        let pair = ssh_key::private::Ed25519Keypair::from_seed(seed);
+        let key = PrivateKey::new(ssh_key::private::KeypairData::Ed25519(pair), comment)
+            .map_err(|e| SshError::Sign(e.to_string()))?;
+        Ok(Signer {
+            public: key.public_key().clone(),
+            how: How::InProcess(Box::new(key)),
+        })
+    }
+
+    /// The private key in OpenSSH format (in-process keys only), e.g. to hand a throwaway
+    /// key to another process.
+    pub fn private_openssh(&self) -> Option<String> {
+        match &self.how {
+            How::InProcess(k) => k.to_openssh(LineEnding::LF).ok().map(|s| s.to_string()),
+            How::Keygen(_) => None,
+        }
+    }
+
+    pub fn public_key(&self) -> &PublicKey {
+        &self.public
+    }
+
+    /// Sign `msg` in `namespace`; the armored `-----BEGIN SSH SIGNATURE-----` text.
+    pub fn sign(&self, namespace: &str, msg: &[u8]) -> Result<String, SshError> {
+        match &self.how {
+            How::InProcess(key) => {
+                let sig = key
+                    .sign(namespace, HashAlg::Sha512, msg)
+                    .map_err(|e| SshError::Sign(e.to_string()))?;
+                sig.to_pem(LineEnding::LF)
+                    .map_err(|e| SshError::Sign(e.to_string()))
+            }
+            How::Keygen(KeygenKey::File(path)) => keygen_sign(path, namespace, msg),
+            How::Keygen(KeygenKey::Literal(text)) => {
+                let mut tmp =
+                    tempfile::NamedTempFile::new().map_err(|e| SshError::Sign(e.to_string()))?;
+                writeln!(tmp, "{text}").map_err(|e| SshError::Sign(e.to_string()))?;
+                keygen_sign(tmp.path(), namespace, msg)
+            }
+        }
+    }
+}
+
+fn keygen_sign(key: &Path, namespace: &str, msg: &[u8]) -> Result<String, SshError> {
+    let err = |why: String| SshError::Keygen {
+        path: key.to_path_buf(),
+        why,
+    };
+    // With no file operand, `ssh-keygen -Y sign` signs standard input to standard output.
+    let mut child = Command::new("ssh-keygen")
+        .args(["-q", "-Y", "sign", "-n", namespace, "-f"])
+        .arg(key)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| err(format!("cannot run ssh-keygen ({e}); install openssh-client, or pass an unencrypted key with --key")))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(msg).map_err(|e| err(e.to_string()))?;
+    }
+    let out = child.wait_with_output().map_err(|e| err(e.to_string()))?;
+    if !out.status.success() {
+        return Err(err(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+    }
+    String::from_utf8(out.stdout).map_err(|e| err(e.to_string()))
+}
+
+/// One OpenSSH public key line (`ssh-ed25519 AAAA... comment`).
+pub fn parse_public_key(text: &str) -> Result<PublicKey, SshError> {
+    let line = text.trim();
+    PublicKey::from_openssh(line).map_err(|e| SshError::PublicKey {
+        text: shorten(line),
+        why: e.to_string(),
+    })
+}
+
+fn shorten(s: &str) -> String {
+    if s.chars().count() > 40 {
+        format!("{}...", s.chars().take(40).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+/// `SHA256:...`, as `ssh-keygen -l` prints it.
+pub fn fingerprint(key: &PublicKey) -> String {
+    key.fingerprint(HashAlg::Sha256).to_string()
+}
+
+/// A parsed signature: which key made it, so the caller can look the key up.
+pub struct Parsed(SshSig);
+
+pub fn parse_signature(armored: &str) -> Result<Parsed, VerifyFailure> {
+    SshSig::from_pem(armored.trim())
+        .map(Parsed)
+        .map_err(|e| VerifyFailure::Malformed(e.to_string()))
+}
+
+impl Parsed {
+    pub fn fingerprint(&self) -> String {
+        self.0.public_key().fingerprint(HashAlg::Sha256).to_string()
+    }
+
+    /// Verify against the keys registered to `whom`: the signature must be made by one of
+    /// them, in `namespace`, over exactly `msg`.
+    pub fn verify(
+        &self,
+        namespace: &str,
+        msg: &[u8],
+        keys: &[PublicKey],
+        whom: &str,
+    ) -> Result<(), VerifyFailure> {
+        if self.0.namespace() != namespace {
+            return Err(VerifyFailure::Namespace {
+                expected: namespace.to_string(),
+                found: self.0.namespace().to_string(),
+            });
+        }
+        let Some(key) = keys.iter().find(|k| k.key_data() == self.0.public_key()) else {
+            return Err(VerifyFailure::KeyNotRegistered {
+                fingerprint: self.fingerprint(),
+                whom: whom.to_string(),
+            });
+        };
+        key.verify(namespace, msg, &self.0)
+            .map_err(|_| VerifyFailure::BadSignature)
+    }
+}
+
+/// Parse and verify in one step.
+pub fn verify(
+    armored: &str,
+    namespace: &str,
+    msg: &[u8],
+    keys: &[PublicKey],
+    whom: &str,
+) -> Result<(), VerifyFailure> {
+    parse_signature(armored)?.verify(namespace, msg, keys, whom)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(n: u8) -> Signer {
+        Signer::ed25519_from_seed(&[n; 32], "test").unwrap()
+    }
+
+    #[test]
+    fn signs_and_verifies_in_namespace() {
+        let k = key(1);
+        let sig = k.sign(REVIEW_NAMESPACE, b"text").unwrap();
+        assert!(sig.starts_with("-----BEGIN SSH SIGNATURE-----"));
+        let keys = [k.public_key().clone()];
+        assert_eq!(verify(&sig, REVIEW_NAMESPACE, b"text", &keys, "a"), Ok(()));
+        assert_eq!(
+            verify(&sig, REVIEW_NAMESPACE, b"texT", &keys, "a"),
+            Err(VerifyFailure::BadSignature)
+        );
+        assert!(matches!(
+            verify(&sig, RECORD_NAMESPACE, b"text", &keys, "a"),
+            Err(VerifyFailure::Namespace { .. })
+        ));
+    }
+
+    #[test]
+    fn a_key_not_registered_is_named_by_fingerprint() {
+        let sig = key(1).sign(REVIEW_NAMESPACE, b"text").unwrap();
+        let other = [key(2).public_key().clone()];
+        let e = verify(&sig, REVIEW_NAMESPACE, b"text", &other, "reviewer-b").unwrap_err();
+        assert!(
+            e.to_string().contains("not registered to reviewer-b"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("SHA256:"), "{e}");
+    }
+
+    #[test]
+    fn garbage_is_not_a_signature() {
+        assert!(matches!(
+            verify("hello", REVIEW_NAMESPACE, b"x", &[], "a"),
+            Err(VerifyFailure::Malformed(_))
+        ));
+    }
+}

@@ -1,0 +1,245 @@
+//! Measured tables that cite several nodes (`nodes: [node-a, node-b]`): the same rows with
+//! a column group per node, a chart comparing them, provenance per node, claims and
+//! `value()` that name a node, and a cited node without a current record refusing the
+//! entry as a stale one does. Two and three role-named test nodes, built as a user builds.
+
+mod support;
+use support::fleet as fleet_fixture;
+
+use std::path::Path;
+
+use fleet_fixture::*;
+
+const AT: &str = "2026-11-30T12:00:00Z";
+
+/// Multiply every `gbps` number in a record by `factor`: node-b's test GPU is slower, so a
+/// value read from the wrong node shows.
+fn scale_gbps(v: &mut serde_json::Value, factor: f64) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if k == "gbps" {
+                    // A bare number, or a recorded quantity {value, unit, ...}.
+                    let n = if x.is_object() {
+                        &mut x["value"]
+                    } else {
+                        &mut *x
+                    };
+                    if let Some(v) = n.as_f64() {
+                        *n = (v * factor).into();
+                    }
+                } else {
+                    scale_gbps(x, factor);
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| scale_gbps(x, factor)),
+        _ => {}
+    }
+}
+
+fn site(nodes_with_records: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fleet_project(root);
+    copy_dir(&repo().join("templates"), &root.join("templates"));
+    for node in nodes_with_records {
+        install_record(root, "day45-occupancy", node, AT);
+    }
+    if nodes_with_records.contains(&"node-b") {
+        let path = root.join("measurements/day45-occupancy/records/node-b.json");
+        let mut rec: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        scale_gbps(&mut rec, 0.5);
+        // Signed by node-b's (throwaway) key, as verify on that node would have.
+        write_signed(&path, &serde_json::to_vec_pretty(&rec).unwrap(), "node-b");
+    }
+    dir
+}
+
+fn term(root: &Path, nodes: &str, body: &str, claims: &str) {
+    let text = format!(
+        "---\ntitle: What is occupancy?\nname: occupancy\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    nodes: {nodes}\n    rows: [tlp1, tlp1-b1]\n    columns: [label, occupancy, gbps]\n    caption: Two rows on each node.\n{claims}---\n{body}\n"
+    );
+    let p = root.join("content/terms/occupancy.md");
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn page(root: &Path) -> String {
+    // A drafts preview is written to site-drafts/.
+    std::fs::read_to_string(root.join("site-drafts/terms/occupancy/index.html")).unwrap()
+}
+
+/// The number a record holds for (row, gbps), formatted as tables show it.
+fn gbps(root: &Path, node: &str, row: &str) -> f64 {
+    let lib = glossary::measure::Library::load(&root.join("measurements")).unwrap();
+    let rec = lib.record("day45-occupancy", node).unwrap();
+    rec.config(row)
+        .unwrap()
+        .column("gbps")
+        .unwrap()
+        .as_f64()
+        .unwrap()
+}
+
+#[test]
+fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
+    let s = site(&["node-a", "node-b"]);
+    let root = s.path();
+    term(
+        root,
+        "[node-a, node-b]",
+        "On node-b the full kernel moved {{ value(row=\"tlp1\", column=\"gbps\", node=\"node-b\") }} GB/s, on node-a {{ value(row=\"tlp1\", column=\"gbps\") }}.",
+        "claims:\n  - says: node-b moves under 60% of what node-a moves at full occupancy\n    column: gbps\n    node: node-b\n    row: tlp1\n    below: 0\n",
+    );
+    // The claim is deliberately false on node-b (any GB/s is above 0): it must be checked
+    // against node-b's record, and refused with node-b's number.
+    let out = glossary(root, &["check"]);
+    let said = text(&out);
+    let b = gbps(root, "node-b", "tlp1");
+    let a = gbps(root, "node-a", "tlp1");
+    assert!(
+        (a / b - 2.0).abs() < 1e-9,
+        "fixture: node-b at half of node-a"
+    );
+    assert!(
+        said.contains(&format!("gbps: tlp1 = {b:.4}, not below 0")),
+        "the claim was not read from node-b:\n{said}"
+    );
+    assert!(!said.contains("stale"), "{said}");
+
+    // With a true claim the entry is only missing its signatures; a draft build shows it.
+    term(
+        root,
+        "[node-a, node-b]",
+        "On node-b the full kernel moved {{ value(row=\"tlp1\", column=\"gbps\", node=\"node-b\") }} GB/s, on node-a {{ value(row=\"tlp1\", column=\"gbps\") }}.",
+        "claims:\n  - says: node-b keeps above 40% of node-a's bandwidth\n    column: gbps\n    node: node-b\n    row: tlp1\n    above: 1\n",
+    );
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = page(root);
+    assert!(
+        html.contains(&format!(
+            "On node-b the full kernel moved {b:.1} GB/s, on node-a {a:.1}."
+        )),
+        "{html}"
+    );
+    // One group header per node, naming its GPU, over the same measured columns.
+    assert!(
+        html.contains(r#"<th scope="col" rowspan="2">label</th>"#),
+        "{html}"
+    );
+    for (node, gpu) in [("node-a", "Fixture GPU A"), ("node-b", "Fixture GPU B")] {
+        assert!(
+            html.contains(&format!(
+                r#"<th scope="colgroup" colspan="2" class="node-group">{node} <span class="node-gpu">({gpu})</span></th>"#
+            )),
+            "{html}"
+        );
+        // Provenance per node: GPU, driver, capture time.
+        let item = html
+            .split("<li>node <code>")
+            .find(|s| s.starts_with(&format!("{node}</code>")))
+            .unwrap_or_else(|| panic!("no provenance for {node}:\n{html}"));
+        assert!(
+            item.contains(gpu)
+                && item.contains("driver ")
+                && item.contains("captured 2026-11-30 12:00 UTC"),
+            "{item}"
+        );
+    }
+    // The row carries both nodes' cells: label, then node-a's, then node-b's.
+    let row = html
+        .split("<tr>")
+        .find(|r| r.contains("<td>tlp1</td>"))
+        .expect("a tlp1 row");
+    let cells: Vec<&str> = row
+        .split("<td")
+        .skip(1)
+        .map(|c| c.split('>').nth(1).unwrap().split('<').next().unwrap())
+        .collect();
+    assert_eq!(cells.len(), 5, "{row}");
+    // (A † marks a timing whose sampling hit its cap, as on one-node tables.)
+    assert_eq!(cells[2].trim_end_matches('†'), format!("{a:.1}"));
+    assert_eq!(cells[4].trim_end_matches('†'), format!("{b:.1}"));
+    assert!(
+        html.contains("Bar chart comparing bandwidth (GB/s) on node-a, node-b: tlp1 · node-a"),
+        "{html}"
+    );
+}
+
+#[test]
+fn three_nodes_and_a_cited_node_without_a_record_refuses_the_entry() {
+    let s = site(&["node-a", "node-b"]);
+    let root = s.path();
+    term(root, "[node-a, node-b, node-c]", "Body.", "");
+    let out = glossary(root, &["check"]);
+    let said = text(&out);
+    assert!(
+        said.contains("day45-occupancy/node-c") && said.contains("no record at"),
+        "node-c has no record; the entry must be refused as stale:\n{said}"
+    );
+
+    // With node-c measured, three groups.
+    install_record(root, "day45-occupancy", "node-c", AT);
+    let out = glossary(root, &["check"]);
+    assert!(!text(&out).contains("stale"), "{}", text(&out));
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = page(root);
+    assert_eq!(html.matches(r#"class="node-group""#).count(), 3, "{html}");
+    assert_eq!(html.matches("<li>node <code>").count(), 3, "{html}");
+    assert!(
+        html.contains("Bar chart comparing bandwidth (GB/s) on node-a, node-b, node-c"),
+        "{html}"
+    );
+
+    // node-c's record re-labelled from another GPU: stale again, naming the node.
+    let path = root.join("measurements/day45-occupancy/records/node-c.json");
+    let t = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("Fixture GPU C", "Fixture GPU A");
+    // Edited by hand, it no longer carries node-c's signature.
+    std::fs::write(&path, &t).unwrap();
+    let said = text(&glossary(root, &["check"]));
+    assert!(said.contains("record not signed by node node-c"), "{said}");
+    // Signed by node-c's key but from another GPU (a misconfigured node): wrong node.
+    write_signed(&path, t.as_bytes(), "node-c");
+    let said = text(&glossary(root, &["check"]));
+    assert!(
+        said.contains("record is from the wrong node: expected node-c (Fixture GPU C, cc 9.0, 132 SMs, sm_90)"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_table_with_both_node_and_nodes_or_a_repeated_node_is_an_error_naming_the_line() {
+    let s = site(&["node-a"]);
+    let root = s.path();
+    term(root, "[node-a, node-a]", "Body.", "");
+    let said = text(&glossary(root, &["check"]));
+    assert!(
+        said.contains("occupancy.md:")
+            && said.contains("measured table `day45-occupancy` lists node `node-a` twice"),
+        "{said}"
+    );
+    let p = root.join("content/terms/occupancy.md");
+    let t = std::fs::read_to_string(&p).unwrap().replace(
+        "    nodes: [node-a, node-a]\n",
+        "    node: node-a\n    nodes: [node-a]\n",
+    );
+    std::fs::write(&p, t).unwrap();
+    let said = text(&glossary(root, &["check"]));
+    assert!(
+        said.contains("gives both `node` and `nodes`: keep one"),
+        "{said}"
+    );
+    let t = std::fs::read_to_string(&p).unwrap().replace(
+        "    node: node-a\n    nodes: [node-a]\n",
+        "    nodes: [node-z]\n",
+    );
+    std::fs::write(&p, t).unwrap();
+    let said = text(&glossary(root, &["check"]));
+    assert!(said.contains("unknown node `node-z`"), "{said}");
+}

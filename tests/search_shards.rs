@@ -122,7 +122,8 @@ fn search_index_is_sharded_by_token_prefix() {
     small_site(dir.path());
     let out = build(dir.path(), &["--drafts"]);
     assert!(out.status.success(), "build failed: {}", stderr(&out));
-    let site = dir.path().join("site");
+    // `--drafts` builds into site-drafts/; drafts must still stay out of search.
+    let site = dir.path().join("site-drafts");
     let index = Index::open(&site);
     assert!(
         !site.join("search-index.js").exists(),

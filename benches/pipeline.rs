@@ -53,6 +53,7 @@ fn stages(c: &mut Criterion) {
     let policy = LinkPolicy {
         page_path: &page_path,
         linkable: &ids,
+        figures: None,
     };
     c.bench_function("markdown: body to HTML (code block cached)", |b| {
         b.iter(|| render(&assessment.markdown, entry.body_line, &policy))

@@ -19,9 +19,27 @@ pub struct Config {
     pub description: String,
     #[serde(default)]
     pub review: ReviewConfig,
+    #[serde(default)]
+    pub content: ContentConfig,
     /// Verification nodes by name (`h200`, `t4`): the GPUs whose records the site may cite.
     #[serde(default)]
     pub nodes: BTreeMap<String, Node>,
+}
+
+/// What entry bodies may contain beyond Markdown. Everything is refused by default: each
+/// is an error at its file:line unless allowed here.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContentConfig {
+    /// Raw HTML in bodies, sanitized (ammonia) before it reaches a page.
+    #[serde(default)]
+    pub allow_html: bool,
+    /// Images from other sites (`https://...`, any `scheme:` reference), not checked.
+    #[serde(default)]
+    pub allow_remote_images: bool,
+    /// Site-absolute image paths (`/img/x.png`), not checked.
+    #[serde(default)]
+    pub allow_absolute_images: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -133,6 +151,14 @@ impl Layout {
     pub fn content(&self) -> PathBuf {
         self.root.join("content")
     }
+    /// Images shared by several entries; an entry's own images may also sit beside it.
+    pub fn figures(&self) -> PathBuf {
+        self.root.join("content").join("figures")
+    }
+    /// Files copied as they are to the site root (CNAME, robots.txt, favicon.ico).
+    pub fn static_files(&self) -> PathBuf {
+        self.root.join("static")
+    }
     /// The people registry (see `trust::people`).
     pub fn people(&self) -> PathBuf {
         self.root.join("content").join("people.toml")
@@ -152,5 +178,22 @@ impl Layout {
     /// Where `build --drafts` writes by default: never the deployable `site/`.
     pub fn drafts_output(&self) -> PathBuf {
         self.root.join("site-drafts")
+    }
+}
+
+/// A path (possibly through symlinks) must resolve inside the project root `root`
+/// (canonical): content, figures and static files may be symlinks within the project,
+/// never to files elsewhere on the machine.
+pub fn inside_project(path: &Path, root: &Path) -> std::result::Result<(), String> {
+    let real = path
+        .canonicalize()
+        .map_err(|e| format!("cannot resolve (a broken symlink?): {e}"))?;
+    if real.starts_with(root) {
+        Ok(())
+    } else {
+        Err(format!(
+            "is a symlink to {}, outside the project; copy the file into the project instead",
+            real.display()
+        ))
     }
 }

@@ -181,3 +181,188 @@ fn one_run_reports_every_phase_sorted_and_one_mistake_once() {
     assert!(!err.contains("b-refers"), "{err}");
     build_fails(root);
 }
+
+/// Append `text` to the entry's body.
+fn append_body(root: &Path, rel: &str, text: &str) -> usize {
+    let path = root.join(rel);
+    let old = std::fs::read_to_string(&path).unwrap();
+    let old = old.trim_end();
+    std::fs::write(&path, format!("{old}\n{text}")).unwrap();
+    old.lines().count() + 1
+}
+
+fn allow(root: &Path, settings: &str) {
+    let path = root.join("glossary.toml");
+    let old = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{old}\n[content]\n{settings}\n")).unwrap();
+}
+
+#[test]
+fn figures_are_copied_with_dark_variants_and_static_files_reach_the_root() {
+    let site = valid_site();
+    let root = site.path();
+    write(
+        root,
+        "content/terms/warp-slots.svg",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
+    );
+    write(
+        root,
+        "content/terms/warp-slots.dark.svg",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"><!--dark--></svg>",
+    );
+    write(root, "content/figures/shared.png", "not really a png");
+    write(root, "static/CNAME", "glossary.test\n");
+    write(root, "static/robots.txt", "User-agent: *\n");
+    write(
+        root,
+        "static/.well-known/security.txt",
+        "Contact: mailto:x@glossary.test\n",
+    );
+    append_body(
+        root,
+        "content/terms/alpha.md",
+        "\n![Warp slots of one SM](warp-slots.svg)\n\n![A shared figure](shared.png \"Shared\")\n",
+    );
+    build_ok(root, &["--drafts"]);
+    let page = read(root, "site-drafts/terms/alpha/index.html");
+    assert!(
+        page.contains(r#"<picture><source srcset="../../media/terms/warp-slots.dark.svg" media="(prefers-color-scheme: dark)"><img src="../../media/terms/warp-slots.svg" alt="Warp slots of one SM" loading="lazy"></picture>"#),
+        "{page}"
+    );
+    assert!(page.contains(r#"<img src="../../media/figures/shared.png" alt="A shared figure" title="Shared" loading="lazy">"#), "{page}");
+    assert_eq!(
+        read(root, "site-drafts/media/terms/warp-slots.dark.svg"),
+        read(root, "content/terms/warp-slots.dark.svg")
+    );
+    assert_eq!(
+        read(root, "site-drafts/media/figures/shared.png"),
+        "not really a png"
+    );
+    // static/ reaches the root of the deployable site (a drafts preview writes its own
+    // robots.txt that keeps crawlers out).
+    build_ok(root, &[]);
+    assert_eq!(read(root, "site/CNAME"), "glossary.test\n");
+    assert_eq!(read(root, "site/robots.txt"), "User-agent: *\n");
+    assert!(root.join("site/.well-known/security.txt").is_file());
+    assert_eq!(read(root, "site-drafts/CNAME"), "glossary.test\n");
+    // An image nobody references is not copied.
+    write(root, "content/figures/unused.svg", "<svg/>");
+    build_ok(root, &["--drafts"]);
+    assert!(!root.join("site-drafts/media/figures/unused.svg").exists());
+}
+
+#[test]
+fn every_image_reference_is_checked_at_its_line() {
+    let site = valid_site();
+    let root = site.path();
+    let first = append_body(
+        root,
+        "content/terms/beta.md",
+        "![Missing](missing.svg)\n![Remote](https://example.org/a.png)\n![Absolute](/img/a.png)\n![Data](data:image/png;base64,AAAA)\n![](empty-alt.svg)\n",
+    );
+    write(root, "content/terms/empty-alt.svg", "<svg/>");
+    let err = build_fails(root);
+    for (line, what) in [
+        (
+            first,
+            "image `missing.svg` not found beside the entry or in content/figures/",
+        ),
+        (
+            first + 1,
+            "image `https://example.org/a.png` is not a file of this project",
+        ),
+        (first + 2, "image `/img/a.png` is an absolute path"),
+        (
+            first + 3,
+            "image `data:image/png;base64,AAAA` is not a file of this project",
+        ),
+        (first + 4, "image `empty-alt.svg` has no alt text"),
+    ] {
+        let want = format!("content/terms/beta.md:{line}:1: {what}");
+        assert!(err.contains(&want), "expected `{want}` in:\n{err}");
+    }
+    // glossary.toml can allow remote and absolute references; the rest stay errors.
+    allow(
+        root,
+        "allow_remote_images = true\nallow_absolute_images = true",
+    );
+    let err = build_fails(root);
+    assert!(
+        err.contains("missing.svg") && err.contains("no alt text"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("example.org") && !err.contains("/img/a.png"),
+        "{err}"
+    );
+}
+
+#[test]
+fn raw_html_is_refused_unless_allowed_and_then_sanitized() {
+    let site = valid_site();
+    let root = site.path();
+    let first = append_body(
+        root,
+        "content/terms/alpha.md",
+        "<script>alert(1)</script>\n\nSome <b onclick=\"steal()\">bold</b> text.\n",
+    );
+    let err = build_fails(root);
+    assert!(
+        err.contains(&format!("content/terms/alpha.md:{first}:1: raw HTML is not allowed in a body (`<script>alert(1)</script>`)")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("content/terms/alpha.md:{}:1: raw HTML", first + 2)),
+        "{err}"
+    );
+
+    allow(root, "allow_html = true");
+    build_ok(root, &["--drafts"]);
+    let page = read(root, "site-drafts/terms/alpha/index.html");
+    let body = &page[page.find("Some ").expect("text kept")..];
+    assert!(body.starts_with("Some <b>bold</b> text."), "{body}");
+    assert!(
+        !page.contains("alert(1)") && !page.contains("steal()"),
+        "{page}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_are_followed_inside_the_project_and_refused_outside() {
+    let site = valid_site();
+    let root = site.path();
+    write(
+        root,
+        "shared-entries/epsilon.md",
+        "---\ntitle: What is epsilon?\nsummary: A linked term.\n---\nLinked body.\n",
+    );
+    std::os::unix::fs::symlink(
+        root.join("shared-entries/epsilon.md"),
+        root.join("content/terms/epsilon.md"),
+    )
+    .unwrap();
+    build_ok(root, &["--drafts"]);
+    assert!(read(root, "site-drafts/terms/epsilon/index.html").contains("Linked body."));
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    write(
+        elsewhere.path(),
+        "zeta.md",
+        "---\ntitle: What is zeta?\nsummary: Outside.\n---\nOutside body.\n",
+    );
+    std::os::unix::fs::symlink(
+        elsewhere.path().join("zeta.md"),
+        root.join("content/terms/zeta.md"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(root.join("nowhere.md"), root.join("content/terms/eta.md")).unwrap();
+    let err = build_fails(root);
+    assert!(
+        err.contains("content/terms/zeta.md: is a symlink to"),
+        "{err}"
+    );
+    assert!(err.contains("outside the project"), "{err}");
+    assert!(err.contains("content/terms/eta.md"), "{err}");
+}

@@ -122,12 +122,33 @@ pub fn load_content(content_dir: &Path) -> Result<Content> {
 pub fn load_content_collecting(content_dir: &Path) -> (Content, Vec<Error>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
+    // Symlinks are followed when they stay inside the project (content_dir's parent).
+    let project_root = content_dir
+        .parent()
+        .and_then(|p| p.canonicalize().ok())
+        .unwrap_or_default();
     for kind in Kind::ALL {
         let dir = content_dir.join(kind.dir());
         if !dir.is_dir() {
             continue;
         }
-        for item in WalkDir::new(&dir).min_depth(1).sort_by_file_name() {
+        for item in WalkDir::new(&dir)
+            .min_depth(1)
+            .follow_links(true)
+            .sort_by_file_name()
+        {
+            let item = match item {
+                Ok(item) if item.path_is_symlink() => {
+                    match crate::config::inside_project(item.path(), &project_root) {
+                        Ok(()) => Ok(item),
+                        Err(why) => {
+                            errors.push(Error::content(item.path(), None, why));
+                            continue;
+                        }
+                    }
+                }
+                other => other,
+            };
             match item {
                 Ok(item) if item.file_type().is_file() => {
                     let path = item.into_path();
@@ -147,7 +168,11 @@ pub fn load_content_collecting(content_dir: &Path) -> (Content, Vec<Error>) {
                     }
                 }
                 Ok(_) => {}
-                Err(e) => errors.push(Error::Other(format!("{}: {e}", dir.display()))),
+                Err(e) => {
+                    // A broken symlink, a loop, an unreadable folder: name the path.
+                    let path = e.path().unwrap_or(&dir).to_path_buf();
+                    errors.push(Error::content(path, None, format!("cannot read: {e}")));
+                }
             }
         }
     }

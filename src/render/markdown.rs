@@ -10,6 +10,7 @@ use pulldown_cmark::{
 
 use crate::content::EntryId;
 
+use super::figures::Figures;
 use super::highlight;
 use super::links::{resolve_link, LinkTarget};
 
@@ -24,6 +25,10 @@ pub struct RenderedMarkdown {
     /// The body's distinct words, for the search index (see `search::distinct_words`).
     /// Made here, in the parallel per-page pass, so the index is only assembled later.
     pub text: String,
+    /// What the author must fix (bad images, raw HTML), with the 1-based file line.
+    pub problems: Vec<(usize, String)>,
+    /// Image files the page shows: (source file, site path), to copy into the site.
+    pub copies: Vec<(std::path::PathBuf, String)>,
 }
 
 /// How the renderer treats internal links.
@@ -33,6 +38,17 @@ pub struct LinkPolicy<'a> {
     /// Entries that will have a page in this build. A link to any other entry becomes
     /// plain text, so a refused entry never leaves a dead link behind.
     pub linkable: &'a HashSet<EntryId>,
+    /// The entry's file and how its images are checked; None leaves images unchecked
+    /// (Markdown rendered outside a build: unit tests, benchmarks).
+    pub figures: Option<(&'a std::path::Path, Figures<'a>)>,
+}
+
+/// Raw HTML is refused unless glossary.toml allows it, and then sanitized.
+fn html_allowed(policy: &LinkPolicy<'_>) -> bool {
+    policy
+        .figures
+        .as_ref()
+        .is_some_and(|(_, f)| f.allow.allow_html)
 }
 
 pub fn options() -> Options {
@@ -73,6 +89,10 @@ fn render_as(
     // Links to entries that will not be published: drop the tags, keep the text.
     let mut unlinked_depth = 0usize;
     let mut used_ids: HashSet<String> = HashSet::new();
+    // An image's (dest, title, line) while its alt text is collected.
+    let mut image: Option<(CowStr<'_>, CowStr<'_>, usize, String)> = None;
+    let allow_html = html_allowed(policy);
+    let mut had_html = false;
 
     for (event, range) in Parser::new_ext(markdown, options()).into_offset_iter() {
         if let Some((lang, buf)) = &mut code {
@@ -91,7 +111,42 @@ fn render_as(
             }
             continue;
         }
+        if let Some((_, _, _, alt)) = &mut image {
+            match event {
+                Event::Text(t) | Event::Code(t) => alt.push_str(&t),
+                Event::End(TagEnd::Image) => {
+                    if let Some((dest, title, line, alt)) = image.take() {
+                        if let Some(html) = image_html(policy, &mut out, &dest, &title, &alt, line)
+                        {
+                            push(&mut heading, &mut events, Event::Html(CowStr::from(html)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
         match event {
+            Event::Start(Tag::Image {
+                dest_url, title, ..
+            }) => {
+                image = Some((dest_url, title, line_of(range.start), String::new()));
+            }
+            Event::Html(html) | Event::InlineHtml(html) => {
+                if allow_html {
+                    had_html = true;
+                    push(&mut heading, &mut events, Event::Html(html));
+                } else {
+                    let shown: String = html.trim().chars().take(40).collect();
+                    out.problems.push((
+                        line_of(range.start),
+                        format!(
+                            "raw HTML is not allowed in a body (`{shown}`); write Markdown, or set \
+                             `allow_html = true` under [content] in glossary.toml to have it sanitized"
+                        ),
+                    ));
+                }
+            }
             Event::Start(Tag::CodeBlock(kind)) => {
                 let lang = match kind {
                     CodeBlockKind::Fenced(info) => {
@@ -180,9 +235,60 @@ fn render_as(
     }
     if with_html {
         html::push_html(&mut out.html, events.into_iter());
+        if had_html {
+            out.html = sanitize(&out.html);
+        }
     }
     out.text = super::search::distinct_words(&out.text);
     out
+}
+
+/// An image as HTML, after checking it; None (and a problem) if it fails a check.
+fn image_html(
+    policy: &LinkPolicy<'_>,
+    out: &mut RenderedMarkdown,
+    dest: &str,
+    title: &str,
+    alt: &str,
+    line: usize,
+) -> Option<String> {
+    let Some((entry_path, figures)) = &policy.figures else {
+        let img = super::figures::Image::Unchecked(dest.to_string());
+        return Some(img.html(policy.page_path, alt, title));
+    };
+    if alt.trim().is_empty() {
+        out.problems.push((
+            line,
+            format!(
+                "image `{dest}` has no alt text (write what it shows: ![what it shows]({dest}))"
+            ),
+        ));
+    }
+    match figures.resolve(entry_path, dest) {
+        Ok(img) => {
+            out.copies.extend(img.copies());
+            Some(img.html(policy.page_path, alt, title))
+        }
+        Err(why) => {
+            out.problems.push((line, why));
+            None
+        }
+    }
+}
+
+/// A page body with author HTML in it, through ammonia: scripts, event handlers, styles and
+/// unknown tags go; what Markdown and the highlighter make (ids, classes, pictures) stays.
+fn sanitize(html: &str) -> String {
+    ammonia::Builder::default()
+        .add_generic_attributes(["id", "class", "title"])
+        .add_tags(["picture", "source", "figure", "figcaption"])
+        .add_tag_attributes("source", ["srcset", "media", "type"])
+        .add_tag_attributes("img", ["loading", "width", "height"])
+        .add_tag_attributes("ol", ["start"])
+        .add_tag_attributes("input", ["type", "checked", "disabled"])
+        .add_tags(["input"])
+        .clean(html)
+        .to_string()
 }
 
 fn push<'a>(
@@ -236,6 +342,7 @@ mod tests {
             &LinkPolicy {
                 page_path: "terms/occupancy/",
                 linkable: &set,
+                figures: None,
             },
         )
     }
@@ -288,6 +395,7 @@ mod tests {
         let policy = LinkPolicy {
             page_path: "terms/occupancy/",
             linkable: &set,
+            figures: None,
         };
         let (full, outline) = (render(md, 1, &policy), outline(md, 1, &policy));
         assert_eq!(full.heading_ids, outline.heading_ids);

@@ -145,8 +145,29 @@ pub fn render_site_into(
             headings.get(id).copied()
         }));
     }
+    // Figures the pages show, each file once, and the project's static/ files.
+    let mut copies: std::collections::BTreeMap<&str, &std::path::Path> = Default::default();
+    for (e, r) in entries.iter().zip(&outlines) {
+        if input.pages.contains(&e.id) {
+            for (source, site_path) in &r.copies {
+                copies.insert(site_path, source);
+            }
+        }
+    }
+    let statics = super::static_files::static_files(input.layout).unwrap_or_else(|e| {
+        errors.extend(e.flatten());
+        Vec::new()
+    });
     Error::collect(errors)?;
     drop(headings);
+    for (site_path, source) in copies {
+        let bytes = std::fs::read(source).map_err(|e| Error::io(source, e))?;
+        sink(OutputFile {
+            path: site_path.into(),
+            bytes,
+        })?;
+    }
+    statics.into_iter().try_for_each(sink)?;
     let published: Vec<PublishedPage<'_>> = entries
         .iter()
         .zip(&outlines)
@@ -209,10 +230,21 @@ pub fn page_path(id: &EntryId) -> PathBuf {
         .join("index.html")
 }
 
-fn link_policy<'a>(input: &'a RenderInput<'_>, page_path: &'a str) -> LinkPolicy<'a> {
+fn link_policy<'a>(
+    input: &'a RenderInput<'_>,
+    page_path: &'a str,
+    entry_path: &'a std::path::Path,
+) -> LinkPolicy<'a> {
     LinkPolicy {
         page_path,
         linkable: input.pages,
+        figures: Some((
+            entry_path,
+            super::figures::Figures {
+                layout: input.layout,
+                allow: &input.config.content,
+            },
+        )),
     }
 }
 
@@ -243,7 +275,7 @@ fn page_markdown(
 ) -> RenderedMarkdown {
     let page_path = e.id.url_path();
     let md = a.map(|a| a.markdown.as_str()).unwrap_or(&e.body);
-    pass(md, e.body_line, &link_policy(input, &page_path))
+    pass(md, e.body_line, &link_policy(input, &page_path, &e.path))
 }
 
 /// Pass 2 for one page: the template around its rendered Markdown.
@@ -310,6 +342,9 @@ pub fn check_links<'h>(
 ) -> Vec<Error> {
     let mut errors = Vec::new();
     let at = |line| Some(Location { line, column: 1 });
+    for (line, problem) in &r.problems {
+        errors.push(Error::content(&entry.path, at(*line), problem.clone()));
+    }
     for (target, line) in &r.links {
         match target {
             LinkTarget::Entry { id, anchor } => {

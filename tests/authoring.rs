@@ -141,7 +141,7 @@ fn bad_calls_are_reported_at_file_line_and_column() {
     let typo = lines_before + 2;
     assert!(
         err.contains(&format!(
-            "content/terms/beta.md:{typo}:10: unknown function `valeu` (a body can call value, ratio, occupancy)"
+            "content/terms/beta.md:{typo}:10: unknown function `valeu` (a body can call value, ratio, occupancy, near_best, ncu)"
         )),
         "{err}"
     );

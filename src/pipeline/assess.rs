@@ -109,7 +109,7 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
         }
     }
 
-    let body = expand_body(entry, &resolved);
+    let body = expand_body(entry, &resolved, &project.layout.measurements());
     let diagram = entry
         .meta
         .diagram

@@ -116,6 +116,25 @@ pub const FUNCTIONS: &[Function] = &[
             text("show", true),
         ],
     },
+    Function {
+        name: "near_best",
+        params: &[
+            text("column", true),
+            text("best", true),
+            number("within", true),
+            text("show", true),
+            text("experiment", false),
+            text("node", false),
+        ],
+    },
+    Function {
+        name: "ncu",
+        params: &[
+            text("export", true),
+            text("launch", true),
+            text("show", true),
+        ],
+    },
 ];
 
 /// A call found in a body: where it is (byte range of `{{ ... }}` in the body) and what
@@ -453,7 +472,7 @@ mod tests {
             (
                 3,
                 8,
-                "unknown function `valeu` (a body can call value, ratio, occupancy)".into()
+                "unknown function `valeu` (a body can call value, ratio, occupancy, near_best, ncu)".into()
             )
         );
         assert_eq!(

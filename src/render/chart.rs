@@ -191,12 +191,15 @@ fn comparison_chart(table: &TableView) -> Option<String> {
 // so at a 390 px phone width the 13-unit text is drawn at about 11.5 px.
 const LINE_WIDTH: f64 = 400.0;
 const LINE_HEIGHT: f64 = 260.0;
-const PLOT_LEFT: f64 = 62.0;
+const PLOT_LEFT: f64 = 76.0;
 const PLOT_RIGHT: f64 = 14.0;
 const PLOT_TOP: f64 = 12.0;
 const PLOT_BOTTOM: f64 = 50.0;
-/// Rough width of one character of the 13-unit tick labels, to keep labels from touching.
-const CHAR_WIDTH: f64 = 7.4;
+/// Rough width of one character of the 13-unit tick labels (digits and commas in a system
+/// sans-serif run a little under this), to keep labels from touching.
+const CHAR_WIDTH: f64 = 8.0;
+/// The least space between two x tick labels.
+const LABEL_GAP: f64 = 6.0;
 /// The x axis is drawn on a log scale when its largest value is more than this many times
 /// its smallest (more than two decades).
 const LOG_SPAN: f64 = 100.0;
@@ -304,16 +307,22 @@ pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<Str
         r#"<line class="chart-axis" x1="{PLOT_LEFT}" y1="{PLOT_TOP}" x2="{PLOT_LEFT}" y2="{base}"></line><line class="chart-axis" x1="{PLOT_LEFT}" y1="{base}" x2="{x2}" y2="{base}"></line>"#,
         x2 = LINE_WIDTH - PLOT_RIGHT,
     ));
-    // x tick labels at the data's own x values (as the table shows them), dropping any
-    // that would touch the one before.
-    let mut last_right = f64::NEG_INFINITY;
-    for p in &points {
+    // x tick labels at the data's own x values (as the table shows them): every one if
+    // they fit, else every second, third... point, the same stride throughout so that a
+    // log axis of powers of two keeps an even rhythm (1, 4, 16, 64...).
+    let half_width = |p: &Point<'_>| p.x_shown.chars().count() as f64 * CHAR_WIDTH / 2.0;
+    let stride = (1..=points.len())
+        .find(|&k| {
+            points
+                .iter()
+                .step_by(k)
+                .collect::<Vec<_>>()
+                .windows(2)
+                .all(|w| px(w[1].x) - px(w[0].x) >= half_width(w[0]) + half_width(w[1]) + LABEL_GAP)
+        })
+        .unwrap_or(points.len());
+    for p in points.iter().step_by(stride) {
         let xx = px(p.x);
-        let half = p.x_shown.chars().count() as f64 * CHAR_WIDTH / 2.0;
-        if xx - half < last_right + 4.0 {
-            continue;
-        }
-        last_right = xx + half;
         svg.push_str(&format!(
             r#"<line class="chart-axis" x1="{xx:.1}" y1="{base}" x2="{xx:.1}" y2="{t2}"></line><text class="chart-tick" x="{xx:.1}" y="{ty}" text-anchor="middle">{label}</text>"#,
             t2 = base + 4.0,
@@ -586,6 +595,14 @@ mod tests {
         }
         // Higher bandwidth is drawn higher (smaller y).
         assert!(c[0].1 < c[10].1);
+        // Eleven labels do not fit side by side: every second one, first and last kept.
+        let ticks: Vec<&str> = svg
+            .split(r#"text-anchor="middle">"#)
+            .skip(1)
+            .map(|s| s.split('<').next().unwrap())
+            .filter(|s| s.chars().all(|c| c.is_ascii_digit()))
+            .collect();
+        assert_eq!(ticks, ["1", "4", "16", "64", "256", "1024"]);
     }
 
     #[test]

@@ -10,8 +10,19 @@
 //! `{{ occupancy(arch="sm_90", block=256, regs=40, show="warps") }}` asks the occupancy model
 //! (tested against every point of the driver sweep recorded on the H200) for a launch that
 //! no experiment ran: `show` is one of blocks, warps, occupancy, binding.
+//!
+//! `{{ near_best(column="median_ms", best="lowest", within=5, show="count") }}` compares the
+//! rows of the entry's first measured table: the best one (`show="best"`), how many lie
+//! within `within` percent of it (`count`, `labels`), or how many were compared (`total`):
+//! a statement about the whole table that no single cell holds.
+//!
+//! `{{ ncu(export="day42-nsight/day17-h200.csv", launch="4", show="waves") }}` reads one
+//! launch of a Nsight Compute export kept under `measurements/` (read by
+//! [`crate::occupancy::ncu`]); `show` names a figure of the launch, or `rule:NAME` for the
+//! interpretation rule's sentence about it ([`crate::occupancy::interpret`]).
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::content::Entry;
@@ -33,7 +44,12 @@ pub struct ExpandedBody {
 /// Replace every call in the entry's body by its result. Malformed calls and calls that
 /// cannot be evaluated (a bad launch for `occupancy`) are errors at their line:column in
 /// the file, all of them; a number the record lacks is a problem that refuses the entry.
-pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody, Vec<Error>> {
+/// `measurements` is the folder that `ncu(export=...)` paths are relative to.
+pub fn expand_body(
+    entry: &Entry,
+    resolved: &Resolved,
+    measurements: &Path,
+) -> Result<ExpandedBody, Vec<Error>> {
     let (calls, bad) = find_calls(&entry.body);
     let at = |offset: usize| {
         let (line, column) = line_column(&entry.body, offset);
@@ -58,8 +74,15 @@ pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody, V
     let lookup = Lookup {
         resolved,
         default: entry.meta.default_record(),
+        default_rows: entry
+            .meta
+            .measured
+            .first()
+            .map(|t| t.rows.clone())
+            .unwrap_or_default(),
         problems: Mutex::new(Vec::new()),
     };
+    let exports = NcuExports::new(measurements);
     let mut markdown = String::with_capacity(entry.body.len());
     let mut from = 0;
     for call in &calls {
@@ -67,6 +90,8 @@ pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody, V
         let result = match call.function {
             "value" => Ok(lookup.value(call)),
             "ratio" => Ok(lookup.ratio(call)),
+            "near_best" => lookup.near_best(call),
+            "ncu" => exports.call(call),
             _ => occupancy_function(call),
         };
         match result {
@@ -92,10 +117,57 @@ pub fn expand_body(entry: &Entry, resolved: &Resolved) -> Result<ExpandedBody, V
 struct Lookup<'r> {
     resolved: &'r Resolved,
     default: Option<(String, String)>,
+    /// The rows of the entry's first measured table, which `near_best` compares.
+    default_rows: Vec<String>,
     problems: Mutex<Vec<(String, String)>>,
 }
 
 impl Lookup<'_> {
+    /// A bad `best` or `show` is the author's error; a row the record lacks refuses the
+    /// entry, as for `value`.
+    fn near_best(&self, call: &Call) -> Result<String, String> {
+        let column = arg(call, "column");
+        let lowest = match arg(call, "best") {
+            "lowest" => true,
+            "highest" => false,
+            other => return Err(format!("`best` must be lowest or highest, not `{other}`")),
+        };
+        let within = call.number("within").unwrap_or(0) as f64;
+        let show = arg(call, "show");
+        if !matches!(show, "best" | "count" | "labels" | "total") {
+            return Err(format!(
+                "`show` must be best, count, labels or total, not `{show}`"
+            ));
+        }
+        if self.default_rows.is_empty() {
+            return Err("the entry has no measured table whose rows it could compare".into());
+        }
+        let asked = format!("near_best(column={column}, within={within})");
+        let mut values = Vec::new();
+        for row in &self.default_rows {
+            match self
+                .cell(call, row, column, &asked)
+                .and_then(|c| c.as_f64())
+            {
+                Some(v) => values.push((row.as_str(), v)),
+                None => return Ok("[missing value]".into()),
+            }
+        }
+        let near = near_best(&values, lowest, within / 100.0);
+        Ok(match show {
+            "best" => format!("`{}`", near.best),
+            "count" => near.labels.len().to_string(),
+            "total" => values.len().to_string(),
+            _ => english_list(
+                &near
+                    .labels
+                    .iter()
+                    .map(|l| format!("`{l}`"))
+                    .collect::<Vec<_>>(),
+            ),
+        })
+    }
+
     fn value(&self, call: &Call) -> String {
         let (row, column) = (arg(call, "row"), arg(call, "column"));
         let asked = format!("value(row={row}, column={column})");
@@ -210,6 +282,188 @@ fn occupancy_function(call: &Call) -> Result<String, String> {
     })
 }
 
+/// The best of `values` and every label within `within` (a fraction) of it, in table order.
+struct NearBest<'a> {
+    best: &'a str,
+    labels: Vec<&'a str>,
+}
+
+fn near_best<'a>(values: &[(&'a str, f64)], lowest: bool, within: f64) -> NearBest<'a> {
+    let better = |a: f64, b: f64| if lowest { a < b } else { a > b };
+    let (best, top) =
+        values
+            .iter()
+            .copied()
+            .fold(values[0], |acc, v| if better(v.1, acc.1) { v } else { acc });
+    let labels = values
+        .iter()
+        .filter(|(_, v)| {
+            if lowest {
+                *v <= top * (1.0 + within)
+            } else {
+                *v >= top * (1.0 - within)
+            }
+        })
+        .map(|(l, _)| *l)
+        .collect();
+    NearBest { best, labels }
+}
+
+/// "a", "a and b", "a, b and c".
+fn english_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Nsight Compute exports under `measurements/`, each read once per body.
+struct NcuExports {
+    root: PathBuf,
+    read: Mutex<HashMap<String, Arc<crate::occupancy::NcuExport>>>,
+}
+
+impl NcuExports {
+    fn new(root: &Path) -> NcuExports {
+        NcuExports {
+            root: root.to_path_buf(),
+            read: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A bad export, launch or `show` is the author's error, reported at the call.
+    fn call(&self, call: &Call) -> Result<String, String> {
+        let (name, launch) = (arg(call, "export"), arg(call, "launch"));
+        let export = self.export(name)?;
+        let l = export
+            .launches
+            .iter()
+            .find(|l| l.id == launch)
+            .ok_or_else(|| {
+                format!(
+                    "{}: no profiled launch with ID {launch} (IDs: {})",
+                    export.source,
+                    export
+                        .launches
+                        .iter()
+                        .map(|l| l.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?;
+        ncu_figure(l, arg(call, "show"))
+            .map_err(|why| format!("{}: launch {launch}: {why}", export.source))
+    }
+
+    fn export(&self, name: &str) -> Result<Arc<crate::occupancy::NcuExport>, String> {
+        let inside = !name.is_empty()
+            && name.ends_with(".csv")
+            && Path::new(name)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside {
+            return Err(format!(
+                "ncu export `{name}` must be a .csv path inside measurements/"
+            ));
+        }
+        let mut read = self.read.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = read.get(name) {
+            return Ok(e.clone());
+        }
+        let export = crate::occupancy::read_ncu_csv(&self.root.join(name))
+            .map(Arc::new)
+            .map_err(|e| e.to_string())?;
+        read.insert(name.to_string(), export.clone());
+        Ok(export)
+    }
+}
+
+/// Plain text made safe to splice into Markdown: its emphasis and code markers escaped.
+fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '_' | '*' | '`' | '[' | ']' | '<' | '>' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// One figure of a profiled launch, formatted for prose.
+fn ncu_figure(l: &crate::occupancy::NcuLaunch, show: &str) -> Result<String, String> {
+    use crate::occupancy::{interpret, Rule};
+    let pct = |f: f64| format!("{:.1}%", f * 100.0);
+    let reading = l.reading();
+    let need = |v: Option<String>, what: &str| {
+        v.ok_or_else(|| format!("the export has no {what} for this launch"))
+    };
+    if let Some(rule) = show.strip_prefix("rule:") {
+        let rule = match rule {
+            "block_size" => Rule::BlockSize,
+            "waves" => Rule::Waves,
+            "gap" => Rule::Gap,
+            "binding" => Rule::Binding,
+            "worth_chasing" => Rule::WorthChasing,
+            other => {
+                return Err(format!(
+                    "unknown rule `{other}` (block_size, waves, gap, binding, worth_chasing)"
+                ))
+            }
+        };
+        // The sentence lands in Markdown: its `__launch_bounds__` must not turn bold.
+        return interpret(&reading)
+            .into_iter()
+            .find(|f| f.rule == rule)
+            .map(|f| markdown_text(&f.message))
+            .ok_or_else(|| "the export lacks what that rule reads (achieved occupancy?)".into());
+    }
+    Ok(match show {
+        "kernel" => l.kernel_name.clone(),
+        "block" => l.block_size.to_string(),
+        "grid" => l.grid_size.to_string(),
+        "registers" => l.registers_per_thread.to_string(),
+        "blocks_per_sm" => l.blocks_per_sm().to_string(),
+        "limit_registers" => l.limits.registers.to_string(),
+        "limit_shared_memory" => l.limits.shared_memory.to_string(),
+        "limit_warps" => l.limits.warps.to_string(),
+        "limit_blocks" => l.limits.blocks.to_string(),
+        "binding" => reading.binding.label().to_string(),
+        // Every resource at the smallest limit: Nsight Compute often reports two at once.
+        "tied" => english_list(
+            &reading
+                .tied
+                .iter()
+                .map(|r| r.label().to_string())
+                .collect::<Vec<_>>(),
+        ),
+        "theoretical" => pct(l.theoretical_occupancy),
+        "achieved" => need(l.achieved_occupancy.map(pct), "achieved occupancy")?,
+        "gap" => need(
+            l.achieved_occupancy.map(|a| {
+                format!(
+                    "{:.1} percentage points",
+                    (l.theoretical_occupancy - a) * 100.0
+                )
+            }),
+            "achieved occupancy",
+        )?,
+        "waves" => need(l.waves_per_sm.map(|w| format!("{w:.2}")), "waves per SM")?,
+        "last_wave_fill" => need(
+            reading.last_wave_fill.map(|f| format!("{:.0}%", f * 100.0)),
+            "SM count",
+        )?,
+        other => {
+            return Err(format!(
+                "unknown `show` `{other}` (kernel, block, grid, registers, blocks_per_sm, \
+                 limit_registers, limit_shared_memory, limit_warps, limit_blocks, binding, tied, \
+                 theoretical, achieved, gap, waves, last_wave_fill, or rule:NAME)"
+            ))
+        }
+    })
+}
+
 /// A text argument the parser already checked is there (required) or "" (optional).
 fn arg<'c>(call: &'c Call, name: &str) -> &'c str {
     call.text(name).unwrap_or_default()
@@ -301,7 +555,11 @@ mod tests {
     }
 
     fn expand(body: &str) -> Result<ExpandedBody, Vec<Error>> {
-        expand_body(&entry(body), &resolved())
+        expand_body(&entry(body), &resolved(), Path::new("measurements"))
+    }
+
+    fn fixtures() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
     }
 
     #[test]
@@ -334,7 +592,7 @@ mod tests {
     fn bad_calls_are_errors_at_file_line_and_column() {
         let mut e = entry("one\n\n  {{ value(row=\"b128\") }} and {{ occupancy(arch=\"sm_90\", block=4096, regs=32, show=\"warps\") }}\n");
         e.body_line = 6;
-        let errors: Vec<String> = expand_body(&e, &resolved())
+        let errors: Vec<String> = expand_body(&e, &resolved(), Path::new("measurements"))
             .err()
             .expect("errors")
             .iter()
@@ -343,5 +601,78 @@ mod tests {
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert_eq!(errors[0], "t.md:8:6: value() needs the argument `column`");
         assert!(errors[1].starts_with("t.md:8:31: occupancy("), "{errors:?}");
+    }
+
+    #[test]
+    fn near_best_counts_rows_within_a_margin_of_the_best() {
+        let values = [("a", 1.30), ("b", 1.00), ("c", 1.04), ("d", 1.06)];
+        let near = near_best(&values, true, 0.05);
+        assert_eq!((near.best, near.labels), ("b", vec!["b", "c"]));
+        let near = near_best(&values, false, 0.2);
+        assert_eq!((near.best, near.labels), ("a", vec!["a", "c", "d"]));
+        assert_eq!(
+            english_list(&["x".into(), "y".into(), "z".into()]),
+            "x, y and z"
+        );
+    }
+
+    #[test]
+    fn near_best_in_a_body_compares_the_first_tables_rows() {
+        let mut e = entry(
+            "{{ near_best(column=\"gbps\", best=\"highest\", within=5, show=\"total\") }} / \
+             {{ near_best(column=\"gbps\", best=\"highest\", within=30, show=\"labels\") }} / \
+             {{ near_best(column=\"median_ms\", best=\"lowest\", within=5, show=\"best\") }}",
+        );
+        e.meta.measured[0].rows = vec!["b128".into(), "b256".into()];
+        let out = expand_body(&e, &resolved(), Path::new("measurements"))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(out.problems.is_empty(), "{:?}", out.problems);
+        assert_eq!(out.markdown, "2 / `b128` and `b256` / `b256`");
+        let bad =
+            expand("{{ near_best(column=\"gbps\", best=\"most\", within=5, show=\"best\") }}");
+        let msg = format!("{:?}", bad.err());
+        assert!(msg.contains("`best` must be lowest or highest"), "{msg}");
+    }
+
+    #[test]
+    fn ncu_reads_a_launch_of_a_real_export_and_its_rules() {
+        let body = "{{ ncu(export=\"ncu/day45-h200.csv\", launch=\"0\", show=\"waves\") }} | \
+             {{ ncu(export=\"ncu/day45-h200.csv\", launch=\"0\", show=\"theoretical\") }} | \
+             {{ ncu(export=\"ncu/day45-h200.csv\", launch=\"0\", show=\"rule:waves\") }}";
+        let out = expand_body(&entry(body), &resolved(), &fixtures())
+            .unwrap_or_else(|e| panic!("{e:?}"))
+            .markdown;
+        assert!(out.starts_with("496.48 | 100.0% | 496.48 waves:"), "{out}");
+    }
+
+    #[test]
+    fn ncu_errors_name_the_export_and_what_is_wrong() {
+        for (body, want) in [
+            (
+                "{{ ncu(export=\"ncu/day45-h200.csv\", launch=\"99\", show=\"waves\") }}",
+                "no profiled launch with ID 99",
+            ),
+            (
+                "{{ ncu(export=\"ncu/day45-h200.csv\", launch=\"0\", show=\"speed\") }}",
+                "unknown `show` `speed`",
+            ),
+            (
+                "{{ ncu(export=\"../Cargo.toml\", launch=\"0\", show=\"waves\") }}",
+                "must be a .csv path inside measurements/",
+            ),
+            (
+                "{{ ncu(export=\"ncu/none.csv\", launch=\"0\", show=\"waves\") }}",
+                "none.csv",
+            ),
+        ] {
+            let errors = expand_body(&entry(body), &resolved(), &fixtures())
+                .err()
+                .unwrap_or_default();
+            let msg: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            assert!(
+                msg.len() == 1 && msg[0].starts_with("t.md:1:1: ncu(") && msg[0].contains(want),
+                "{body}: {msg:?}"
+            );
+        }
     }
 }

@@ -13,7 +13,7 @@ use super::compile::{compile, options_for, Compiled};
 use super::dial::find_reservation;
 use super::error::{Doing, RunError};
 use super::gpu::Gpu;
-use crate::measure::record::{ConfigRecord, ConfigStatus};
+use crate::measure::record::{ConfigRecord, ConfigStatus, Quantity};
 use crate::measure::spec::plan::{ConfigPlan, LaunchPlan, Smem};
 use crate::measure::spec::signature::arg_sizes;
 use crate::measure::spec::{Experiment, Mode};
@@ -30,6 +30,9 @@ pub struct PreparedLaunch {
     pub static_smem: u32,
     pub local_bytes: u32,
     pub blocks_per_sm: u32,
+    /// The driver's block size for this kernel at this launch's dynamic shared memory,
+    /// and the smallest grid that fills the GPU at that size (cuOccupancyMaxPotentialBlockSize).
+    pub suggested: Option<(u32, u32)>,
 }
 
 impl PreparedLaunch {
@@ -179,7 +182,7 @@ pub fn prepare(
             },
             achieved_occupancy: None,
             timing: None,
-            quantities: Default::default(),
+            quantities: l.suggested.map(suggestion_quantities).unwrap_or_default(),
         };
         // In a timed experiment a launch that cannot exist is the file's error.
         if !occupancy_only {
@@ -227,6 +230,32 @@ pub fn prepare(
             .err()
             .unwrap_or_else(|| crate::Error::Other("no problem reported".into())),
     ))
+}
+
+/// The driver's suggestion as recorded quantities, citable like any other.
+fn suggestion_quantities(
+    (block, min_grid): (u32, u32),
+) -> std::collections::BTreeMap<String, Quantity> {
+    let driver = |value: u32, unit: &str, heading: &str| Quantity {
+        value: Some(f64::from(value)),
+        unit: unit.into(),
+        heading: Some(heading.into()),
+        decimals: Some(0),
+        source: "driver".into(),
+        not_measured: None,
+    };
+    [
+        (
+            "suggested_block_size".to_string(),
+            driver(block, "threads", "driver's suggested block"),
+        ),
+        (
+            "suggested_min_grid".to_string(),
+            driver(min_grid, "blocks", "driver's minimum grid"),
+        ),
+    ]
+    .into_iter()
+    .collect()
 }
 
 /// A launch and, if it cannot be launched, why.
@@ -283,6 +312,7 @@ fn resolve_launch(
         static_smem,
         local_bytes: attr(FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
         blocks_per_sm: 0,
+        suggested: None,
     };
     p.apply().map_err(|e| e.to_string())?;
     let max_threads = attr(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
@@ -317,6 +347,12 @@ fn resolve_launch(
         Smem::TargetBlocks(t) => find_reservation(t, max_dynamic, blocks_at)??,
     };
     p.blocks_per_sm = blocks_at(p.smem)?;
+    if !occupancy_only {
+        p.suggested = Some(
+            suggested_block_size(&f, p.smem)
+                .map_err(|e| format!("{}: cuOccupancyMaxPotentialBlockSize: {e:?}", l.kernel))?,
+        );
+    }
     if p.blocks_per_sm == 0 && !occupancy_only {
         return Ok((
             p,
@@ -324,6 +360,30 @@ fn resolve_launch(
         ));
     }
     Ok((p, None))
+}
+
+/// What `cuOccupancyMaxPotentialBlockSize` suggests for `f` with `smem` bytes of dynamic
+/// shared memory per block: (block size, minimum grid). The driver picks the block size
+/// with the highest theoretical occupancy, the largest of equals; it knows nothing of time.
+fn suggested_block_size(
+    f: &CudaFunction,
+    smem: u32,
+) -> Result<(u32, u32), cudarc::driver::DriverError> {
+    let (mut min_grid, mut block): (std::ffi::c_int, std::ffi::c_int) = (0, 0);
+    // SAFETY: `f` is a loaded function that outlives the call; no size callback is passed,
+    // so the driver uses `smem` for every block size it tries; 0 = no block-size limit.
+    unsafe {
+        cudarc::driver::sys::cuOccupancyMaxPotentialBlockSize(
+            &mut min_grid,
+            &mut block,
+            f.cu_function(),
+            None,
+            smem as usize,
+            0,
+        )
+    }
+    .result()?;
+    Ok((block.max(0) as u32, min_grid.max(0) as u32))
 }
 
 /// Each parameter's size, from `cuFuncGetParamInfo` (CUDA 12.4 and later); None where the

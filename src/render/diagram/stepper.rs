@@ -32,6 +32,22 @@ pub struct StepperPreset {
     pub description: String,
     /// Configuration labels of the cited record, in the order they are shown.
     pub steps: Vec<String>,
+    /// The per-SM resource drawn as a bar under the warp slots: the one the steps move.
+    #[serde(default)]
+    pub bar: Bar,
+    /// Record quantities each step shows beside the residency, by name (any table column
+    /// name). Empty: loads in flight per SM and measured bandwidth, the Day 45 pair.
+    #[serde(default)]
+    pub shows: Vec<String>,
+}
+
+/// Which of the SM's pools the figure draws under its warp slots.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bar {
+    #[default]
+    SharedMemory,
+    Registers,
 }
 
 impl StepperPreset {
@@ -46,6 +62,15 @@ impl StepperPreset {
             }
             if !seen.insert(s) {
                 return Err(format!("step `{s}` is listed twice"));
+            }
+        }
+        let mut seen = HashSet::new();
+        for q in &self.shows {
+            if q.trim().is_empty() {
+                return Err("`shows` has an empty name".into());
+            }
+            if !seen.insert(q) {
+                return Err(format!("`shows` lists `{q}` twice"));
             }
         }
         Ok(())
@@ -117,6 +142,12 @@ pub enum StepError {
         model: u32,
         driver: u32,
     },
+    #[error("diagram step `{label}`: the record of {experiment} has no `{quantity}` for it (the preset's `shows`)")]
+    MissingQuantity {
+        label: String,
+        experiment: String,
+        quantity: String,
+    },
     #[error("diagram: node `{node}`: {why}")]
     Node { node: String, why: String },
 }
@@ -134,11 +165,14 @@ pub struct Step {
     pub loads_in_flight: Option<u32>,
     /// Measured bandwidth; `None` when the configuration failed its check on the node.
     pub gbps: Option<f64>,
+    /// The preset's `shows`: (heading, value as the table shows it, or None).
+    pub shown: Vec<(String, Option<String>)>,
     pub failure: Option<String>,
 }
 
-/// Residency of one recorded configuration, from the model, checked against the driver.
-pub fn step(arch: Arch, c: &ConfigRecord) -> Result<Step, StepError> {
+/// Residency of one recorded configuration, from the model, checked against the driver;
+/// `shows` names the record quantities the step also shows.
+pub fn step(arch: Arch, c: &ConfigRecord, shows: &[String]) -> Result<Step, StepError> {
     let launch = Launch::new(c.block_size, c.registers)
         .with_static_shared_memory(c.static_smem.into())
         .with_dynamic_shared_memory(c.smem_reserved.into());
@@ -164,6 +198,7 @@ pub fn step(arch: Arch, c: &ConfigRecord) -> Result<Step, StepError> {
         model,
         loads_in_flight: c.number("loads_in_flight").map(|v| v as u32),
         gbps: c.number("gbps"),
+        shown: shown(c, shows)?,
         failure: match &c.status {
             ConfigStatus::Passed => None,
             ConfigStatus::Failed { reason, .. } | ConfigStatus::NotLaunchable { reason } => {
@@ -171,6 +206,27 @@ pub fn step(arch: Arch, c: &ConfigRecord) -> Result<Step, StepError> {
             }
         },
     })
+}
+
+/// The preset's `shows` for one configuration. A passed configuration must have every
+/// one; a failed one has no timing, and says so where the value would be.
+fn shown(c: &ConfigRecord, shows: &[String]) -> Result<Vec<(String, Option<String>)>, StepError> {
+    shows
+        .iter()
+        .map(|q| {
+            // The name until `render` puts the record's heading (with its unit) in.
+            let heading = q.clone();
+            let value = c.column(q).map(|v| v.display());
+            if value.is_none() && matches!(c.status, ConfigStatus::Passed) {
+                return Err(StepError::MissingQuantity {
+                    label: c.label.clone(),
+                    experiment: String::new(),
+                    quantity: q.clone(),
+                });
+            }
+            Ok((heading, value))
+        })
+        .collect()
 }
 
 /// The figure for an entry's diagram. With a current record, every step is drawn; without
@@ -214,7 +270,20 @@ pub fn render(
                         experiment: experiment.clone(),
                         node: node.clone(),
                     })?;
-                    step(arch, c)
+                    let mut s = step(arch, c, &preset.shows).map_err(|e| match e {
+                        StepError::MissingQuantity {
+                            label, quantity, ..
+                        } => StepError::MissingQuantity {
+                            label,
+                            experiment: experiment.clone(),
+                            quantity,
+                        },
+                        other => other,
+                    })?;
+                    for (shown, name) in s.shown.iter_mut().zip(&preset.shows) {
+                        shown.0 = record.heading(name);
+                    }
+                    Ok(s)
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(figure.with_steps(&steps))
@@ -270,7 +339,7 @@ impl Figure<'_> {
         out.push_str("</ol>");
         let _ = write!(out, r#"<ol class="stepper-steps" id="{ID}-steps">"#);
         for (i, s) in steps.iter().enumerate() {
-            step_item(&mut out, s, i + 1, n);
+            step_item(&mut out, s, self.preset.bar, i + 1, n);
         }
         out.push_str("</ol></figure>");
         out
@@ -304,6 +373,24 @@ fn summary(s: &Step, number: usize, of: usize) -> String {
 /// The numbers of a step in one sentence: the SVG's text alternative.
 fn residency(s: &Step) -> String {
     let m = &s.model;
+    if !s.shown.is_empty() {
+        let shown: Vec<String> = s
+            .shown
+            .iter()
+            .map(|(h, v)| format!("{h} {}", v.as_deref().unwrap_or("not recorded")))
+            .collect();
+        return format!(
+            "{regs} registers per thread; {blocks} {noun} resident, {warps} of {max} warp slots ({occ}), bound by {binding}; {shown}.",
+            regs = m.registers_per_thread,
+            blocks = m.blocks_per_sm,
+            noun = if m.blocks_per_sm == 1 { "block" } else { "blocks" },
+            warps = m.warps_per_sm,
+            max = m.max_warps_per_sm,
+            occ = percent(m.occupancy),
+            binding = binding(m),
+            shown = shown.join("; "),
+        );
+    }
     let measured = match (s.gbps, &s.failure) {
         (Some(gbps), _) => format!("{gbps:.1} GB/s measured"),
         (None, Some(_)) => "failed its check, no bandwidth".into(),
@@ -322,7 +409,7 @@ fn residency(s: &Step) -> String {
     )
 }
 
-fn step_item(out: &mut String, s: &Step, number: usize, of: usize) {
+fn step_item(out: &mut String, s: &Step, bar: Bar, number: usize, of: usize) {
     let m = &s.model;
     let id = format!("{ID}-step-{number}");
     let _ = write!(
@@ -331,7 +418,7 @@ fn step_item(out: &mut String, s: &Step, number: usize, of: usize) {
         status = escape(&summary(s, number, of)),
         label = escape(&s.label),
     );
-    out.push_str(&sm_svg(s, &id));
+    out.push_str(&sm_svg(s, bar, &id));
     let measured = match (s.gbps, &s.failure) {
         (Some(gbps), _) => format!("{gbps:.1} GB/s"),
         (None, Some(reason)) => format!("none: failed its check ({})", escape(reason)),
@@ -368,16 +455,42 @@ fn step_item(out: &mut String, s: &Step, number: usize, of: usize) {
         ),
         ("Theoretical occupancy", percent(m.occupancy)),
         ("Binding resource", binding(m)),
-        (
-            "Loads in flight per SM",
-            s.loads_in_flight.map_or("—".into(), |l| l.to_string()),
-        ),
-        ("Measured bandwidth", measured),
     ];
+    let mut rows: Vec<(String, String)> =
+        rows.into_iter().map(|(t, v)| (t.to_string(), v)).collect();
+    if bar == Bar::Registers {
+        rows.insert(
+            2,
+            (
+                "Registers a block takes".into(),
+                format!(
+                    "{} of {} per SM (per warp, rounded up to the allocation unit)",
+                    m.registers_per_block,
+                    m.arch.limits().registers_per_sm
+                ),
+            ),
+        );
+    }
+    if s.shown.is_empty() {
+        rows.push((
+            "Loads in flight per SM".into(),
+            s.loads_in_flight.map_or("—".into(), |l| l.to_string()),
+        ));
+        rows.push(("Measured bandwidth".into(), measured));
+    } else {
+        for (heading, value) in &s.shown {
+            let value = match (value, &s.failure) {
+                (Some(v), _) => escape(v),
+                (None, Some(reason)) => format!("none: failed its check ({})", escape(reason)),
+                (None, None) => "not recorded".into(),
+            };
+            rows.push((capitalised(heading), value));
+        }
+    }
     out.push_str(r#"<dl class="stepper-numbers">"#);
     for (term, value) in rows {
         // `value` is already escaped where it holds text from files.
-        let _ = write!(out, "<div><dt>{term}</dt><dd>{value}</dd></div>");
+        let _ = write!(out, "<div><dt>{}</dt><dd>{value}</dd></div>", escape(&term));
     }
     out.push_str("</dl></div></li>");
 }
@@ -396,7 +509,7 @@ const LIGHT_FILLS: [&str; 6] = [
 
 /// One SM: a grid of warp slots, each filled slot numbered and coloured by its block,
 /// and a bar of the SM's shared memory split the same way.
-fn sm_svg(s: &Step, id: &str) -> String {
+fn sm_svg(s: &Step, bar: Bar, id: &str) -> String {
     let m = &s.model;
     let rows = m.max_warps_per_sm.div_ceil(COLUMNS);
     let grid_w = COLUMNS * (CELL + GAP) - GAP;
@@ -444,26 +557,52 @@ fn sm_svg(s: &Step, id: &str) -> String {
             );
         }
     }
+    // The pool the steps move, split block by block: shared memory or the register file.
+    let (pool, per_block, per_sm, class, shown) = match bar {
+        Bar::SharedMemory => (
+            "Shared memory",
+            m.shared_memory_per_block,
+            m.shared_memory_per_sm,
+            "smem",
+            (
+                bytes(m.shared_memory_per_block),
+                bytes(m.shared_memory_per_sm),
+            ),
+        ),
+        Bar::Registers => {
+            let per_sm = u64::from(m.arch.limits().registers_per_sm);
+            (
+                "Register file",
+                m.registers_per_block,
+                per_sm,
+                "regs",
+                (
+                    format!("{} registers", m.registers_per_block),
+                    per_sm.to_string(),
+                ),
+            )
+        }
+    };
     let _ = write!(
         svg,
-        r#"<text class="stepper-text" x="{PAD}" y="{y}" fill="currentColor">Shared memory: {blocks} × {per_block} of {per_sm}</text>"#,
+        r#"<text class="stepper-text" x="{PAD}" y="{y}" fill="currentColor">{pool}: {blocks} × {per_block_shown} of {per_sm_shown}</text>"#,
         y = bar_label,
         blocks = m.blocks_per_sm,
-        per_block = bytes(m.shared_memory_per_block),
-        per_sm = bytes(m.shared_memory_per_sm),
+        per_block_shown = shown.0,
+        per_sm_shown = shown.1,
     );
     let _ = write!(
         svg,
-        r##"<rect class="smem-free" x="{PAD}" y="{bar_top}" width="{grid_w}" height="{BAR}" fill="none" stroke="#6b7280" stroke-width="1.5"/>"##
+        r##"<rect class="{class}-free" x="{PAD}" y="{bar_top}" width="{grid_w}" height="{BAR}" fill="none" stroke="#6b7280" stroke-width="1.5"/>"##
     );
-    let per_sm = m.shared_memory_per_sm.max(1) as f64;
+    let pool_size = per_sm.max(1) as f64;
     let mut x = PAD as f64;
     for block in 0..m.blocks_per_sm {
-        let w = m.shared_memory_per_block as f64 / per_sm * f64::from(grid_w);
+        let w = per_block as f64 / pool_size * f64::from(grid_w);
         let colour = block as usize % LIGHT_FILLS.len();
         let _ = write!(
             svg,
-            r#"<rect class="smem block-{colour}" x="{x:.1}" y="{bar_top}" width="{w:.1}" height="{BAR}" fill="{fill}"/>"#,
+            r#"<rect class="{class} block-{colour}" x="{x:.1}" y="{bar_top}" width="{w:.1}" height="{BAR}" fill="{fill}"/>"#,
             fill = LIGHT_FILLS[colour],
             w = (w - 1.0).max(1.0),
         );
@@ -484,6 +623,15 @@ fn binding(m: &Occupancy) -> String {
         m.binding.label().to_string()
     } else {
         format!("{} (tied with {})", m.binding.label(), others.join(", "))
+    }
+}
+
+/// "median (ms)" -> "Median (ms)", for a definition-list term.
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
     }
 }
 
@@ -551,7 +699,7 @@ mod tests {
 
     #[test]
     fn full_sm_is_bound_by_warps() {
-        let s = step(Arch::Sm90, &config("tlp1", 0, 4)).unwrap();
+        let s = step(Arch::Sm90, &config("tlp1", 0, 4), &[]).unwrap();
         assert_eq!(s.model.blocks_per_sm, 4);
         assert_eq!(s.model.warps_per_sm, 64);
         assert_eq!(s.model.max_warps_per_sm, 64);
@@ -563,7 +711,7 @@ mod tests {
     #[test]
     fn reservation_removes_whole_blocks_and_binds_on_shared_memory() {
         // 228 KiB per SM on sm_90, less the driver's 1 KiB per block: 80 KiB fits twice.
-        let s = step(Arch::Sm90, &config("b2", 80 * 1024, 2)).unwrap();
+        let s = step(Arch::Sm90, &config("b2", 80 * 1024, 2), &[]).unwrap();
         assert_eq!(s.model.blocks_per_sm, 2);
         assert_eq!(s.model.warps_per_sm, 32);
         assert_eq!(s.model.occupancy, 0.5);
@@ -576,14 +724,14 @@ mod tests {
         let mut c = config("t4", 0, 2);
         c.block_size = 256;
         c.blocks_per_sm = 4;
-        let s = step(Arch::Sm75, &c).unwrap();
+        let s = step(Arch::Sm75, &c, &[]).unwrap();
         assert_eq!(s.model.max_warps_per_sm, 32);
         assert_eq!(s.model.warps_per_sm, 32);
     }
 
     #[test]
     fn model_disagreeing_with_driver_is_an_error_naming_the_step() {
-        let err = step(Arch::Sm90, &config("half", 0, 2)).unwrap_err();
+        let err = step(Arch::Sm90, &config("half", 0, 2), &[]).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("step `half`"), "{msg}");
         assert!(msg.contains("model gives 4"), "{msg}");
@@ -594,15 +742,15 @@ mod tests {
     fn impossible_launch_is_an_error_naming_the_step() {
         let mut c = config("huge", 0, 1);
         c.block_size = 2048;
-        let msg = step(Arch::Sm90, &c).unwrap_err().to_string();
+        let msg = step(Arch::Sm90, &c, &[]).unwrap_err().to_string();
         assert!(msg.contains("step `huge`"), "{msg}");
     }
 
     #[test]
     fn svg_draws_every_slot_and_fills_the_resident_ones() {
-        let s = step(Arch::Sm90, &config("b3", 72 * 1024, 3)).unwrap();
+        let s = step(Arch::Sm90, &config("b3", 72 * 1024, 3), &[]).unwrap();
         assert_eq!(s.model.blocks_per_sm, 3);
-        let svg = sm_svg(&s, "x");
+        let svg = sm_svg(&s, Bar::SharedMemory, "x");
         assert_eq!(svg.matches(r#"class="slot "#).count(), 64);
         assert_eq!(svg.matches(r#"class="slot empty""#).count(), 16);
         for block in 0..3 {
@@ -610,6 +758,51 @@ mod tests {
             assert_eq!(svg.matches(&filled).count(), 16, "block {block}");
         }
         assert_eq!(svg.matches(r#"class="smem block-"#).count(), 3);
+    }
+
+    #[test]
+    fn register_bar_splits_the_register_file_block_by_block() {
+        // 96 registers per thread, 256-thread blocks: 2 blocks of 24,576 registers each.
+        let mut c = config("free", 0, 2);
+        c.block_size = 256;
+        c.registers = 96;
+        c.warps_per_sm = 16;
+        c.occupancy = 0.25;
+        let s = step(Arch::Sm90, &c, &["registers".into(), "median_ms".into()]).unwrap();
+        assert_eq!(s.model.binding, Resource::Registers);
+        let svg = sm_svg(&s, Bar::Registers, "x");
+        assert_eq!(svg.matches(r#"class="regs block-"#).count(), 2);
+        assert!(
+            svg.contains("Register file: 2 × 24576 registers of 65536"),
+            "{svg}"
+        );
+        assert!(!svg.contains("Shared memory"), "{svg}");
+        assert_eq!(
+            s.shown,
+            [
+                ("registers".to_string(), Some("96".to_string())),
+                ("median_ms".to_string(), Some("1.000".to_string())),
+            ]
+        );
+        assert!(residency(&s).starts_with("96 registers per thread; 2 blocks resident"));
+    }
+
+    #[test]
+    fn shows_must_name_quantities_the_record_has() {
+        let p: StepperPreset = serde_yaml::from_str(
+            "title: T\ndescription: D\nsteps: [a]\nbar: registers\nshows: [median_ms, speed]\n",
+        )
+        .unwrap();
+        assert_eq!(p.bar, Bar::Registers);
+        assert!(p.validate().is_ok());
+        let c = config("a", 0, 4);
+        let err = step(Arch::Sm90, &c, &["speed".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("step `a`") && err.contains("no `speed`"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -636,7 +829,7 @@ mod tests {
     #[test]
     fn shipped_presets_parse() {
         let templates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
-        for name in ["residency-dials", "ilp-dials"] {
+        for name in ["residency-dials", "ilp-dials", "register-budgets"] {
             let (_, p): (_, StepperPreset) =
                 load_preset(&templates, "occupancy-stepper", name).unwrap();
             p.validate().unwrap();

@@ -159,3 +159,71 @@ describe('occupancy stepper', { skip: noChromium }, () => {
     await context.close();
   });
 });
+
+// The Day 17 preset on the register-pressure term, built from the repository's content and
+// its committed H200 record of day17-registers (drafts: the content is unsigned).
+describe('register-budgets stepper', { skip: noChromium }, () => {
+  let site;
+  let browser;
+
+  before(async () => {
+    site = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-registers-'));
+    for (const part of ['content', 'templates', 'measurements', 'glossary.toml']) {
+      fs.cpSync(path.join(repo, part), path.join(site, part), { recursive: true });
+    }
+    run(glossaryBin(), ['build', '--drafts', '--root', site, '--out', path.join(site, 'site')]);
+    fs.mkdirSync(outDir, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (site) fs.rmSync(site, { recursive: true, force: true });
+  });
+
+  test('the register-budgets stepper empties warp slots by registers, step by step', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+    await page.goto(pathToFileURL(path.join(site, 'site', 'terms', 'register-pressure', 'index.html')).href);
+    const source = fs.readFileSync(path.join(repo, 'content/terms/register-pressure.md'), 'utf8');
+    const alt = source.match(/^\s+alt:\s*"(.*)"\s*$/m)?.[1];
+    const figure = page.getByRole('figure', { name: alt, exact: true });
+    assert.equal(await figure.count(), 1, 'a figure named by the alt text');
+    const total = await figure.locator('.stepper-step').count();
+    assert.equal(total, 5, 'the five __launch_bounds__ budgets');
+    const numbers = async () => {
+      const step = figure.locator('.stepper-step[aria-current="step"]');
+      const terms = await step.locator('dt').allTextContents();
+      const values = await step.locator('dd').allTextContents();
+      return Object.fromEntries(terms.map((t, i) => [t, values[i]]));
+    };
+    const warps = [];
+    const registers = [];
+    for (let i = 1; i <= total; i++) {
+      const shown = await numbers();
+      assert.match(await figure.locator('.stepper-status').textContent(), new RegExp(`^Step ${i} of ${total}: `));
+      const svg = figure.locator('.stepper-step:visible svg');
+      assert.equal(await svg.locator('rect.slot').count(), 64);
+      const filled = Number(shown['Resident warps'].split(' of ')[0]);
+      assert.equal(await svg.locator('rect.slot:not(.empty)').count(), filled);
+      assert.equal(await svg.locator('rect.regs').count(), Number(shown['Resident blocks']), 'one register-file share per resident block');
+      assert.equal(await svg.locator('rect.smem').count(), 0, 'no shared-memory bar');
+      assert.match(shown['Binding resource'], /registers|warps/);
+      assert.ok(shown['Local memory (B)'] ?? shown['Local memory'] ?? Object.keys(shown).some((k) => /local/i.test(k)), 'spill space shown');
+      warps.push(filled);
+      registers.push(Number(shown.Block.match(/(\d+) registers per thread/)[1]));
+      if (i === 1) await figure.screenshot({ path: path.join(outDir, 'register-budgets-step-1.png') });
+      if (i < total) await figure.getByRole('button', { name: 'Next' }).click();
+    }
+    await figure.screenshot({ path: path.join(outDir, 'register-budgets-step-last.png') });
+    for (let i = 1; i < total; i++) {
+      assert.ok(registers[i] > registers[i - 1], `registers grow step by step: ${registers}`);
+      assert.ok(warps[i] < warps[i - 1], `resident warps fall step by step: ${warps}`);
+    }
+    assert.equal(warps[0], 64, 'the first budget fills every warp slot');
+    await page.close();
+  });
+});

@@ -36,10 +36,10 @@ def word_cost(word):
     return cost
 
 
-worst_word, worst = max(((k, word_cost(k)) for k in shards), key=lambda kv: kv[1])
+worst_word, worst = max(((k, word_cost(k)) for k in shards), key=lambda kv: kv[1], default=("", 0))
 total = len(text.encode()) + words * worst + sum(chunks[:10])
 print(
-    f"N={manifest['n']}: {len(shards)} shards, largest {max(shards.values()) / 1024:.0f} KB; "
+    f"N={manifest['n']}: {len(shards)} shards, largest {max(shards.values(), default=0) / 1024:.0f} KB; "
     f"worst {words}-word query {total / 1024:.0f} KB (manifest {len(text.encode()) / 1024:.0f} KB, "
     f"word '{worst_word}' {worst / 1024:.0f} KB each, 10 doc chunks {sum(chunks[:10]) / 1024:.0f} KB)"
 )

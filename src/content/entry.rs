@@ -236,18 +236,21 @@ pub struct TableRef {
     pub columns: Vec<String>,
     #[serde(default)]
     pub caption: Option<String>,
-    /// Draw the table as a line chart of one column against another (a numeric axis such
-    /// as a working-set size) instead of the default bar chart of its main metric.
+    /// Which chart the table gets: `{x, y}` draws a line chart of one column against
+    /// another (a numeric axis such as a working-set size); `{y}` alone names the column of
+    /// the bar chart (by default its GB/s column, else its first numeric one).
     #[serde(default)]
     pub chart: Option<LineChartRef>,
 }
 
 /// `chart: {x: working_set_mib, y: gbps}`: both are columns of the same table. The x axis
-/// is logarithmic when its values span more than two decades.
+/// is logarithmic when its values span more than two decades. Without `x`, the table keeps
+/// its bar chart, of column `y`.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LineChartRef {
-    pub x: String,
+    #[serde(default)]
+    pub x: Option<String>,
     pub y: String,
 }
 

@@ -258,7 +258,8 @@ pub(super) fn check_one(e: &Entry, terms: &HashSet<&str>) -> Vec<Error> {
             );
         }
         if let Some(chart) = &t.chart {
-            for (axis, column) in [("x", &chart.x), ("y", &chart.y)] {
+            let axes = chart.x.iter().map(|x| ("x", x)).chain([("y", &chart.y)]);
+            for (axis, column) in axes {
                 if !t.columns.contains(column) {
                     err(
                         "measured",

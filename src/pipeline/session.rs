@@ -67,6 +67,9 @@ struct State {
     related_from: HashMap<String, HashSet<EntryId>>,
     /// Entry file, relative to the root -> its index in `project.content.entries`.
     by_file: HashMap<PathBuf, usize>,
+    /// The search index files of the last build: shards come and go with the words in
+    /// published entries, so a rebuild removes the ones it no longer makes.
+    search_files: BTreeSet<PathBuf>,
     report: BuildReport,
 }
 
@@ -380,6 +383,7 @@ impl State {
                 (rel.to_path_buf(), i)
             })
             .collect();
+        let search_files = search_files(&files);
         let site = Rebuilt {
             report: rendered.report.clone(),
             full: true,
@@ -399,6 +403,7 @@ impl State {
             linked_from,
             related_from,
             by_file,
+            search_files,
             report: rendered.report,
         };
         Ok((state, site))
@@ -620,11 +625,15 @@ impl State {
                 return Err(e);
             }
         }
-        let removed: Vec<PathBuf> = changed
+        let mut removed: Vec<PathBuf> = changed
             .iter()
             .filter(|id| self.pages.contains(*id) && !pages.contains(*id))
             .map(page_path)
             .collect();
+        let new_search_files = site_wide.then(|| search_files(&files));
+        if let Some(new) = &new_search_files {
+            removed.extend(self.search_files.difference(new).cloned());
+        }
 
         // The links templates made in the new files, checked against the whole site.
         let facts: Vec<(String, PageLinks)> = files.par_iter().map(page_links).collect();
@@ -688,6 +697,9 @@ impl State {
             self.links.headings.insert(id.clone(), headings);
             self.links.links_to.insert(id, links);
         }
+        if let Some(new) = new_search_files {
+            self.search_files = new;
+        }
         self.pages = pages;
         self.published = published;
         self.report = BuildReport::from_assessments(&self.assessments);
@@ -739,4 +751,17 @@ fn restore_texts(texts: &mut HashMap<EntryId, String>, undo: Vec<(EntryId, Optio
 /// are not rewritten.
 fn write_live(dest: &Path, bytes: &[u8]) -> Result<bool> {
     write_file_if_changed(dest, bytes, Durability::Cached)
+}
+
+/// The search index files among `files` (the scripts under `search/`, beside the search
+/// page; see `render::search`).
+fn search_files(files: &[OutputFile]) -> BTreeSet<PathBuf> {
+    files
+        .iter()
+        .filter(|f| {
+            f.path.starts_with(crate::render::search::DIR)
+                && f.path.extension().is_some_and(|x| x == "js")
+        })
+        .map(|f| f.path.clone())
+        .collect()
 }

@@ -46,9 +46,12 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
         return comparison_chart(table);
     }
     let metric = table
-        .headings
-        .iter()
-        .position(|h| h == PREFERRED_METRIC || h.ends_with(&format!("({PREFERRED_METRIC})")))
+        .bar
+        .or_else(|| {
+            table.headings.iter().position(|h| {
+                h == PREFERRED_METRIC || h.ends_with(&format!("({PREFERRED_METRIC})"))
+            })
+        })
         .or_else(|| table.numeric.iter().position(|&n| n))?;
     let label_col = table.numeric.iter().position(|&n| !n);
     let bars: Vec<Bar<'_>> = table
@@ -469,6 +472,7 @@ mod tests {
             stale: None,
             notes: Vec::new(),
             line: None,
+            bar: None,
         }
     }
 
@@ -513,6 +517,21 @@ mod tests {
             "{svg}"
         );
         assert!(svg.contains(">occupancy (%) →</text>"), "{svg}");
+    }
+
+    #[test]
+    fn a_named_column_is_charted_instead_of_the_first_numeric_one() {
+        let mut t = table(
+            &["label", "stride", "time (ns)"],
+            &[false, true, true],
+            &[&["s1", "1", "2.0"], &["s32", "32", "64.0"]],
+        );
+        t.bar = Some(2);
+        let svg = bar_chart(&t).expect("a chart");
+        assert!(svg.contains("Bar chart of time (ns) by label"), "{svg}");
+        t.bar = None;
+        let svg = bar_chart(&t).expect("a chart");
+        assert!(svg.contains("Bar chart of stride by label"), "{svg}");
     }
 
     #[test]

@@ -31,6 +31,8 @@ pub struct TableView {
     /// Columns (by position) to draw as a line chart, y against x, where the entry asks
     /// for one; otherwise the table gets the default bar chart.
     pub line: Option<LineAxes>,
+    /// The column (by position) a bar chart draws, where the entry names one.
+    pub bar: Option<usize>,
 }
 
 /// The positions of a line chart's two columns in [`TableView::headings`].
@@ -80,10 +82,18 @@ pub fn table_view(
         // Loading checked that both columns are in the table.
         line: table.chart.as_ref().and_then(|c| {
             Some(LineAxes {
-                x: table.columns.iter().position(|col| *col == c.x)?,
+                x: table
+                    .columns
+                    .iter()
+                    .position(|col| Some(col) == c.x.as_ref())?,
                 y: table.columns.iter().position(|col| *col == c.y)?,
             })
         }),
+        bar: table
+            .chart
+            .as_ref()
+            .filter(|c| c.x.is_none())
+            .and_then(|c| table.columns.iter().position(|col| *col == c.y)),
     };
     let citation = match citation {
         Ok(c) => c,
@@ -212,6 +222,7 @@ pub fn side_by_side(
             .collect(),
         // Side by side, the comparison chart draws the nodes against each other instead.
         line: None,
+        bar: None,
         stale: None,
         notes: Vec::new(),
     };

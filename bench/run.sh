@@ -6,8 +6,8 @@
 #
 # Takes minutes and installs Hugo (Debian's 0.111) if it is missing: run it by hand, never
 # in CI. Prints one table (median wall time, CPU time = user + sys, peak RSS; ratio
-# glossary/Hugo) and PASS/FAIL for the targets of issue #7. Every run of either tool
-# builds into the output of the previous run, as an author's rebuilds do.
+# glossary/Hugo) and PASS/FAIL for the targets of issue #7. Every timed run is cold: both
+# output generations are removed first. Also prints the worst per-query search download.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,8 +48,13 @@ for n in $SIZES; do
     fi
     echo "N=$n: $tool, warm-up and $RUNS runs" >&2
     "${cmd[@]}" > /dev/null
-    for _ in $(seq "$RUNS"); do timed "$tool" "$n" "${cmd[@]}"; done
+    # Cold: both output generations removed before each run (`.OUT.prev` is recycled).
+    for _ in $(seq "$RUNS"); do
+      rm -rf "$WORK/glossary-$n-out" "$WORK/.glossary-$n-out.prev" "$WORK/hugo-$n-out"
+      timed "$tool" "$n" "${cmd[@]}"
+    done
   done
+  echo "N=$n: search: $(python3 bench/search_size.py "$WORK/glossary-$n-out")" >&2
 done
 
 echo "N=$EDIT_N: one edited entry through pipeline::Session" >&2

@@ -17,6 +17,13 @@ pub struct Config {
     pub base_url: String,
     #[serde(default)]
     pub description: String,
+    /// The footer line of every page (inline Markdown; links are written relative to the
+    /// site root, as in `guides/reading-a-table/`).
+    #[serde(default)]
+    pub footer: Option<String>,
+    /// The sections of the contents, in reading order. Entries name one with `section:`.
+    #[serde(default)]
+    pub sections: Vec<Section>,
     #[serde(default)]
     pub review: ReviewConfig,
     #[serde(default)]
@@ -24,6 +31,15 @@ pub struct Config {
     /// Verification nodes by name (`h200`, `t4`): the GPUs whose records the site may cite.
     #[serde(default)]
     pub nodes: BTreeMap<String, Node>,
+}
+
+/// A section of the contents sidebar: entries that say `section: <slug>` are listed under
+/// its title, in their `order`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Section {
+    pub slug: String,
+    pub title: String,
 }
 
 /// What entry bodies may contain beyond Markdown. Everything is refused by default: each
@@ -124,10 +140,28 @@ impl Config {
             path: path.clone(),
             source,
         })?;
-        toml::from_str(&text).map_err(|e| Error::Config {
-            path,
+        let config: Config = toml::from_str(&text).map_err(|e| Error::Config {
+            path: path.clone(),
             message: e.to_string(),
-        })
+        })?;
+        let mut seen = std::collections::HashSet::new();
+        for s in &config.sections {
+            // The same alphabet as entry slugs (config sits below content, so it is spelled out).
+            let safe = !s.slug.is_empty()
+                && s.slug
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            if !safe || !seen.insert(&s.slug) {
+                return Err(Error::Config {
+                    path,
+                    message: format!(
+                        "[[sections]]: slug `{}` must be unique and match [a-z0-9-]+",
+                        s.slug
+                    ),
+                });
+            }
+        }
+        Ok(config)
     }
 
     pub fn node(&self, name: &str) -> Result<&Node> {

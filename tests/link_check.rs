@@ -86,7 +86,7 @@ fn link_to_existing_static_file_and_site_files_pass() {
 fn broken_link_made_by_a_template_names_the_generated_page_and_line() {
     let dir = tempfile::tempdir().expect("temp dir");
     small_site(dir.path());
-    let template = dir.path().join("templates/term.html");
+    let template = dir.path().join("templates/entry_macros.html");
     let text = read(&template).replace(
         "<h1>{{ page.title }}</h1>",
         "<h1>{{ page.title }}</h1>\n<a href=\"{{ root }}nowhere/index.html\">x</a>",

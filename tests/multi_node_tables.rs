@@ -152,7 +152,7 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
     // The row carries both nodes' cells: label, then node-a's, then node-b's.
     let row = html
         .split("<tr>")
-        .find(|r| r.contains("<td>tlp1</td>"))
+        .find(|r| r.contains(">tlp1</td>"))
         .expect("a tlp1 row");
     let cells: Vec<&str> = row
         .split("<td")

@@ -110,8 +110,32 @@ pub struct FrontMatter {
     /// The short name used in lists and the A-Z index ("occupancy"); defaults to the title.
     #[serde(default)]
     pub name: Option<String>,
-    /// The one-line definition (terms) or description (lessons, guides).
+    /// Other names the entry goes by: abbreviations ("SM"), spellings, older names. Shown
+    /// with the title, matched by search, and listed in the A-Z index pointing here.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// The one-line definition (terms) or description (lessons, guides). Inline Markdown
+    /// (links, code, emphasis) is allowed; it is rendered wherever the summary appears.
     pub summary: String,
+    /// The section of the contents this entry belongs to: a `slug` from `[[sections]]` in
+    /// glossary.toml. Entries without one are listed after the declared sections.
+    #[serde(default)]
+    pub section: Option<String>,
+    /// Position within its section (smaller first); entries without one follow, by day
+    /// (lessons) and then by name.
+    #[serde(default)]
+    pub order: Option<i64>,
+    /// Whether the page shows an "On this page" contents list. Defaults to on for lessons
+    /// and guides with at least three headings, off for terms.
+    #[serde(default)]
+    pub toc: Option<bool>,
+    /// For text adapted from elsewhere: where it comes from and who wrote it (inline
+    /// Markdown), shown on the page.
+    #[serde(default)]
+    pub credit: Option<String>,
+    /// The licence the adapted text is used under (inline Markdown, e.g. a link to it).
+    #[serde(default)]
+    pub license: Option<String>,
     /// Overrides the file name as the slug.
     #[serde(default)]
     pub slug: Option<String>,

@@ -16,4 +16,4 @@ pub use entry::{
 };
 pub use front_matter::{line_of_reference, parse_front_matter, split_front_matter};
 pub use load::{load_content, load_content_collecting, load_entry, read_entry, Content};
-pub use validate::{check_references, is_valid_slug, Known};
+pub use validate::{check_references, check_section, is_valid_slug, Known};

@@ -47,7 +47,83 @@ pub(super) fn check_entries(
     for e in entries.iter().filter(|e| !broken.contains(&e.id)) {
         errors.extend(check_one(e, &terms));
     }
+    errors.extend(check_aliases(entries));
     errors
+}
+
+/// An alias names one entry: two entries answering to the same name would make the A-Z
+/// index and search point two ways. Compared case-insensitively, against names too.
+fn check_aliases(entries: &[Entry]) -> Vec<Error> {
+    let mut errors = Vec::new();
+    let mut names: HashMap<String, &Entry> = HashMap::new();
+    for e in entries.iter().filter(|e| e.id.kind == Kind::Term) {
+        names.entry(e.name().to_lowercase()).or_insert(e);
+    }
+    let mut aliases: HashMap<String, &Entry> = HashMap::new();
+    for e in entries {
+        for a in &e.meta.aliases {
+            let key = a.trim().to_lowercase();
+            let clash = names
+                .get(&key)
+                .filter(|o| o.id != e.id)
+                .or_else(|| aliases.get(&key).filter(|o| o.id != e.id));
+            if let Some(other) = clash {
+                let line = split_front_matter(&e.path, &e.raw)
+                    .ok()
+                    .and_then(|s| line_of_alias(&s, a));
+                errors.push(Error::content(
+                    &e.path,
+                    line.map(|line| Location { line, column: 1 }),
+                    format!(
+                        "alias `{a}` is already a name or alias of `{}` ({})",
+                        other.id,
+                        other.path.display()
+                    ),
+                ));
+            } else {
+                aliases.insert(key, e);
+            }
+        }
+    }
+    errors
+}
+
+fn line_of_alias(split: &super::front_matter::Split<'_>, alias: &str) -> Option<usize> {
+    line_of_reference(split, "aliases", alias).or_else(|| {
+        split
+            .yaml
+            .lines()
+            .position(|l| l.trim_start().starts_with("aliases:"))
+            .map(|i| split.yaml_line + i)
+    })
+}
+
+/// An entry's `section` must be one glossary.toml declares.
+pub fn check_section(e: &Entry, sections: &[crate::config::Section]) -> Option<Error> {
+    let s = e.meta.section.as_ref()?;
+    if sections.iter().any(|d| &d.slug == s) {
+        return None;
+    }
+    let line = split_front_matter(&e.path, &e.raw)
+        .ok()
+        .and_then(|split| line_of_reference(&split, "section", s));
+    let known = if sections.is_empty() {
+        "glossary.toml declares no `[[sections]]`".to_string()
+    } else {
+        format!(
+            "glossary.toml declares: {}",
+            sections
+                .iter()
+                .map(|d| d.slug.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    Some(Error::content(
+        &e.path,
+        line.map(|line| Location { line, column: 1 }),
+        format!("unknown section `{s}` ({known})"),
+    ))
 }
 
 pub(super) fn check_one(e: &Entry, terms: &HashSet<&str>) -> Vec<Error> {
@@ -70,6 +146,27 @@ pub(super) fn check_one(e: &Entry, terms: &HashSet<&str>) -> Vec<Error> {
         err("summary", "summary", "`summary` is empty".into());
     } else if m.summary.trim().contains('\n') {
         err("summary", "summary", "`summary` must be one line".into());
+    }
+    for a in &m.aliases {
+        if a.trim().is_empty() || a.contains('\n') {
+            err(
+                "aliases",
+                a,
+                "an alias must be a non-empty single line".into(),
+            );
+        }
+    }
+    for (key, value) in [("credit", &m.credit), ("license", &m.license)] {
+        if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+            err(key, key, format!("`{key}` is empty"));
+        }
+    }
+    if m.license.is_some() && m.credit.is_none() {
+        err(
+            "license",
+            "license",
+            "`license` needs a `credit` saying whose text is used under it".into(),
+        );
     }
     match (e.id.kind, m.day) {
         (Kind::Lesson, None) => err("title", "title", "a lesson needs a `day` number".into()),

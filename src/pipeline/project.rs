@@ -14,6 +14,7 @@ use crate::content::{
 use crate::error::{Error, Location, Result};
 use crate::measure::Library;
 use crate::render::diagram::DiagramPresets;
+use crate::render::navigation::Navigation;
 use crate::render::{Assessment, RenderInput};
 use crate::review::{
     load_signoff, load_signoffs, resolve_entry, signoff_path, ReviewError, ReviewInput, SignOffs,
@@ -67,6 +68,7 @@ impl Project {
         let mut diagrams = DiagramPresets::default();
         for entry in &content.entries {
             errors.extend(check_citations(entry, &config, &library));
+            errors.extend(crate::content::check_section(entry, &config.sections));
             errors.extend(check_diagram(entry, &config, &layout, &mut diagrams));
         }
         Ok((
@@ -116,6 +118,7 @@ impl Project {
             pages,
             published,
             today,
+            navigation: Navigation::new(&self.config, &self.content, pages),
             drafts,
         }
     }

@@ -23,9 +23,10 @@ use tera::Tera;
 use crate::atomic::{write_file_if_changed, Durability};
 use crate::content::{load_entry, Entry, EntryId, Kind};
 use crate::error::{Error, Result};
+use crate::render::navigation::list_label;
 use crate::render::pages::{
-    check_links, linked_entries, page_path, render_index, render_page, render_page_markdown,
-    render_site_wide_from, SiteLinks,
+    check_inline_links, check_links, linked_entries, page_path, render_index, render_page,
+    render_page_markdown, render_site_wide_from, SiteLinks,
 };
 use crate::render::site_links::{page_links, PageLinks, SiteLinkIndex};
 use crate::render::templates::load_templates;
@@ -66,6 +67,9 @@ struct State {
     related_from: HashMap<String, HashSet<EntryId>>,
     /// Entry file, relative to the root -> its index in `project.content.entries`.
     by_file: HashMap<PathBuf, usize>,
+    /// The search index files of the last build: shards come and go with the words in
+    /// published entries, so a rebuild removes the ones it no longer makes.
+    search_files: BTreeSet<PathBuf>,
     report: BuildReport,
 }
 
@@ -123,6 +127,7 @@ struct Shown {
     name: String,
     title: String,
     summary: String,
+    aliases: Vec<String>,
     day: Option<u32>,
     has_page: bool,
     published: bool,
@@ -255,6 +260,7 @@ impl Session {
                 Ok(e) if e.id != old.id => renamed = true,
                 Ok(e) => {
                     errors.extend(check_citations(&e, &project.config, &project.library));
+                    errors.extend(crate::content::check_section(&e, &project.config.sections));
                     new_entries.push(e);
                 }
                 Err(e) => errors.push(e),
@@ -377,6 +383,7 @@ impl State {
                 (rel.to_path_buf(), i)
             })
             .collect();
+        let search_files = search_files(&files);
         let site = Rebuilt {
             report: rendered.report.clone(),
             full: true,
@@ -396,6 +403,7 @@ impl State {
             linked_from,
             related_from,
             by_file,
+            search_files,
             report: rendered.report,
         };
         Ok((state, site))
@@ -414,6 +422,7 @@ impl State {
             name: e.name().to_string(),
             title: e.meta.title.clone(),
             summary: e.meta.summary.clone(),
+            aliases: e.meta.aliases.clone(),
             day: e.meta.day,
             has_page: self.pages.contains(&e.id),
             published: self.published.contains(&e.id),
@@ -462,6 +471,22 @@ impl State {
                 published: published.contains(&e.id),
                 ..self.shown(e)
             };
+            // Every page's sidebar and its neighbours' previous/next links show where an
+            // entry sits in the reading order: moving it changes every page.
+            let placed = |x: &Entry, has_page: bool| {
+                (
+                    list_label(x).to_string(),
+                    x.meta.section.clone(),
+                    x.meta.order,
+                    x.meta.day,
+                    has_page,
+                )
+            };
+            let old = undo.old_entry(&e.id).unwrap_or(e);
+            if placed(old, before.has_page) != placed(e, after.has_page) {
+                index_changed = true;
+                affected.extend(pages.iter().cloned());
+            }
             if before != after {
                 index_changed = true;
                 affected.extend(self.shown_on(e));
@@ -529,12 +554,14 @@ impl State {
             .collect();
         let mut errors = Vec::new();
         for (e, r) in &rendered {
-            errors.extend(check_links(&input, e, r, &pages, &|id| {
+            let headings_of = |id: &EntryId| {
                 headings
                     .get(id)
                     .copied()
                     .or_else(|| self.links.headings.get(id).map(Vec::as_slice))
-            }));
+            };
+            errors.extend(check_links(&input, e, r, &pages, &headings_of));
+            errors.extend(check_inline_links(&input, e, &pages, &headings_of));
         }
         Error::collect(errors)?;
 
@@ -598,11 +625,15 @@ impl State {
                 return Err(e);
             }
         }
-        let removed: Vec<PathBuf> = changed
+        let mut removed: Vec<PathBuf> = changed
             .iter()
             .filter(|id| self.pages.contains(*id) && !pages.contains(*id))
             .map(page_path)
             .collect();
+        let new_search_files = site_wide.then(|| search_files(&files));
+        if let Some(new) = &new_search_files {
+            removed.extend(self.search_files.difference(new).cloned());
+        }
 
         // The links templates made in the new files, checked against the whole site.
         let facts: Vec<(String, PageLinks)> = files.par_iter().map(page_links).collect();
@@ -666,6 +697,9 @@ impl State {
             self.links.headings.insert(id.clone(), headings);
             self.links.links_to.insert(id, links);
         }
+        if let Some(new) = new_search_files {
+            self.search_files = new;
+        }
         self.pages = pages;
         self.published = published;
         self.report = BuildReport::from_assessments(&self.assessments);
@@ -717,4 +751,17 @@ fn restore_texts(texts: &mut HashMap<EntryId, String>, undo: Vec<(EntryId, Optio
 /// are not rewritten.
 fn write_live(dest: &Path, bytes: &[u8]) -> Result<bool> {
     write_file_if_changed(dest, bytes, Durability::Cached)
+}
+
+/// The search index files among `files` (the scripts under `search/`, beside the search
+/// page; see `render::search`).
+fn search_files(files: &[OutputFile]) -> BTreeSet<PathBuf> {
+    files
+        .iter()
+        .filter(|f| {
+            f.path.starts_with(crate::render::search::DIR)
+                && f.path.extension().is_some_and(|x| x == "js")
+        })
+        .map(|f| f.path.clone())
+        .collect()
 }

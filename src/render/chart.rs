@@ -26,6 +26,8 @@ const VALUE_WIDTH: f64 = 70.0;
 const ROW_HEIGHT: f64 = 26.0;
 const BAR_HEIGHT: f64 = 16.0;
 const TOP: f64 = 6.0;
+/// Room above the bars for the axis title (the metric and its unit).
+const AXIS: f64 = 18.0;
 
 /// One bar: the row's label and its value, both as the table shows them.
 struct Bar<'a> {
@@ -86,14 +88,22 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let height = TOP * 2.0 + ROW_HEIGHT * bars.len() as f64;
+    let height = AXIS + TOP * 2.0 + ROW_HEIGHT * bars.len() as f64;
     let bar_space = WIDTH - LABEL_WIDTH - VALUE_WIDTH;
     let mut svg = format!(
         r#"<svg class="bar-chart" role="img" aria-label="{d}" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title>{d}</title>"#,
         d = escape(&description)
     );
+    // The axis title names what the bars measure, with its unit: the column's heading
+    // carries the unit ("GB/s", "median ms", "achieved occupancy (%)").
+    svg.push_str(&format!(
+        r#"<text class="chart-axis" x="{LABEL_WIDTH}" y="13">{axis} →</text><text class="chart-axis" x="{lx}" y="13" text-anchor="end">{label}</text>"#,
+        axis = escape(&axis_title(metric_name, table, metric)),
+        lx = LABEL_WIDTH - 8.0,
+        label = escape(label_name),
+    ));
     for (i, b) in bars.iter().enumerate() {
-        let y = TOP + ROW_HEIGHT * i as f64;
+        let y = AXIS + TOP + ROW_HEIGHT * i as f64;
         let w = if max > 0.0 {
             (b.value / max * bar_space).max(1.0)
         } else {
@@ -110,6 +120,26 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
     }
     svg.push_str("</svg>");
     Some(svg)
+}
+
+/// The metric's heading with its unit. A heading that names no unit takes the one its
+/// cells show (`%`); a plain count stays as it is.
+fn axis_title(heading: &str, table: &TableView, metric: usize) -> String {
+    let has_unit = heading.contains('(')
+        || heading.contains('/')
+        || heading
+            .split_whitespace()
+            .any(|w| matches!(w, "ms" | "us" | "µs" | "ns" | "s" | "B" | "KiB" | "MiB"));
+    let percent = table
+        .rows
+        .iter()
+        .filter_map(|r| r.get(metric))
+        .all(|c| c.trim_end_matches('†').ends_with('%'));
+    if !has_unit && percent {
+        format!("{heading} (%)")
+    } else {
+        heading.to_string()
+    }
 }
 
 /// A side-by-side table's chart: for each row, one bar per node, labelled with both, so
@@ -465,6 +495,10 @@ mod tests {
         assert!(
             svg.contains("<title>Bar chart of GB/s by label: full 400.0, quarter 100.0.</title>")
         );
+        assert!(
+            svg.contains(">GB/s →</text>"),
+            "the axis names the unit: {svg}"
+        );
         let w = widths(&svg);
         assert_eq!(w.len(), 2);
         assert!((w[0] / w[1] - 4.0).abs() < 0.01, "{w:?}");
@@ -482,6 +516,7 @@ mod tests {
             svg.contains("Bar chart of occupancy by label: a 50.0%."),
             "{svg}"
         );
+        assert!(svg.contains(">occupancy (%) →</text>"), "{svg}");
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub fn atom_feed(
             "  <entry>\n    <title>{title}</title>\n    <id>{url}</id>\n    <link rel=\"alternate\" href=\"{url}\"/>\n    <updated>{updated}</updated>\n    <summary>{summary}</summary>\n    <author><name>{author}</name></author>\n  </entry>\n",
             title = escape(&p.entry.meta.title),
             updated = rfc3339(p.updated.unwrap_or(today)),
-            summary = escape(&p.entry.meta.summary),
+            summary = escape(&super::inline::plain_text(&p.entry.meta.summary)),
             author = escape(p.author.unwrap_or(&config.title)),
         ));
     }

@@ -12,6 +12,7 @@ use crate::content::{Content, EntryId};
 use crate::review::{SignOffs, SignedMaterial, Verdict};
 use crate::trust::People;
 
+use super::navigation::Navigation;
 use super::tables::TableView;
 use super::values::Resolved;
 
@@ -50,6 +51,8 @@ pub struct RenderInput<'a> {
     pub published: &'a HashSet<EntryId>,
     /// The build date: the feed's `updated` when nothing is published yet.
     pub today: NaiveDate,
+    /// The reading order of `pages`: the sidebar and previous/next links.
+    pub navigation: Navigation,
     /// A `--drafts` preview build (see `pipeline::output` for its own folder and marker).
     pub drafts: bool,
 }

@@ -20,6 +20,8 @@ pub struct RenderedMarkdown {
     pub html: String,
     /// Ids of the headings, in order, for anchor checks.
     pub heading_ids: Vec<String>,
+    /// The level 2 and 3 headings, for a page's "On this page" list.
+    pub toc: Vec<TocItem>,
     /// Internal links, with the 1-based body line they were written on.
     pub links: Vec<(LinkTarget, usize)>,
     /// The body's distinct words, for the search index (see `search::distinct_words`).
@@ -29,6 +31,14 @@ pub struct RenderedMarkdown {
     pub problems: Vec<(usize, String)>,
     /// Image files the page shows: (source file, site path), to copy into the site.
     pub copies: Vec<(std::path::PathBuf, String)>,
+}
+
+/// One heading in a page's contents list.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TocItem {
+    pub level: u8,
+    pub id: String,
+    pub text: String,
 }
 
 /// How the renderer treats internal links.
@@ -186,6 +196,13 @@ fn render_as(
                         classes: vec![],
                         attrs: vec![],
                     });
+                    if matches!(level, HeadingLevel::H2 | HeadingLevel::H3) {
+                        out.toc.push(TocItem {
+                            level: level as u8,
+                            id: id.clone(),
+                            text: text.trim().to_string(),
+                        });
+                    }
                     out.heading_ids.push(id);
                     out.text.push_str(&text);
                     out.text.push('\n');
@@ -203,6 +220,14 @@ fn render_as(
                 let keep = match &target {
                     LinkTarget::Entry { id, .. } => policy.linkable.contains(id),
                     _ => true,
+                };
+                // Pretty URLs (`../register-file/`) name a folder, which a browser opening
+                // the site from disk shows as a listing: link the file itself.
+                let dest_url = match target {
+                    LinkTarget::Entry { .. } | LinkTarget::Other { .. } => {
+                        CowStr::from(file_url(&dest_url))
+                    }
+                    _ => dest_url,
                 };
                 if !matches!(target, LinkTarget::External) {
                     out.links.push((target, line_of(range.start)));
@@ -223,6 +248,18 @@ fn render_as(
                 }
             }
             Event::End(TagEnd::Link) if unlinked_depth > 0 => unlinked_depth -= 1,
+            // A wide table scrolls inside its own box instead of widening the page; the box
+            // takes focus so keyboard users can scroll it too.
+            Event::Start(Tag::Table(align)) => {
+                events.push(Event::Html(CowStr::from(
+                    "<div class=\"table-scroll\" tabindex=\"0\">",
+                )));
+                events.push(Event::Start(Tag::Table(align)));
+            }
+            Event::End(TagEnd::Table) => {
+                events.push(Event::End(TagEnd::Table));
+                events.push(Event::Html(CowStr::from("</div>")));
+            }
             Event::Text(t) => {
                 if heading.is_none() {
                     out.text.push_str(&t);
@@ -241,6 +278,21 @@ fn render_as(
     }
     out.text = super::search::distinct_words(&out.text);
     out
+}
+
+/// `dest` with `index.html` added where its path names a folder (`../x/#a` →
+/// `../x/index.html#a`, `../x` → `../x/index.html`); file paths are left alone.
+pub fn file_url(dest: &str) -> String {
+    let (path, fragment) = match dest.find(['#', '?']) {
+        Some(i) => dest.split_at(i),
+        None => (dest, ""),
+    };
+    let last = path.rsplit('/').next().unwrap_or("");
+    if path.is_empty() || last.contains('.') && last != "." && last != ".." {
+        return dest.to_string();
+    }
+    let slash = if path.ends_with('/') { "" } else { "/" };
+    format!("{path}{slash}index.html{fragment}")
 }
 
 /// An image as HTML, after checking it; None (and a problem) if it fails a check.
@@ -367,12 +419,33 @@ mod tests {
     }
 
     #[test]
+    fn folder_links_name_the_file() {
+        assert_eq!(file_url("../x/"), "../x/index.html");
+        assert_eq!(file_url("../x/#a"), "../x/index.html#a");
+        assert_eq!(file_url("../x"), "../x/index.html");
+        assert_eq!(file_url("../../"), "../../index.html");
+        assert_eq!(file_url("../../feed.xml"), "../../feed.xml");
+        assert_eq!(file_url("../x/index.html#a"), "../x/index.html#a");
+    }
+
+    #[test]
+    fn toc_lists_level_two_and_three_headings() {
+        let r = render_with(
+            "# Top\n\n## Why `it` matters\n\n### Detail\n\n#### Deep\n",
+            &[],
+        );
+        let toc: Vec<(u8, &str)> = r.toc.iter().map(|t| (t.level, t.id.as_str())).collect();
+        assert_eq!(toc, vec![(2, "why-it-matters"), (3, "detail")]);
+        assert_eq!(r.toc[0].text, "Why it matters");
+    }
+
+    #[test]
     fn link_to_published_entry_stays() {
         let id = EntryId::new(crate::content::Kind::Term, "latency-hiding");
         let r = render_with("see [latency hiding](../latency-hiding/)", &[id]);
         assert!(
             r.html
-                .contains(r#"<a href="../latency-hiding/">latency hiding</a>"#),
+                .contains(r#"<a href="../latency-hiding/index.html">latency hiding</a>"#),
             "{}",
             r.html
         );

@@ -11,9 +11,11 @@ use tera::Context;
 use crate::content::{Entry, EntryId, Kind};
 use crate::error::{Error, Location, Result};
 
+use super::inline::{render_inline, Inline, InlineContext};
 use super::input::{Assessment, OutputFile, RenderInput};
 use super::links::LinkTarget;
-use super::markdown::{render as render_markdown, LinkPolicy, RenderedMarkdown};
+use super::markdown::{render as render_markdown, LinkPolicy, RenderedMarkdown, TocItem};
+use super::navigation::{list_label, sort_key, NavLink, SidebarGroup};
 use super::site_wide::{render_site_wide, PublishedPage};
 use super::tables::TableView;
 use super::templates::render as render_template;
@@ -23,15 +25,32 @@ pub struct SiteCtx<'a> {
     title: &'a str,
     base_url: &'a str,
     description: &'a str,
+    /// glossary.toml's `footer`, rendered for the page's depth; None: the template's own.
+    footer: Option<String>,
     /// A `--drafts` preview: every page carries `noindex` and the preview banner.
     drafts_preview: bool,
 }
 
-pub fn site_ctx(config: &crate::config::Config, drafts_preview: bool) -> SiteCtx<'_> {
+/// The site's settings as a page at `root` (the prefix to the site root) sees them; links
+/// in the footer lead to pages in `linkable` only.
+pub fn site_ctx<'a>(
+    config: &'a crate::config::Config,
+    drafts_preview: bool,
+    root: &str,
+    linkable: &HashSet<EntryId>,
+) -> SiteCtx<'a> {
     SiteCtx {
         title: &config.title,
         base_url: &config.base_url,
         description: &config.description,
+        footer: config.footer.as_deref().map(|f| {
+            let cx = InlineContext {
+                written_at: "",
+                root,
+                linkable,
+            };
+            render_inline(f, &cx).html
+        }),
         drafts_preview,
     }
 }
@@ -42,7 +61,9 @@ pub fn site_ctx(config: &crate::config::Config, drafts_preview: bool) -> SiteCtx
 pub struct LinkCtx {
     pub name: String,
     pub url: Option<String>,
+    /// The summary as HTML for the showing page (inline Markdown rendered).
     pub summary: Option<String>,
+    pub aliases: Vec<String>,
     pub note: Option<String>,
     pub day: Option<u32>,
     pub draft: bool,
@@ -69,7 +90,17 @@ struct PageCtx<'a> {
     slug: &'a str,
     name: &'a str,
     title: &'a str,
-    summary: &'a str,
+    /// The summary rendered as inline HTML, and as plain text (meta description).
+    summary: String,
+    summary_text: String,
+    aliases: &'a [String],
+    credit: Option<String>,
+    license: Option<String>,
+    /// "On this page": the body's level 2 and 3 headings, when the page shows them.
+    toc: Vec<TocItem>,
+    sidebar: Vec<SidebarGroup>,
+    prev: Option<NavLink>,
+    next: Option<NavLink>,
     day: Option<u32>,
     /// Relative prefix from this page to the site root ("../../").
     root: &'static str,
@@ -90,6 +121,9 @@ struct PageCtx<'a> {
 }
 
 const ENTRY_ROOT: &str = "../../";
+
+/// A lesson or guide shows its contents when its body has at least this many headings.
+const TOC_MIN_HEADINGS: usize = 3;
 
 /// Render every page of the site into memory. Link errors from all pages are reported
 /// together.
@@ -141,9 +175,9 @@ pub fn render_site_into(
         .collect();
     let mut errors = Vec::new();
     for (e, r) in entries.iter().zip(&outlines) {
-        errors.extend(check_links(input, e, r, input.pages, &|id| {
-            headings.get(id).copied()
-        }));
+        let headings_of = |id: &EntryId| headings.get(id).copied();
+        errors.extend(check_links(input, e, r, input.pages, &headings_of));
+        errors.extend(check_inline_links(input, e, input.pages, &headings_of));
     }
     // Figures the pages show, each file once, and the project's static/ files.
     let mut copies: std::collections::BTreeMap<&str, &std::path::Path> = Default::default();
@@ -285,7 +319,13 @@ pub fn render_page(
     a: &Assessment,
     r: RenderedMarkdown,
 ) -> Result<OutputFile> {
-    let html = render_entry(input, &site_ctx(input.config, input.drafts), e, a, r)?;
+    let html = render_entry(
+        input,
+        &site_ctx(input.config, input.drafts, ENTRY_ROOT, input.pages),
+        e,
+        a,
+        r,
+    )?;
     Ok(OutputFile {
         path: page_path(&e.id),
         bytes: html.into_bytes(),
@@ -399,10 +439,68 @@ pub fn check_links<'h>(
     errors
 }
 
+/// Link errors in an entry's one-line Markdown fields (summary, credit, licence), at the
+/// field's line.
+pub fn check_inline_links<'h>(
+    input: &RenderInput<'_>,
+    entry: &Entry,
+    pages: &HashSet<EntryId>,
+    headings: &dyn Fn(&EntryId) -> Option<&'h [String]>,
+) -> Vec<Error> {
+    let m = &entry.meta;
+    let fields = [
+        ("summary", Some(&m.summary)),
+        ("credit", m.credit.as_ref()),
+        ("license", m.license.as_ref()),
+    ];
+    let written_at = entry.id.url_path();
+    let cx = InlineContext {
+        written_at: &written_at,
+        root: "",
+        linkable: pages,
+    };
+    let mut errors = Vec::new();
+    for (key, text) in fields {
+        let Some(text) = text.filter(|t| t.contains('[')) else {
+            continue;
+        };
+        let inline = render_inline(text, &cx);
+        if inline.links.is_empty() {
+            continue;
+        }
+        let line = crate::content::split_front_matter(&entry.path, &entry.raw)
+            .ok()
+            .and_then(|s| crate::content::line_of_reference(&s, key, key))
+            .unwrap_or(1);
+        let r = RenderedMarkdown {
+            heading_ids: headings(&entry.id)
+                .map(<[String]>::to_vec)
+                .unwrap_or_default(),
+            links: inline.links.into_iter().map(|t| (t, line)).collect(),
+            ..RenderedMarkdown::default()
+        };
+        errors.extend(check_links(input, entry, &r, pages, headings));
+    }
+    errors
+}
+
 /// URL from an entry page to another entry's page. Explicit `index.html` so the site also
 /// works opened straight from disk.
 fn entry_url(id: &EntryId) -> String {
     format!("{ENTRY_ROOT}{}index.html", id.url_path())
+}
+
+/// An entry's inline Markdown field (summary, credit, licence) as a page at `root` shows it.
+pub fn entry_inline(input: &RenderInput<'_>, entry: &Entry, text: &str, root: &str) -> Inline {
+    let written_at = entry.id.url_path();
+    render_inline(
+        text,
+        &InlineContext {
+            written_at: &written_at,
+            root,
+            linkable: input.pages,
+        },
+    )
 }
 
 fn link_to(
@@ -413,11 +511,9 @@ fn link_to(
 ) -> LinkCtx {
     let linked = input.pages.contains(&entry.id);
     let published = input.published.contains(&entry.id);
+    let root = if root_relative { "" } else { ENTRY_ROOT };
     LinkCtx {
-        name: match entry.id.kind {
-            Kind::Lesson => entry.meta.title.clone(),
-            _ => entry.name().to_string(),
-        },
+        name: list_label(entry).to_string(),
         url: linked.then(|| {
             if root_relative {
                 format!("{}index.html", entry.id.url_path())
@@ -425,7 +521,8 @@ fn link_to(
                 entry_url(&entry.id)
             }
         }),
-        summary: Some(entry.meta.summary.clone()),
+        summary: Some(entry_inline(input, entry, &entry.meta.summary, root).html),
+        aliases: entry.meta.aliases.clone(),
         note: note.map(str::to_string),
         day: entry.meta.day,
         draft: !published,
@@ -481,12 +578,29 @@ fn render_entry(
             .map(|s| s.date().to_string()),
         last_checked_on: a.last_checked.map(|d| d.to_string()),
     };
+    let summary = entry_inline(input, e, &e.meta.summary, ENTRY_ROOT);
+    let inline = |t: &Option<String>| {
+        t.as_deref()
+            .map(|t| entry_inline(input, e, t, ENTRY_ROOT).html)
+    };
+    let show_toc = e.meta.toc.unwrap_or(
+        matches!(e.id.kind, Kind::Lesson | Kind::Guide) && r.toc.len() >= TOC_MIN_HEADINGS,
+    );
+    let (prev, next) = input.navigation.prev_next(&e.id, ENTRY_ROOT);
     let ctx = PageCtx {
         kind: e.id.kind.singular(),
         slug: &e.id.slug,
         name: e.name(),
         title: &e.meta.title,
-        summary: &e.meta.summary,
+        summary: summary.html,
+        summary_text: summary.text,
+        aliases: &e.meta.aliases,
+        credit: inline(&e.meta.credit),
+        license: inline(&e.meta.license),
+        toc: if show_toc { r.toc.clone() } else { Vec::new() },
+        sidebar: input.navigation.sidebar(Some(&e.id), ENTRY_ROOT),
+        prev,
+        next,
         day: e.meta.day,
         root: ENTRY_ROOT,
         canonical: format!(
@@ -528,41 +642,119 @@ fn render_entry(
     render_template(input.tera, &template, &tctx, &input.layout.templates())
 }
 
+/// One row of the A-Z index: a term, or one of its aliases pointing at it.
+#[derive(Serialize)]
+struct IndexRow {
+    /// What the row is listed as.
+    name: String,
+    /// For an alias row: the entry it stands for.
+    see: Option<LinkCtx>,
+    /// For a term row: the term.
+    term: Option<LinkCtx>,
+}
+
 #[derive(Serialize)]
 struct LetterGroup {
     letter: String,
-    terms: Vec<LinkCtx>,
+    /// The heading's id, `letter-a` (`letter-num` for digits and symbols).
+    id: String,
+    rows: Vec<IndexRow>,
 }
 
-/// The home page: every page of this build, terms A-Z, lessons by day, guides.
+/// A letter of the jump bar; `id` is None when no name starts with it.
+#[derive(Serialize)]
+struct LetterLink {
+    letter: String,
+    id: Option<String>,
+}
+
+fn letter_id(letter: &str) -> String {
+    match letter {
+        "#" => "letter-num".into(),
+        l => format!("letter-{}", l.to_lowercase()),
+    }
+}
+
+/// The home page: the contents by section (when glossary.toml declares sections), every
+/// term A-Z with its aliases and a jump bar of letters, lessons by day, guides.
 pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
-    let site = &site_ctx(input.config, input.drafts);
+    let site = &site_ctx(input.config, input.drafts, "", input.pages);
     let content = input.content;
     let listed = |kind| {
         content
             .of_kind(kind)
             .filter(|e| input.pages.contains(&e.id))
     };
-    let mut terms: Vec<LinkCtx> = listed(Kind::Term)
-        .map(|e| link_to(input, e, None, true))
-        .collect();
-    terms.sort_by_key(|t| t.name.to_lowercase());
+    let mut rows: Vec<(String, IndexRow)> = Vec::new();
+    for e in listed(Kind::Term) {
+        let link = link_to(input, e, None, true);
+        for alias in &e.meta.aliases {
+            let see = LinkCtx {
+                summary: None,
+                aliases: Vec::new(),
+                ..link.clone()
+            };
+            rows.push((
+                sort_key(alias),
+                IndexRow {
+                    name: alias.clone(),
+                    see: Some(see),
+                    term: None,
+                },
+            ));
+        }
+        rows.push((
+            sort_key(&link.name),
+            IndexRow {
+                name: link.name.clone(),
+                see: None,
+                term: Some(link),
+            },
+        ));
+    }
+    rows.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.name.cmp(&b.1.name)));
     let mut groups: Vec<LetterGroup> = Vec::new();
-    for t in terms {
-        let letter = t
-            .name
-            .chars()
-            .next()
-            .map(|c| c.to_uppercase().to_string())
-            .unwrap_or_default();
+    for (_, row) in rows {
+        let letter = super::navigation::index_letter(&row.name);
         match groups.last_mut() {
-            Some(g) if g.letter == letter => g.terms.push(t),
+            Some(g) if g.letter == letter => g.rows.push(row),
             _ => groups.push(LetterGroup {
+                id: letter_id(&letter),
                 letter,
-                terms: vec![t],
+                rows: vec![row],
             }),
         }
     }
+    // Symbols and digits first, as they sort; then every letter, linked where used.
+    let mut jump: Vec<LetterLink> = groups
+        .iter()
+        .filter(|g| g.letter == "#")
+        .map(|g| LetterLink {
+            letter: g.letter.clone(),
+            id: Some(g.id.clone()),
+        })
+        .collect();
+    jump.extend(('A'..='Z').map(|c| {
+        let letter = c.to_string();
+        let used = groups.iter().any(|g| g.letter == letter);
+        LetterLink {
+            id: used.then(|| letter_id(&letter)),
+            letter,
+        }
+    }));
+    // Letters outside A-Z (Greek, accented) get their own entries after Z.
+    jump.extend(
+        groups
+            .iter()
+            .filter(|g| {
+                g.letter != "#"
+                    && !(g.letter.len() == 1 && g.letter.as_bytes()[0].is_ascii_uppercase())
+            })
+            .map(|g| LetterLink {
+                letter: g.letter.clone(),
+                id: Some(g.id.clone()),
+            }),
+    );
     let mut lessons: Vec<LinkCtx> = listed(Kind::Lesson)
         .map(|e| link_to(input, e, None, true))
         .collect();
@@ -570,7 +762,12 @@ pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
     let mut guides: Vec<LinkCtx> = listed(Kind::Guide)
         .map(|e| link_to(input, e, None, true))
         .collect();
-    guides.sort_by_key(|g| g.name.to_lowercase());
+    guides.sort_by_key(|g| sort_key(&g.name));
+    let contents = if input.navigation.has_sections(&input.config) {
+        input.navigation.sidebar(None, "")
+    } else {
+        Vec::new()
+    };
     let mut ctx = Context::new();
     ctx.insert("site", site);
     ctx.insert("root", "");
@@ -578,6 +775,8 @@ pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
         "canonical",
         &format!("{}/", input.config.base_url.trim_end_matches('/')),
     );
+    ctx.insert("contents", &contents);
+    ctx.insert("jump", &jump);
     ctx.insert("letters", &groups);
     ctx.insert("lessons", &lessons);
     ctx.insert("guides", &guides);

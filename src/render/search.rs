@@ -1,85 +1,350 @@
 //! The static search index. Built at build time from published entries only and searched
 //! in the reader's browser by `static/search.js`: no server, no third-party service.
 //!
-//! One file, `search-index.js`, which the page loads with a `<script>` tag so search also
-//! works on a site opened straight from disk (browsers refuse `fetch` on `file://`). It
-//! holds each entry's distinct body words rather than its text: the search matches terms,
-//! and at 10,000 entries the full text would make a reader download tens of megabytes
-//! (and every rebuild that touches a published entry rewrite them).
+//! One query must not download the whole index (at 100,000 entries a single file would be
+//! over 100 MB), so the index is an inverted index split into shards by token prefix:
+//!
+//! - `search/manifest.js`: the number of entries, the documents' chunk size and every
+//!   shard's key and size. Small (a few KB at 10,000 entries).
+//! - `search/s-<hex of key>.js`: the tokens starting with `key` (two characters, or the
+//!   whole token when shorter), each with the ids of the entries that contain it, split by
+//!   where: title/name, summary, body. A shard over [`SHARD_BUDGET`] is split one
+//!   character deeper, so a common prefix ("th") does not make one huge file; the token
+//!   equal to the key stays in the key's shard, so a word is always in the shard whose
+//!   key is its longest prefix in the manifest.
+//! - `search/d-<n>.js`: entries `n*CHUNK ..` as `[name, kind, summary, url]`, loaded only
+//!   for the results shown.
+//!
+//! Each file is a script that calls `glossarySearch.*` (defined by `search.js`) rather than
+//! JSON, so search also works on a site opened straight from disk (browsers refuse `fetch`
+//! on `file://`). Entry ids follow the names' order, so ties rank alphabetically without
+//! loading every matching entry's name.
 
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
 use std::path::PathBuf;
-
-use serde::Serialize;
 
 use super::input::OutputFile;
 
 use super::site_wide::PublishedPage;
 
-/// One searchable page. Field names are the JSON the script reads.
-#[derive(Debug, Serialize)]
-pub struct SearchDoc<'a> {
-    pub title: &'a str,
-    pub name: &'a str,
-    pub kind: &'static str,
-    pub summary: &'a str,
-    /// Root-relative, e.g. `terms/occupancy/index.html`.
-    pub url: String,
-    /// The body's distinct words, lowercased, in the order they first appear.
-    pub text: &'a str,
+/// The global the index scripts call; `search.js` defines it.
+pub const SCRIPT_GLOBAL: &str = "glossarySearch";
+/// Where the index files go, relative to the site root.
+pub const DIR: &str = "search";
+/// Entries per document chunk: ten results touch at most ten chunks of ~20 KB.
+pub const CHUNK: usize = 128;
+/// A shard larger than this (bytes) is split one character deeper.
+pub const SHARD_BUDGET: usize = 96 * 1024;
+/// The first characters of a token that name its shard before any split.
+const KEY_CHARS: usize = 2;
+
+/// Where in an entry a token occurs; the highest wins, and ranks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Field {
+    Body = 0,
+    Summary = 1,
+    Title = 2,
 }
 
-/// The global the script tag defines; `search.js` reads it.
-pub const SCRIPT_GLOBAL: &str = "glossarySearchIndex";
+/// Per token: the entry ids for each field (disjoint: an entry is listed under the
+/// highest field the token occurs in), plus the whole names that start with it.
+#[derive(Default)]
+struct Postings {
+    fields: [Vec<u32>; 3],
+    /// Normalized whole title/name (tokens joined by one space) → entry ids. Kept with the
+    /// name's first token, so the query's first word's shard answers "is this exactly a
+    /// name": an abbreviation like "SM" then ranks the entry it names first.
+    names: BTreeMap<String, Vec<u32>>,
+}
 
-pub fn documents<'a>(pages: &'a [PublishedPage<'a>]) -> Vec<SearchDoc<'a>> {
-    pages
-        .iter()
-        .map(|p| SearchDoc {
-            title: &p.entry.meta.title,
-            name: p.entry.name(),
-            kind: p.entry.id.kind.singular(),
-            summary: &p.entry.meta.summary,
-            url: p.file_url(),
-            text: p.text,
+/// The words of `s` as the index and the script both cut them: split on white space,
+/// punctuation dropped at the ends only (so `__global__` and `sm_90` stay whole),
+/// lowercased. `search.js` must cut queries the same way.
+pub fn tokens(s: &str) -> impl Iterator<Item = String> + '_ {
+    s.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .to_lowercase()
         })
-        .collect()
+        .filter(|w| !w.is_empty())
 }
 
-pub fn index_files(pages: &[PublishedPage<'_>]) -> Vec<OutputFile> {
-    let docs = documents(pages);
-    let mut bytes = format!("window.{SCRIPT_GLOBAL} = ").into_bytes();
-    // Serializing plain strings and numbers cannot fail; an empty index is the safe fallback.
-    if serde_json::to_writer(&mut bytes, &docs).is_err() {
-        bytes.truncate(SCRIPT_GLOBAL.len() + 10);
-        bytes.extend_from_slice(b"[]");
-    }
-    bytes.extend_from_slice(b";\n");
-    // `</` inside a string is harmless in a .js file, but escaping it keeps the same text
-    // safe if someone inlines it into a page. Rare, so only copy when it occurs.
-    if bytes.windows(2).any(|w| w == b"</") {
-        let text = String::from_utf8_lossy(&bytes).replace("</", "<\\/");
-        bytes = text.into_bytes();
-    }
-    vec![OutputFile {
-        path: PathBuf::from("search-index.js"),
-        bytes,
-    }]
-}
-
-/// Words are kept whole (with their inner punctuation, so `__global__` and `sm_90` stay
-/// searchable); only punctuation at their ends is dropped.
+/// The body's distinct words in first-seen order: all the index needs of a body, and a
+/// fraction of its size (kept per published entry between serve rebuilds).
 pub fn distinct_words(s: &str) -> String {
     let mut seen = std::collections::HashSet::new();
     let mut out = String::with_capacity(s.len() / 2);
-    for word in s.split_whitespace() {
-        let word = word
-            .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .to_lowercase();
-        if !word.is_empty() && seen.insert(word.clone()) {
+    for word in tokens(s) {
+        if seen.insert(word.clone()) {
             if !out.is_empty() {
                 out.push(' ');
             }
             out.push_str(&word);
+        }
+    }
+    out
+}
+
+pub fn index_files(pages: &[PublishedPage<'_>]) -> Vec<OutputFile> {
+    // Ids in name order, so equal scores rank alphabetically by id alone.
+    let mut order: Vec<&PublishedPage<'_>> = pages.iter().collect();
+    order.sort_by_cached_key(|p| (p.entry.name().to_lowercase(), p.file_url()));
+
+    let mut index: HashMap<String, Postings> = HashMap::new();
+    let mut best: HashMap<String, Field> = HashMap::new();
+    for (id, page) in order.iter().enumerate() {
+        let id = id as u32;
+        best.clear();
+        let meta = &page.entry.meta;
+        let mut note = |text: &str, field: Field| {
+            for t in tokens(text) {
+                let slot = best.entry(t).or_insert(field);
+                *slot = (*slot).max(field);
+            }
+        };
+        note(page.text, Field::Body);
+        note(&meta.summary, Field::Summary);
+        note(&meta.title, Field::Title);
+        note(page.entry.name(), Field::Title);
+        // Aliases (abbreviations, other names) are found as the name is.
+        for alias in &meta.aliases {
+            note(alias, Field::Title);
+        }
+        for (token, field) in best.drain() {
+            index.entry(token).or_default().fields[field as usize].push(id);
+        }
+        let mut names = vec![meta.title.as_str(), page.entry.name()];
+        names.dedup();
+        for name in names {
+            let whole: Vec<String> = tokens(name).collect();
+            if let Some(first) = whole.first() {
+                let ids = index
+                    .entry(first.clone())
+                    .or_default()
+                    .names
+                    .entry(whole.join(" "))
+                    .or_default();
+                if ids.last() != Some(&id) {
+                    ids.push(id);
+                }
+            }
+        }
+    }
+
+    let n = order.len();
+    let mut records: Vec<(String, String)> = index
+        .into_iter()
+        .map(|(token, p)| {
+            let record = record_json(&token, &p, n);
+            (token, record)
+        })
+        .collect();
+    records.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+
+    let mut files = Vec::new();
+    let mut shards = Vec::new();
+    split_shards(&records, None, &mut files, &mut shards);
+
+    for (i, chunk) in order.chunks(CHUNK).enumerate() {
+        let docs: Vec<(&str, &str, &str, String)> = chunk
+            .iter()
+            .map(|p| {
+                (
+                    p.entry.name(),
+                    p.entry.id.kind.singular(),
+                    p.entry.meta.summary.as_str(),
+                    p.file_url(),
+                )
+            })
+            .collect();
+        let json = serde_json::to_string(&docs).unwrap_or_else(|_| "[]".into());
+        files.push(script(
+            format!("d-{i}.js"),
+            format!("{SCRIPT_GLOBAL}.docs({i},{json});\n"),
+        ));
+    }
+
+    let mut manifest =
+        format!("{SCRIPT_GLOBAL}.manifest({{\"n\":{n},\"chunk\":{CHUNK},\"shards\":{{");
+    for (i, (key, size)) in shards.iter().enumerate() {
+        if i > 0 {
+            manifest.push(',');
+        }
+        let _ = write!(manifest, "{}:{size}", json_string(key));
+    }
+    manifest.push_str("}});\n");
+    files.push(script("manifest.js".into(), manifest));
+    files
+}
+
+/// The shard file name for `key`: hex of its UTF-8, so any word makes a safe file name.
+pub fn shard_file(key: &str) -> String {
+    let mut name = String::from("s-");
+    for b in key.as_bytes() {
+        let _ = write!(name, "{b:02x}");
+    }
+    name.push_str(".js");
+    name
+}
+
+fn script(name: String, text: String) -> OutputFile {
+    // `</` inside a string is harmless in a .js file, but escaping it keeps the same text
+    // safe if someone inlines it into a page.
+    let text = if text.contains("</") {
+        text.replace("</", "<\\/")
+    } else {
+        text
+    };
+    OutputFile {
+        path: PathBuf::from(DIR).join(name),
+        bytes: text.into_bytes(),
+    }
+}
+
+fn prefix(token: &str, chars: usize) -> &str {
+    match token.char_indices().nth(chars) {
+        Some((i, _)) => &token[..i],
+        None => token,
+    }
+}
+
+/// Writes `records` (sorted by token) as shards. At the top (`key` None) tokens are
+/// grouped by their first [`KEY_CHARS`] characters; a group over budget keeps only the
+/// token equal to its key and splits the rest one character deeper.
+fn split_shards(
+    records: &[(String, String)],
+    key: Option<&str>,
+    files: &mut Vec<OutputFile>,
+    shards: &mut Vec<(String, usize)>,
+) {
+    let depth = key.map_or(KEY_CHARS, |k| k.chars().count() + 1);
+    let groups = records.chunk_by(|a, b| prefix(&a.0, depth) == prefix(&b.0, depth));
+    for group in groups {
+        let group_key = prefix(&group[0].0, depth);
+        let size: usize = group.iter().map(|r| r.1.len() + 1).sum();
+        let longer = group.iter().any(|r| r.0.len() > group_key.len());
+        if size <= SHARD_BUDGET || !longer {
+            emit(group_key, group, files, shards);
+            continue;
+        }
+        // Sorted, so the token equal to the key (if any) comes first.
+        let (own, rest) = match group.first() {
+            Some(first) if first.0 == group_key => group.split_at(1),
+            _ => group.split_at(0),
+        };
+        if !own.is_empty() {
+            emit(group_key, own, files, shards);
+        }
+        split_shards(rest, Some(group_key), files, shards);
+    }
+}
+
+fn emit(
+    key: &str,
+    group: &[(String, String)],
+    files: &mut Vec<OutputFile>,
+    shards: &mut Vec<(String, usize)>,
+) {
+    let mut text = format!("{SCRIPT_GLOBAL}.shard({},{{", json_string(key));
+    for (i, (_, record)) in group.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(record);
+    }
+    text.push_str("});\n");
+    shards.push((key.to_string(), text.len()));
+    files.push(script(shard_file(key), text));
+}
+
+/// `"token":[title,summary,body]` or `…,{name:ids}]`, each id list encoded by [`ids`].
+fn record_json(token: &str, p: &Postings, n: usize) -> String {
+    let mut out = json_string(token);
+    out.push_str(":[");
+    for (i, field) in [Field::Title, Field::Summary, Field::Body]
+        .into_iter()
+        .enumerate()
+    {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        out.push_str(&ids(&p.fields[field as usize], n));
+        out.push('"');
+    }
+    if !p.names.is_empty() {
+        out.push_str(",{");
+        for (i, (name, list)) in p.names.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "{}:\"{}\"", json_string(name), ids(list, n));
+        }
+        out.push('}');
+    }
+    out.push(']');
+    out
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// A sorted id list as the shorter of: gaps in base 36 joined by `,` (rare words), or
+/// `=` and a base64 bitmap of all `n` entries (common words: at most n/6 characters, so a
+/// word in every one of 100,000 entries costs 17 KB).
+pub fn ids(list: &[u32], n: usize) -> String {
+    let mut sparse = String::new();
+    let mut prev = 0u32;
+    for (i, &id) in list.iter().enumerate() {
+        if i > 0 {
+            sparse.push(',');
+        }
+        push_base36(&mut sparse, if i == 0 { id } else { id - prev });
+        prev = id;
+    }
+    let bitmap_len = n.div_ceil(6) + 1;
+    if sparse.len() <= bitmap_len {
+        return sparse;
+    }
+    let mut bits = vec![0u8; n.div_ceil(8)];
+    for &id in list {
+        bits[id as usize / 8] |= 1 << (id % 8);
+    }
+    let mut out = String::from("=");
+    out.push_str(&base64(&bits));
+    out
+}
+
+fn push_base36(out: &mut String, mut v: u32) {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut buf = [0u8; 7];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = DIGITS[(v % 36) as usize];
+        v /= 36;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend(buf[i..].iter().map(|&b| b as char));
+}
+
+/// Standard base64 with padding, as the browser's `atob` reads it.
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for c in bytes.chunks(3) {
+        let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
+        let v = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= c.len() {
+                out.push(A[((v >> (18 - 6 * k)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
         }
     }
     out
@@ -94,6 +359,52 @@ mod tests {
         assert_eq!(
             distinct_words("Warp slots, warp SLOTS; __global__ (sm_90)."),
             "warp slots __global__ sm_90"
+        );
+    }
+
+    #[test]
+    fn id_lists_are_gaps_when_sparse_and_a_bitmap_when_dense() {
+        assert_eq!(ids(&[3, 5, 40], 1000), "3,2,z");
+        let all: Vec<u32> = (0..24).collect();
+        assert_eq!(ids(&all, 24), "=////");
+        assert_eq!(base64(b"Ma"), "TWE=");
+        assert_eq!(base64(b"M"), "TQ==");
+    }
+
+    #[test]
+    fn shard_names_are_hex_of_the_key() {
+        assert_eq!(shard_file("sm"), "s-736d.js");
+        assert_eq!(prefix("wärp", 2), "wä");
+        assert_eq!(prefix("a", 2), "a");
+    }
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+
+    #[test]
+    fn an_over_budget_prefix_splits_one_character_deeper() {
+        // 300 tokens starting "th", each record ~0.5 KB: over budget for one shard.
+        let mut records: Vec<(String, String)> = (0..300)
+            .map(|i| {
+                let token = format!("th{}{i}", (b'a' + (i % 3) as u8) as char);
+                let record = format!("\"{token}\":[\"{}\",\"\",\"\"]", "x".repeat(500));
+                (token, record)
+            })
+            .collect();
+        records.push(("th".into(), "\"th\":[\"0\",\"\",\"\"]".into()));
+        records.push(("ok".into(), "\"ok\":[\"0\",\"\",\"\"]".into()));
+        records.sort();
+        let (mut files, mut shards) = (Vec::new(), Vec::new());
+        split_shards(&records, None, &mut files, &mut shards);
+        let keys: Vec<&str> = shards.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(keys, ["ok", "th", "tha", "thb", "thc"]);
+        assert!(shards.iter().all(|s| s.1 <= SHARD_BUDGET), "{shards:?}");
+        let th = String::from_utf8_lossy(&files[1].bytes).into_owned();
+        assert_eq!(
+            th,
+            "glossarySearch.shard(\"th\",{\"th\":[\"0\",\"\",\"\"]});\n"
         );
     }
 }

@@ -88,7 +88,10 @@ pub fn render_site_wide(
                     continue;
                 }
                 let mut ctx = Context::new();
-                ctx.insert("site", &super::pages::site_ctx(config, input.drafts));
+                ctx.insert(
+                    "site",
+                    &super::pages::site_ctx(config, input.drafts, &root, input.pages),
+                );
                 ctx.insert("root", &root);
                 ctx.insert(
                     "canonical",

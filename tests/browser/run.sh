@@ -18,13 +18,17 @@ if [[ ! -x "$chromium" ]]; then
 fi
 
 cd "$repo"
-cargo build --quiet
+# GLOSSARY_PROFILE picks a cargo profile (default dev): a profile of its own keeps a target
+# dir shared with other checkouts from swapping the binary under the tests.
+profile="${GLOSSARY_PROFILE:-dev}"
+cargo build --quiet --profile "$profile"
 target="${CARGO_TARGET_DIR:-$repo/target}"
-export GLOSSARY_BIN="$target/debug/glossary"
+[[ "$profile" == dev ]] && profile_dir=debug || profile_dir="$profile"
+export GLOSSARY_BIN="$target/$profile_dir/glossary"
 
 fixture="$(mktemp -d)"
 trap 'rm -rf "$fixture"' EXIT
-GLOSSARY_FIXTURE_OUT="$fixture/site" cargo test --quiet --test browser_fixture -- --ignored --exact write_browser_fixture >/dev/null
+GLOSSARY_FIXTURE_OUT="$fixture/site" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_browser_fixture >/dev/null
 export GLOSSARY_FIXTURE="$fixture/site"
 
 cd "$here"

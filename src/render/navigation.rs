@@ -1,0 +1,383 @@
+//! Reading order: the contents sidebar, grouped by section, and previous/next links.
+//!
+//! Sections are declared in glossary.toml (`[[sections]]`, in reading order); an entry
+//! joins one with `section:` and takes its place in it with `order:`. Entries that name
+//! no section follow the declared sections, grouped by kind (lessons by day, then guides,
+//! then terms A-Z). Previous/next follow the sidebar from top to bottom.
+//!
+//! A sidebar lists every page while the site is small enough for that to stay cheap; a
+//! larger site lists the section headings and, in the current section, a window of pages
+//! around the current one, so pages stay small and a build stays linear in the number of
+//! entries.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::content::{Content, Entry, EntryId, Kind};
+
+/// Up to this many pages, every sidebar lists every page.
+pub const FULL_SIDEBAR_PAGES: usize = 250;
+/// Otherwise, how many neighbours on each side of the current page the sidebar lists.
+const WINDOW: usize = 12;
+
+/// The label an entry has in lists: a lesson's title ("Day 45 — occupancy"), otherwise
+/// its short name.
+pub fn list_label(e: &Entry) -> &str {
+    match e.id.kind {
+        Kind::Lesson => &e.meta.title,
+        _ => e.name(),
+    }
+}
+
+struct Group {
+    title: String,
+    /// Positions in `Navigation::order`, contiguous.
+    start: usize,
+    end: usize,
+}
+
+/// The site's reading order for one build.
+pub struct Navigation {
+    /// Every page of the build, in reading order: (id, label).
+    order: Vec<(EntryId, String)>,
+    groups: Vec<Group>,
+    position: HashMap<EntryId, usize>,
+}
+
+#[derive(Serialize, Debug, PartialEq)]
+pub struct NavLink {
+    pub label: String,
+    pub url: String,
+}
+
+#[derive(Serialize, Debug)]
+pub struct SidebarItem {
+    pub label: String,
+    pub url: String,
+    pub current: bool,
+}
+
+#[derive(Serialize, Debug)]
+pub struct SidebarGroup {
+    pub title: String,
+    /// Pages in the group; may be a window of them on a large site.
+    pub items: Vec<SidebarItem>,
+    /// Pages of the group not listed before and after the window.
+    pub hidden_before: usize,
+    pub hidden_after: usize,
+    /// Whether this page is in the group.
+    pub current: bool,
+}
+
+impl Navigation {
+    pub fn new(config: &Config, content: &Content, pages: &HashSet<EntryId>) -> Navigation {
+        let declared: HashMap<&str, usize> = config
+            .sections
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.slug.as_str(), i))
+            .collect();
+        // Bucket 0..n: declared sections; then lessons, guides, terms without one. A
+        // section this build does not know (checked at load) falls to its kind's bucket.
+        let n = config.sections.len();
+        let bucket = |e: &Entry| -> usize {
+            match e.meta.section.as_deref().and_then(|s| declared.get(s)) {
+                Some(&i) => i,
+                None => {
+                    n + match e.id.kind {
+                        Kind::Lesson => 0,
+                        Kind::Guide => 1,
+                        Kind::Term => 2,
+                    }
+                }
+            }
+        };
+        let mut listed: Vec<(usize, &Entry)> = content
+            .entries
+            .iter()
+            .filter(|e| pages.contains(&e.id))
+            .map(|e| (bucket(e), e))
+            .collect();
+        listed.sort_by_cached_key(|(b, e)| {
+            (
+                *b,
+                e.meta.order.unwrap_or(i64::MAX),
+                e.meta.day.unwrap_or(u32::MAX),
+                sort_key(list_label(e)),
+                e.id.clone(),
+            )
+        });
+        let mut groups: Vec<Group> = Vec::new();
+        let mut open_bucket = None;
+        let mut order = Vec::with_capacity(listed.len());
+        for (i, (b, e)) in listed.iter().enumerate() {
+            if open_bucket != Some(*b) {
+                if let Some(g) = groups.last_mut() {
+                    g.end = i;
+                }
+                let title = match b.checked_sub(n) {
+                    None => config.sections[*b].title.clone(),
+                    Some(0) => "Lessons".into(),
+                    Some(1) => "Guides".into(),
+                    Some(_) => "Terms".into(),
+                };
+                groups.push(Group {
+                    title,
+                    start: i,
+                    end: i,
+                });
+                open_bucket = Some(*b);
+            }
+            order.push((e.id.clone(), list_label(e).to_string()));
+        }
+        if let Some(g) = groups.last_mut() {
+            g.end = order.len();
+        }
+        let position = order
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| (id.clone(), i))
+            .collect();
+        Navigation {
+            order,
+            groups,
+            position,
+        }
+    }
+
+    fn url(&self, i: usize, root: &str) -> String {
+        format!("{root}{}index.html", self.order[i].0.url_path())
+    }
+
+    fn link(&self, i: usize, root: &str) -> NavLink {
+        NavLink {
+            label: self.order[i].1.clone(),
+            url: self.url(i, root),
+        }
+    }
+
+    /// The pages before and after `id` in reading order.
+    pub fn prev_next(&self, id: &EntryId, root: &str) -> (Option<NavLink>, Option<NavLink>) {
+        let Some(&i) = self.position.get(id) else {
+            return (None, None);
+        };
+        let prev = i.checked_sub(1).map(|p| self.link(p, root));
+        let next = (i + 1 < self.order.len()).then(|| self.link(i + 1, root));
+        (prev, next)
+    }
+
+    /// The sidebar as seen from `current` (None: from a page that is no entry).
+    pub fn sidebar(&self, current: Option<&EntryId>, root: &str) -> Vec<SidebarGroup> {
+        let here = current.and_then(|id| self.position.get(id)).copied();
+        let full = self.order.len() <= FULL_SIDEBAR_PAGES;
+        self.groups
+            .iter()
+            .map(|g| {
+                let is_current = here.is_some_and(|h| (g.start..g.end).contains(&h));
+                let (from, to) = match (full, here) {
+                    (true, _) => (g.start, g.end),
+                    (false, Some(h)) if is_current => (
+                        h.saturating_sub(WINDOW).max(g.start),
+                        (h + WINDOW + 1).min(g.end),
+                    ),
+                    // A large site's other sections: the first few pages as a way in.
+                    (false, _) => (g.start, (g.start + 3).min(g.end)),
+                };
+                SidebarGroup {
+                    title: g.title.clone(),
+                    items: (from..to)
+                        .map(|i| SidebarItem {
+                            label: self.order[i].1.clone(),
+                            url: self.url(i, root),
+                            current: Some(i) == here,
+                        })
+                        .collect(),
+                    hidden_before: from - g.start,
+                    hidden_after: g.end - to,
+                    current: is_current,
+                }
+            })
+            .collect()
+    }
+
+    /// Whether any section is declared and used: the index then lists the contents.
+    pub fn has_sections(&self, config: &Config) -> bool {
+        let titles: HashSet<&str> = config.sections.iter().map(|s| s.title.as_str()).collect();
+        self.groups
+            .iter()
+            .any(|g| titles.contains(g.title.as_str()))
+    }
+}
+
+/// How names sort in lists and the A-Z index: case-insensitively, ignoring leading
+/// punctuation (`__syncthreads` sorts under S).
+pub fn sort_key(name: &str) -> String {
+    name.trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase()
+}
+
+/// The A-Z heading a name is listed under: its first letter, or `#` for a digit or symbol.
+pub fn index_letter(name: &str) -> String {
+    match name.chars().find(|c| c.is_alphanumeric()) {
+        Some(c) if c.is_alphabetic() => c.to_uppercase().collect(),
+        _ => "#".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Section;
+    use std::path::PathBuf;
+
+    fn entry(kind: Kind, slug: &str, yaml: &str) -> Entry {
+        let meta = serde_yaml::from_str(yaml).expect("front matter");
+        Entry {
+            id: EntryId::new(kind, slug),
+            path: PathBuf::from(format!("{slug}.md")),
+            raw: String::new(),
+            meta,
+            body: String::new(),
+            body_line: 1,
+        }
+    }
+
+    fn config(sections: &[(&str, &str)]) -> Config {
+        let mut c: Config =
+            toml::from_str("title = \"t\"\nbase_url = \"https://x.org\"\n").unwrap();
+        c.sections = sections
+            .iter()
+            .map(|(s, t)| Section {
+                slug: s.to_string(),
+                title: t.to_string(),
+            })
+            .collect();
+        c
+    }
+
+    fn site() -> (Config, Content, HashSet<EntryId>) {
+        let entries = vec![
+            entry(
+                Kind::Term,
+                "warp",
+                "title: W\nname: warp\nsummary: s\nsection: hw\norder: 2\n",
+            ),
+            entry(
+                Kind::Term,
+                "sm",
+                "title: S\nname: SM\nsummary: s\nsection: hw\norder: 1\n",
+            ),
+            entry(
+                Kind::Term,
+                "block",
+                "title: B\nname: block\nsummary: s\nsection: sw\n",
+            ),
+            entry(
+                Kind::Term,
+                "grid",
+                "title: G\nname: grid\nsummary: s\nsection: sw\n",
+            ),
+            entry(Kind::Term, "loose", "title: L\nname: loose\nsummary: s\n"),
+            entry(
+                Kind::Lesson,
+                "day-2",
+                "title: Day 2 — b\nsummary: s\nday: 2\n",
+            ),
+            entry(
+                Kind::Lesson,
+                "day-1",
+                "title: Day 1 — a\nsummary: s\nday: 1\n",
+            ),
+        ];
+        let content = Content::from_entries(entries);
+        let pages = content.entries.iter().map(|e| e.id.clone()).collect();
+        (
+            config(&[("sw", "Software"), ("hw", "Hardware")]),
+            content,
+            pages,
+        )
+    }
+
+    #[test]
+    fn sections_in_declared_order_then_by_order_then_name() {
+        let (config, content, pages) = site();
+        let nav = Navigation::new(&config, &content, &pages);
+        let groups = nav.sidebar(None, "");
+        let shown: Vec<(String, Vec<String>)> = groups
+            .iter()
+            .map(|g| {
+                (
+                    g.title.clone(),
+                    g.items.iter().map(|i| i.label.clone()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                ("Software".into(), vec!["block".into(), "grid".into()]),
+                ("Hardware".into(), vec!["SM".into(), "warp".into()]),
+                (
+                    "Lessons".into(),
+                    vec!["Day 1 — a".into(), "Day 2 — b".into()]
+                ),
+                ("Terms".into(), vec!["loose".into()]),
+            ]
+        );
+        assert!(nav.has_sections(&config));
+    }
+
+    #[test]
+    fn previous_and_next_cross_section_boundaries() {
+        let (config, content, pages) = site();
+        let nav = Navigation::new(&config, &content, &pages);
+        let (prev, next) = nav.prev_next(&EntryId::new(Kind::Term, "grid"), "../../");
+        assert_eq!(prev.unwrap().url, "../../terms/block/index.html");
+        assert_eq!(next.unwrap().label, "SM");
+        let (prev, _) = nav.prev_next(&EntryId::new(Kind::Term, "block"), "");
+        assert!(prev.is_none());
+        let (_, next) = nav.prev_next(&EntryId::new(Kind::Term, "loose"), "");
+        assert!(next.is_none());
+    }
+
+    #[test]
+    fn sidebar_marks_the_current_page_and_section() {
+        let (config, content, pages) = site();
+        let nav = Navigation::new(&config, &content, &pages);
+        let groups = nav.sidebar(Some(&EntryId::new(Kind::Term, "warp")), "../../");
+        let hw = &groups[1];
+        assert!(hw.current && !groups[0].current);
+        assert!(hw.items[1].current && !hw.items[0].current);
+        assert_eq!(hw.items[1].url, "../../terms/warp/index.html");
+    }
+
+    #[test]
+    fn large_sites_show_a_window() {
+        let entries: Vec<Entry> = (0..600)
+            .map(|i| {
+                entry(
+                    Kind::Term,
+                    &format!("t{i:03}"),
+                    &format!("title: T\nname: t{i:03}\nsummary: s\n"),
+                )
+            })
+            .collect();
+        let content = Content::from_entries(entries);
+        let pages = content.entries.iter().map(|e| e.id.clone()).collect();
+        let nav = Navigation::new(&config(&[]), &content, &pages);
+        let g = nav.sidebar(Some(&EntryId::new(Kind::Term, "t300")), "");
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0].items.len(), 2 * WINDOW + 1);
+        assert_eq!(g[0].hidden_before, 300 - WINDOW);
+        assert_eq!(g[0].hidden_after, 600 - 301 - WINDOW);
+    }
+
+    #[test]
+    fn index_letters_skip_leading_punctuation() {
+        assert_eq!(index_letter("__syncthreads"), "S");
+        assert_eq!(index_letter("3D grid"), "#");
+        assert_eq!(sort_key("__syncthreads"), "syncthreads");
+    }
+}

@@ -1,0 +1,380 @@
+//! Front matter for real glossaries, as a reader sees it in the built pages: aliases,
+//! sections and reading order (sidebar, previous/next, A-Z index with jump links), the
+//! per-page contents list, credit and licence, the footer from glossary.toml, inline
+//! Markdown in summaries, and links that work when the site is opened from disk. And the
+//! errors a mistake in any of them gives, at the file's line.
+
+mod support;
+use support::signed as common;
+
+use std::path::Path;
+
+use common::{build, read, sign_entries};
+use support::stderr;
+
+const CONFIG: &str = r#"title = "Test Glossary"
+base_url = "https://example.org"
+description = "A site for the authoring test."
+footer = "Written for a test. See [the guide](guides/reading/) or [the project](https://example.org/about)."
+
+[[sections]]
+slug = "hardware"
+title = "Device hardware"
+
+[[sections]]
+slug = "software"
+title = "Programming model"
+"#;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// A small glossary using every new field; templates are the repository's.
+fn site(root: &Path) {
+    write(root, "glossary.toml", CONFIG);
+    support::copy_dir(&support::repo().join("templates"), &root.join("templates"));
+    write(
+        root,
+        "content/terms/sm.md",
+        "---\ntitle: What is a Streaming Multiprocessor?\nname: Streaming Multiprocessor\naliases: [SM, multiprocessor]\nsummary: Holds [warps](../warp/) and their `registers`.\nsection: hardware\norder: 1\nrelated: [warp]\n---\nAn SM runs [warps](../warp/#lanes) and [blocks](../block/).\n",
+    );
+    write(
+        root,
+        "content/terms/warp.md",
+        "---\ntitle: What is a warp?\nname: warp\nsummary: Thirty-two threads scheduled together.\nsection: hardware\norder: 2\n---\n## Lanes\n\nEach thread is a lane.\n",
+    );
+    write(
+        root,
+        "content/terms/block.md",
+        "---\ntitle: What is a thread block?\nname: thread block\naliases: [CTA]\nsummary: Threads that share an SM.\nsection: software\n---\nBlocks run on one SM.\n",
+    );
+    write(
+        root,
+        "content/terms/syncthreads.md",
+        "---\ntitle: What does __syncthreads do?\nname: __syncthreads\nsummary: A barrier for one block.\n---\nEvery thread waits.\n",
+    );
+    write(
+        root,
+        "content/guides/reading.md",
+        "---\ntitle: Reading a profile\nsummary: What to look at first.\nsection: software\norder: 1\ncredit: \"Adapted from *Profile notes* by the test authors\"\nlicense: \"[CC BY 4.0](https://creativecommons.org/licenses/by/4.0/)\"\nterms: [sm]\n---\n## First\n\nText.\n\n## Second\n\nText.\n\n### Detail\n\nText.\n",
+    );
+}
+
+fn built(drafts: bool) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    site(dir.path());
+    let out = if drafts {
+        build(dir.path(), &["--drafts"])
+    } else {
+        support::keys::write_people(dir.path());
+        sign_entries(dir.path(), &[]);
+        build(dir.path(), &[])
+    };
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A drafts preview is written to its own folder, never over the deployable site.
+    let site = dir.path().join(if drafts { "site-drafts" } else { "site" });
+    (dir, site)
+}
+
+#[test]
+fn aliases_show_with_the_title_and_in_the_index() {
+    let (_dir, site) = built(false);
+    let sm = read(&site.join("terms/sm/index.html"));
+    assert!(
+        sm.contains("Also called <b>SM</b>, <b>multiprocessor</b>"),
+        "{sm}"
+    );
+    let index = read(&site.join("index.html"));
+    // The alias is its own A-Z row, under its own letter, pointing at the entry.
+    let m_row = index
+        .find("<dt class=\"alias\">multiprocessor</dt><dd class=\"see\">see <a href=\"terms/sm/index.html\">Streaming Multiprocessor</a></dd>")
+        .expect("alias row for multiprocessor");
+    let letter_m = index.find("id=\"letter-m\"").expect("letter M");
+    let letter_s = index.find("id=\"letter-s\"").expect("letter S");
+    assert!(letter_m < m_row && m_row < letter_s, "{index}");
+    assert!(index.contains("<dt class=\"alias\">CTA</dt>"), "{index}");
+    // __syncthreads sorts under S, not under a symbol.
+    let az = index.find("id=\"terms-az\"").expect("A-Z section");
+    let sync = az
+        + index[az..]
+            .find(">__syncthreads</a>")
+            .expect("syncthreads row");
+    assert!(sync > letter_s, "{index}");
+    // The feed carries the summary as plain text.
+    let feed = read(&site.join("feed.xml"));
+    assert!(
+        feed.contains("<summary>Holds warps and their registers.</summary>"),
+        "{feed}"
+    );
+}
+
+#[test]
+fn index_has_a_jump_bar_with_every_letter_and_links_only_where_names_start() {
+    let (_dir, site) = built(true);
+    let index = read(&site.join("index.html"));
+    let bar = index
+        .split("<nav class=\"jump\" aria-label=\"Jump to letter\">")
+        .nth(1)
+        .and_then(|s| s.split("</nav>").next())
+        .expect("jump bar");
+    for used in ["c", "m", "s", "t", "w"] {
+        assert!(bar.contains(&format!("href=\"#letter-{used}\"")), "{bar}");
+        assert!(index.contains(&format!("id=\"letter-{used}\"")), "{index}");
+    }
+    assert!(bar.contains("<span class=\"unused\">Q</span>"), "{bar}");
+    assert!(!bar.contains("#letter-q"), "{bar}");
+}
+
+#[test]
+fn sidebar_groups_by_section_in_declared_order_and_marks_the_page() {
+    let (_dir, site) = built(true);
+    let warp = read(&site.join("terms/warp/index.html"));
+    let sidebar = warp
+        .split("<nav class=\"sidebar\"")
+        .nth(1)
+        .and_then(|s| s.split("</nav>").next())
+        .expect("sidebar");
+    let at = |needle: &str| {
+        sidebar
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle} in {sidebar}"))
+    };
+    // Sections in glossary.toml's order, entries by `order`, unsectioned terms last.
+    assert!(at("Device hardware") < at(">Streaming Multiprocessor<"));
+    assert!(at(">Streaming Multiprocessor<") < at(">warp<"));
+    assert!(at(">warp<") < at("Programming model"));
+    assert!(at("Programming model") < at(">Reading a profile<"));
+    assert!(at(">Reading a profile<") < at(">thread block<"));
+    assert!(at(">thread block<") < at(">Terms<"));
+    assert!(at(">Terms<") < at(">__syncthreads<"));
+    assert!(
+        sidebar.contains("<a href=\"../../terms/warp/index.html\" aria-current=\"page\">warp</a>"),
+        "{sidebar}"
+    );
+    assert_eq!(sidebar.matches("aria-current").count(), 1, "{sidebar}");
+    // The index lists the contents by section too.
+    let index = read(&site.join("index.html"));
+    assert!(
+        index.contains("<h2 id=\"contents\">Contents</h2>"),
+        "{index}"
+    );
+}
+
+#[test]
+fn previous_and_next_follow_the_reading_order() {
+    let (_dir, site) = built(true);
+    let warp = read(&site.join("terms/warp/index.html"));
+    assert!(
+        warp.contains("<a class=\"pager-prev\" rel=\"prev\" href=\"../../terms/sm/index.html\"><span class=\"pager-dir\">Previous</span> Streaming Multiprocessor</a>"),
+        "{warp}"
+    );
+    // The next section's first entry follows the last of this one.
+    assert!(
+        warp.contains("rel=\"next\" href=\"../../guides/reading/index.html\""),
+        "{warp}"
+    );
+    let first = read(&site.join("terms/sm/index.html"));
+    assert!(
+        !first.contains("rel=\"prev\""),
+        "the first page has no previous"
+    );
+    let last = read(&site.join("terms/syncthreads/index.html"));
+    assert!(!last.contains("rel=\"next\""), "the last page has no next");
+}
+
+#[test]
+fn long_guides_list_their_headings_and_show_credit_and_license() {
+    let (_dir, site) = built(true);
+    let guide = read(&site.join("guides/reading/index.html"));
+    let toc = guide
+        .split("<nav class=\"toc\"")
+        .nth(1)
+        .and_then(|s| s.split("</nav>").next())
+        .expect("contents of the page");
+    assert!(toc.contains("<a href=\"#first\">First</a>"), "{toc}");
+    assert!(
+        toc.contains("<li class=\"toc-3\"><a href=\"#detail\">Detail</a>"),
+        "{toc}"
+    );
+    assert!(
+        guide.contains(
+            "<strong>Credit:</strong> Adapted from <em>Profile notes</em> by the test authors"
+        ),
+        "{guide}"
+    );
+    assert!(
+        guide.contains("<a href=\"https://creativecommons.org/licenses/by/4.0/\">CC BY 4.0</a>"),
+        "{guide}"
+    );
+    // A short term has no contents list.
+    let warp = read(&site.join("terms/warp/index.html"));
+    assert!(!warp.contains("class=\"toc\""), "{warp}");
+}
+
+#[test]
+fn summaries_render_inline_markdown_wherever_they_appear() {
+    let (_dir, site) = built(true);
+    let sm = read(&site.join("terms/sm/index.html"));
+    assert!(
+        sm.contains("<p class=\"definition\">Holds <a href=\"../../terms/warp/index.html\">warps</a> and their <code>registers</code>.</p>"),
+        "{sm}"
+    );
+    assert!(
+        sm.contains("<meta name=\"description\" content=\"Holds warps and their registers.\">"),
+        "{sm}"
+    );
+    let index = read(&site.join("index.html"));
+    assert!(
+        index.contains("<dd>Holds <a href=\"terms/warp/index.html\">warps</a> and their <code>registers</code>.</dd>"),
+        "{index}"
+    );
+    // Under "Terms used" on the guide, at the guide's depth.
+    let guide = read(&site.join("guides/reading/index.html"));
+    assert!(
+        guide.contains(
+            "<span class=\"summary\">Holds <a href=\"../../terms/warp/index.html\">warps</a>"
+        ),
+        "{guide}"
+    );
+}
+
+#[test]
+fn the_footer_comes_from_glossary_toml_with_links_for_each_depth() {
+    let (_dir, site) = built(true);
+    let index = read(&site.join("index.html"));
+    assert!(
+        index.contains("Written for a test. See <a href=\"guides/reading/index.html\">the guide</a> or <a href=\"https://example.org/about\">the project</a>."),
+        "{index}"
+    );
+    let sm = read(&site.join("terms/sm/index.html"));
+    assert!(
+        sm.contains("<a href=\"../../guides/reading/index.html\">the guide</a>"),
+        "{sm}"
+    );
+}
+
+#[test]
+fn internal_links_name_files_so_the_site_works_from_disk() {
+    let (_dir, site) = built(true);
+    let sm = read(&site.join("terms/sm/index.html"));
+    assert!(
+        sm.contains("<a href=\"../warp/index.html#lanes\">warps</a>"),
+        "{sm}"
+    );
+    assert!(
+        sm.contains("<a href=\"../block/index.html\">blocks</a>"),
+        "{sm}"
+    );
+    for page in [
+        "index.html",
+        "terms/sm/index.html",
+        "guides/reading/index.html",
+    ] {
+        let html = read(&site.join(page));
+        for href in html
+            .split("href=\"")
+            .skip(1)
+            .filter_map(|s| s.split('"').next())
+        {
+            let internal = !href.contains(':') && !href.starts_with('#');
+            let path = href.split(['#', '?']).next().unwrap_or("");
+            assert!(
+                !internal
+                    || path.ends_with(".html")
+                    || path.ends_with(".xml")
+                    || path.ends_with(".css"),
+                "{page}: link `{href}` names a folder"
+            );
+        }
+    }
+}
+
+/// Build a copy of the site after `edit`, expecting failure; returns stderr.
+fn broken(edit: impl Fn(&Path)) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    site(dir.path());
+    edit(dir.path());
+    let out = build(dir.path(), &["--drafts"]);
+    assert!(!out.status.success(), "the build should fail");
+    stderr(&out)
+}
+
+#[test]
+fn unknown_section_is_an_error_at_its_line_naming_the_declared_ones() {
+    let err = broken(|root| {
+        write(
+            root,
+            "content/terms/warp.md",
+            "---\ntitle: What is a warp?\nname: warp\nsummary: s\nsection: hardwear\n---\nx\n",
+        )
+    });
+    assert!(
+        err.contains("content/terms/warp.md:5:1: unknown section `hardwear` (glossary.toml declares: hardware, software)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_field_is_an_error_at_its_line() {
+    let err = broken(|root| {
+        write(
+            root,
+            "content/terms/warp.md",
+            "---\ntitle: What is a warp?\nname: warp\nsummary: s\nalias: [W]\n---\nx\n",
+        )
+    });
+    assert!(
+        err.contains("content/terms/warp.md:5:") && err.contains("unknown field `alias`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_alias_that_names_another_entry_is_an_error() {
+    let err = broken(|root| {
+        write(
+            root,
+            "content/terms/warp.md",
+            "---\ntitle: What is a warp?\nname: warp\naliases: [Warp group, cta]\nsummary: s\n---\nx\n",
+        )
+    });
+    assert!(
+        err.contains(
+            "content/terms/warp.md:4:1: alias `cta` is already a name or alias of `terms/block`"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_broken_link_in_a_summary_is_an_error_at_the_summary_line() {
+    let err = broken(|root| {
+        write(
+            root,
+            "content/terms/warp.md",
+            "---\ntitle: What is a warp?\nname: warp\nsummary: Runs on an [SM](../nope/).\n---\nx\n",
+        )
+    });
+    assert!(
+        err.contains("content/terms/warp.md:4:1: link to missing page `terms/nope`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_license_without_a_credit_is_an_error() {
+    let err = broken(|root| {
+        write(
+            root,
+            "content/terms/warp.md",
+            "---\ntitle: What is a warp?\nname: warp\nsummary: s\nlicense: CC0\n---\nx\n",
+        )
+    });
+    assert!(
+        err.contains("content/terms/warp.md:5:1: `license` needs a `credit`"),
+        "{err}"
+    );
+}

@@ -1,0 +1,119 @@
+// Layout of every page at a laptop width (1280 px) and a phone width (390 px), opened from
+// disk as the README suggests: no page scrolls sideways, no image is broken, every table's
+// columns lie inside its box or its scroll container (and a scrolling table says so),
+// captions are never cut, label cells never break inside a word, internal links name
+// files. The repository's own content must also show every table column at 1280 px.
+// Screenshots land in tests/browser/out/.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { build, htmlFiles, launch, noChromium, repo, screenshotPath } from './support.mjs';
+import { layoutProblems, pagesOf } from './layout.mjs';
+
+const WIDTHS = [1280, 390];
+
+/// Build `parts` of `root` (copied into a temp folder) with --drafts; returns the site.
+function buildCopy(root, parts, name) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `glossary-${name}-`));
+  for (const part of parts) {
+    const src = path.join(root, part);
+    if (fs.existsSync(src)) fs.cpSync(src, path.join(tmp, part), { recursive: true });
+  }
+  const site = path.join(tmp, 'out');
+  const result = build(tmp, site, ['--drafts']);
+  if (result.status !== 0) throw new Error(`building ${name} failed:\n${result.stderr}`);
+  return { site, stderr: result.stderr };
+}
+
+/// Open every page at every width; returns problems as "width page: problem".
+async function checkSite(browser, site, { allColumnsVisibleAt = null, shots = [], prefix }) {
+  const problems = [];
+  for (const width of WIDTHS) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    for (const rel of pagesOf(htmlFiles(site), site)) {
+      await page.goto('file://' + path.join(site, rel));
+      const found = await layoutProblems(page, { allColumnsVisible: width === allColumnsVisibleAt });
+      problems.push(...found.map((p) => `${width}px ${rel}: ${p}`));
+      if (shots.includes(rel)) {
+        const name = `${prefix}-${rel.replace(/\/index\.html$|\.html$/, '').replace(/\//g, '-')}-${width}`;
+        await page.screenshot({ path: screenshotPath(name), fullPage: true });
+      }
+    }
+    await page.close();
+  }
+  return problems;
+}
+
+describe('layout of the repository content (build --drafts)', { skip: noChromium }, () => {
+  let browser;
+  let site;
+  before(async () => {
+    ({ site } = buildCopy(repo, ['content', 'templates', 'measurements', 'glossary.toml'], 'repo-layout'));
+    browser = await launch();
+  });
+  after(async () => browser?.close());
+
+  test('every page at 1280 and 390 px: no sideways page, every column visible at 1280, no broken image, no cut caption', async () => {
+    const problems = await checkSite(browser, site, {
+      allColumnsVisibleAt: 1280,
+      prefix: 'repo-layout',
+      shots: ['index.html', 'lessons/day-45-occupancy/index.html', 'terms/occupancy/index.html'],
+    });
+    assert.deepEqual(problems, []);
+  });
+
+  test('the Day 45 table shows all nine columns at 1280 px and scrolls in its own box at 390 px', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto('file://' + path.join(site, 'lessons/day-45-occupancy/index.html'));
+    const wide = await page.evaluate(() => {
+      const box = document.querySelector('.measured-table .table-scroll');
+      const cells = Array.from(box.querySelectorAll('thead th'));
+      const b = box.getBoundingClientRect();
+      return { columns: cells.length, visible: cells.filter((c) => c.getBoundingClientRect().right <= b.right + 1).length };
+    });
+    assert.equal(wide.visible, wide.columns, `${wide.visible} of ${wide.columns} columns visible`);
+    await page.setViewportSize({ width: 390, height: 900 });
+    const narrow = await page.evaluate(() => {
+      const box = document.querySelector('.measured-table .table-scroll');
+      const hint = box.nextElementSibling;
+      return {
+        scrolls: box.scrollWidth > box.clientWidth,
+        overflowX: getComputedStyle(box).overflowX,
+        hint: hint.classList.contains('scroll-hint') && hint.offsetParent !== null ? hint.textContent : null,
+        page: document.documentElement.scrollWidth,
+      };
+    });
+    assert.ok(narrow.scrolls, 'nine columns do not fit 390 px');
+    assert.equal(narrow.overflowX, 'auto');
+    assert.match(narrow.hint ?? '', /sideways.*9 columns/);
+    assert.ok(narrow.page <= 390, `page is ${narrow.page} px wide`);
+    await page.close();
+  });
+});
+
+describe('layout of the realistic corpus (tests/fixtures/sites/corpus, build --drafts)', { skip: noChromium }, () => {
+  let browser;
+  let site;
+  before(async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-corpus-src-'));
+    fs.cpSync(path.join(repo, 'tests/fixtures/sites/corpus'), root, { recursive: true });
+    fs.cpSync(path.join(repo, 'templates'), path.join(root, 'templates'), { recursive: true });
+    ({ site } = buildCopy(root, ['content', 'templates', 'glossary.toml'], 'corpus-layout'));
+    browser = await launch();
+  });
+  after(async () => browser?.close());
+
+  test('every page at 1280 and 390 px: no sideways page, no broken image, every table inside its box or its scroll container', async () => {
+    const pages = pagesOf(htmlFiles(site), site);
+    assert.ok(pages.length >= 60, `${pages.length} pages`);
+    const problems = await checkSite(browser, site, {
+      allColumnsVisibleAt: 1280,
+      prefix: 'corpus',
+      shots: ['index.html', 'terms/tensor-core/index.html', 'lessons/day-2-memory-patterns/index.html', 'guides/porting-from-cpu/index.html'],
+    });
+    assert.deepEqual(problems, []);
+  });
+});

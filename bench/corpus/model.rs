@@ -278,7 +278,8 @@ fn configs(rng: &mut Rng) -> Vec<ConfigRecord> {
                     max_ms: max,
                     rsd: 0.01,
                     sm_clock_mhz: None,
-                    throttled_samples: 0,
+                    throttled_samples: Some(0),
+                    unobserved_samples: 0,
                     converged: true,
                 }),
                 quantities: [

@@ -271,6 +271,51 @@ fn edited_entry_is_refused_as_changed_since_review() {
 }
 
 #[test]
+fn renamed_entry_is_withdrawn_even_when_its_signatures_move_with_it() {
+    let site = valid_site();
+    let root = site.path();
+    sign_by_two(root, Kind::Term, "alpha");
+    assert!(stdout(&build(root, &[])).contains("published 1"));
+    // Rename the entry, carry its signature file along and point every reference at the
+    // new slug, as a hand rename would: the entry's bytes are unchanged, but what was
+    // signed names the old slug, so the signatures no longer hold.
+    std::fs::rename(
+        root.join("content/terms/alpha.md"),
+        root.join("content/terms/alpha-renamed.md"),
+    )
+    .unwrap();
+    std::fs::rename(
+        root.join("content/reviews/terms/alpha.yaml"),
+        root.join("content/reviews/terms/alpha-renamed.yaml"),
+    )
+    .unwrap();
+    for entry in walkdir::WalkDir::new(root.join("content")) {
+        let path = entry.unwrap().into_path();
+        if path.extension().is_some_and(|e| e == "md") && !path.ends_with("alpha-renamed.md") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let moved = text
+                .replace("[beta, alpha]", "[beta, alpha-renamed]")
+                .replace("related: [alpha]", "related: [alpha-renamed]")
+                .replace("terms: [alpha]", "terms: [alpha-renamed]")
+                .replace("{slug: alpha,", "{slug: alpha-renamed,")
+                .replace("../alpha/", "../alpha-renamed/")
+                .replace("terms/alpha/", "terms/alpha-renamed/");
+            std::fs::write(&path, moved).unwrap();
+        }
+    }
+    let out = build(root, &[]);
+    let said = stdout(&out);
+    assert!(said.contains("published 0"), "{said}");
+    assert!(
+        said.contains(
+            "refused terms/alpha-renamed: the author's signature by `author-a` does not verify"
+        ),
+        "{said}"
+    );
+    assert!(!root.join("site/terms/alpha-renamed").exists());
+}
+
+#[test]
 fn stale_and_wrong_node_records_refuse_the_entry() {
     let site = valid_site();
     let root = site.path();

@@ -116,4 +116,35 @@ describe('layout of the realistic corpus (tests/fixtures/sites/corpus, build --d
     });
     assert.deepEqual(problems, []);
   });
+
+
+  test('the corpus has figures and they load, light and dark', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const found = { light: 0, dark: 0, darkVariant: 0 };
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const rel of pagesOf(htmlFiles(site), site)) {
+        if (!/<img /.test(fs.readFileSync(path.join(site, rel), 'utf8'))) continue;
+        await page.goto('file://' + path.join(site, rel));
+        // Figures load lazily: make each one load now, then read what it decoded to (a
+        // broken file fails decode() and keeps naturalWidth 0).
+        const seen = await page.evaluate(async () => {
+          const images = Array.from(document.images);
+          for (const i of images) {
+            i.loading = 'eager';
+            await i.decode().catch(() => {});
+          }
+          return images.map((i) => ({ src: i.currentSrc || i.src, w: i.naturalWidth }));
+        });
+        for (const img of seen) {
+          assert.ok(img.w > 0, `${scheme} ${rel}: ${img.src} is broken`);
+          found[scheme] += 1;
+          if (scheme === 'dark' && /\.dark\.[a-z]+$/.test(img.src)) found.darkVariant += 1;
+        }
+      }
+    }
+    await page.close();
+    assert.ok(found.light >= 2, `figures in the corpus: ${JSON.stringify(found)}`);
+    assert.ok(found.darkVariant >= 1, `the dark scheme picks a dark variant: ${JSON.stringify(found)}`);
+  });
 });

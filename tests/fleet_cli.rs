@@ -8,6 +8,7 @@ use support::fleet as fleet_fixture;
 use std::path::Path;
 
 use fleet_fixture::*;
+use support::text;
 
 const T0: &str = "2026-11-30T10:00:00Z";
 const T1: &str = "2026-11-30T11:00:00Z";

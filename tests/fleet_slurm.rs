@@ -21,6 +21,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fleet_fixture::*;
+use support::text;
 
 const CAPTURED: &str = "2026-11-30T12:00:00Z";
 

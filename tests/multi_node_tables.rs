@@ -9,6 +9,7 @@ use support::fleet as fleet_fixture;
 use std::path::Path;
 
 use fleet_fixture::*;
+use support::text;
 
 const AT: &str = "2026-11-30T12:00:00Z";
 

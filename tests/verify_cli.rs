@@ -2,42 +2,11 @@
 //! on a fixture project in a temp dir. Tests that need a GPU skip with a printed reason
 //! where there is none; tests of the no-driver path skip where there is one.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use std::path::Path;
 
-fn glossary(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_glossary"))
-        .args(args)
-        .arg("--root")
-        .arg(root)
-        .output()
-        .expect("the glossary binary runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+use support::{copy_dir, repo, run as glossary, text};
 
 /// A project with the repository's config, templates and Day 45 experiment (its committed
 /// H200 record included), and one term that cites that record.

@@ -3,31 +3,14 @@
 //! the good record in place. Each skips, saying so, where there is no CUDA driver or the
 //! GPU is not the h200 node.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
+
+use std::path::Path;
+
+use std::process::Output;
+use support::{repo, run as glossary, text};
 
 use glossary::measure::record::{ConfigStatus, Record};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn glossary(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_glossary"))
-        .args(args)
-        .arg("--root")
-        .arg(root)
-        .output()
-        .expect("the glossary binary runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 const KERNELS: &str = r#"// f16 without headers: convert with PTX so NVRTC needs no include path.
 __device__ float h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }

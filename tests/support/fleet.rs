@@ -106,11 +106,3 @@ pub fn glossary(root: &Path, args: &[&str]) -> Output {
         .output()
         .expect("the glossary binary runs")
 }
-
-pub fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}

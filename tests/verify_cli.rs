@@ -4,8 +4,6 @@
 
 mod support;
 
-use std::path::Path;
-
 use support::{copy_dir, repo, run as glossary, text};
 
 /// A project with the repository's config, templates and Day 45 experiment (its committed

@@ -9,7 +9,9 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::render::Assessment;
-use crate::review::{ready_for, sign, signer_person, ReviewError, Role, Signed};
+use crate::review::{
+    ready_for, save_signed, signature_for, signer_person, ReviewError, Role, Signed,
+};
 use crate::trust::Signer;
 
 use super::assess::{assess_all, assess_one};
@@ -76,10 +78,12 @@ pub fn sign_selected(
             .collect(),
     };
     let reviews = project.layout.reviews();
+    // Signing is a key operation per entry and independent; the files are written
+    // together afterwards, with one flush to disk for all of them.
     let results: Vec<Result<Signed>> = chosen
         .par_iter()
         .map(|a| {
-            sign(
+            signature_for(
                 &reviews,
                 &a.id,
                 project.signoffs.get(&a.id),
@@ -93,12 +97,17 @@ pub fn sign_selected(
         .collect();
     let mut done = Vec::new();
     let mut errors = Vec::new();
-    for r in results {
+    for (r, a) in results.into_iter().zip(&chosen) {
         match r {
-            Ok(s) => done.push(s),
+            Ok(s) => done.push((s, *a)),
             Err(e) => errors.push(e),
         }
     }
+    let written: Vec<(&Signed, &crate::review::SignedMaterial)> =
+        done.iter().map(|(s, a)| (s, &a.material)).collect();
+    if let Err(e) = save_signed(&reviews, &written) {
+        errors.push(e);
+    }
     Error::collect(errors)?;
-    Ok(done)
+    Ok(done.into_iter().map(|(s, _)| s).collect())
 }

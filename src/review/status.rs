@@ -333,6 +333,7 @@ mod tests {
             digest: &material.digest,
             stale,
             unsupported: &[],
+            checked: None,
         });
         entry_status(Gated {
             entry: &entry,

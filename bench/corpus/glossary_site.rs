@@ -10,7 +10,7 @@ use glossary::config::Layout;
 use glossary::error::{Error, Result};
 use glossary::measure::record::{GpuInfo, Record, RECORD_SCHEMA};
 use glossary::measure::spec::Experiment;
-use glossary::pipeline::{assess_all, Project};
+use glossary::pipeline::{assess_all, kept_material, Project};
 use glossary::review::{save_signoffs, statement, Role, SignOff, Signature};
 use glossary::trust::{Signer, REVIEW_NAMESPACE};
 
@@ -209,7 +209,7 @@ fn sign_all(corpus: &Corpus, root: &Path, keys: &ThrowawayKeys) -> Result<()> {
     let signed: Vec<Result<SignOff>> = assessments
         .par_iter()
         .map(|a| {
-            let digest = &a.material.digest;
+            let digest = &a.digest;
             let sig = |role: Role, person: &str, key: &Signer| -> Result<Signature> {
                 let msg = statement(&a.id, role, person, digest, &time);
                 Ok(Signature {
@@ -230,9 +230,10 @@ fn sign_all(corpus: &Corpus, root: &Path, keys: &ThrowawayKeys) -> Result<()> {
     let mut items = Vec::with_capacity(signed.len());
     let mut errors = Vec::new();
     for (a, s) in assessments.iter().zip(&signed) {
-        match s {
-            Ok(s) => items.push((&a.id, s, &a.material)),
-            Err(e) => errors.push(Error::Other(e.to_string())),
+        match (s, kept_material(a)) {
+            (Ok(s), Ok(material)) => items.push((&a.id, s, material)),
+            (Err(e), _) => errors.push(Error::Other(e.to_string())),
+            (_, Err(e)) => errors.push(e),
         }
     }
     Error::collect(errors)?;

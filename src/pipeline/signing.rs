@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::render::Assessment;
 use crate::review::{
-    ready_for, save_signed, signature_for, signer_person, ReviewError, Role, Signed,
+    ready_for, save_signed, signature_for, signer_person, ReviewError, Role, Signed, SignedMaterial,
 };
 use crate::trust::Signer;
 
@@ -70,7 +70,7 @@ pub fn sign_selected(
                 ready_for(
                     project.signoffs.get(&a.id),
                     &a.verdict,
-                    &a.material.digest,
+                    &a.digest,
                     role,
                     &person,
                 )
@@ -80,34 +80,42 @@ pub fn sign_selected(
     let reviews = project.layout.reviews();
     // Signing is a key operation per entry and independent; the files are written
     // together afterwards, with one flush to disk for all of them.
-    let results: Vec<Result<Signed>> = chosen
+    let results: Vec<Result<(Signed, &SignedMaterial)>> = chosen
         .par_iter()
         .map(|a| {
-            signature_for(
+            let material = kept_material(a)?;
+            let signed = signature_for(
                 &reviews,
                 &a.id,
                 project.signoffs.get(&a.id),
-                &a.material,
+                material,
                 role,
                 &person,
                 signer,
                 now,
-            )
+            )?;
+            Ok((signed, material))
         })
         .collect();
     let mut done = Vec::new();
     let mut errors = Vec::new();
-    for (r, a) in results.into_iter().zip(&chosen) {
+    for r in results {
         match r {
-            Ok(s) => done.push((s, *a)),
+            Ok(s) => done.push(s),
             Err(e) => errors.push(e),
         }
     }
-    let written: Vec<(&Signed, &crate::review::SignedMaterial)> =
-        done.iter().map(|(s, a)| (s, &a.material)).collect();
+    let written: Vec<(&Signed, &SignedMaterial)> = done.iter().map(|(s, m)| (s, *m)).collect();
     if let Err(e) = save_signed(&reviews, &written) {
         errors.push(e);
     }
     Error::collect(errors)?;
     Ok(done.into_iter().map(|(s, _)| s).collect())
+}
+
+/// The signed text of an assessment made for signing (`assess_one`, `assess_all` keep it).
+pub fn kept_material(a: &Assessment) -> Result<&crate::review::SignedMaterial> {
+    a.material
+        .as_ref()
+        .ok_or_else(|| Error::Other(format!("{}: signed text was not kept", a.id)))
 }

@@ -23,7 +23,9 @@ mod status;
 pub use diff::{cell_changes, CellChange, SinceSigned};
 pub use digest::{cited_records, signed_digest, signed_material, SignedMaterial, SignedText};
 pub use error::ReviewError;
-pub use gate::{check_signature, decide, Facts, Refusal, Role, Verdict};
+pub use gate::{
+    check_signature, check_signoffs, decide, Facts, Refusal, Role, SignatureChecks, Verdict,
+};
 pub use input::ReviewInput;
 pub use resolve::resolve_entry;
 pub use sign::{check_signer, ready_for, sign, signer_person, signing_key, Signed};

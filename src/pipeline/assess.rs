@@ -14,6 +14,7 @@ use crate::render::values::{expand_body, Resolved};
 use crate::render::Assessment;
 use crate::review::{
     check_signoffs, cited_records, decide, signed_digest, signed_material, Facts, SignatureChecks,
+    SIGNATURE_BATCH,
 };
 
 use super::project::Project;
@@ -74,11 +75,6 @@ pub fn assess_one(project: &Project, entry: &Entry, today: NaiveDate) -> Result<
     assess(project, entry, today, Keep::Material)
 }
 
-/// Entries whose signatures are verified together: batch verification saves more the
-/// larger the batch (crypto fell from about 6.3% to 5.5% of a 10k build's CPU going from
-/// 64 to 256), and chunks this size still spread a large build over every core.
-const SIGNATURE_BATCH: usize = 256;
-
 pub(crate) fn assess(
     project: &Project,
     entry: &Entry,
@@ -89,7 +85,7 @@ pub(crate) fn assess(
 }
 
 /// [`assess`], with the entry's signatures already checked when `checked` is given.
-fn assess_checked(
+pub(crate) fn assess_checked(
     project: &Project,
     entry: &Entry,
     today: NaiveDate,

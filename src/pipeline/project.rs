@@ -105,9 +105,14 @@ impl Project {
     /// Whether there were errors is all this tells: their messages may lack the lines a
     /// thinned entry's text would give. On any error, load with `load_collecting` to
     /// report them.
-    pub(crate) fn load_visiting<T: Send>(
+    ///
+    /// `prepare` runs once before the first entry is read, on the project loaded so far;
+    /// what it makes is handed to every `visit` (a build verifies every sign-off there, in
+    /// batches).
+    pub(crate) fn load_visiting<T: Send, P: Sync>(
         root: &Path,
-        visit: &(dyn Fn(&Project, &mut Entry) -> T + Sync),
+        prepare: &dyn Fn(&Project) -> P,
+        visit: &(dyn Fn(&Project, &P, &mut Entry) -> T + Sync),
     ) -> Result<(Project, Vec<(EntryId, T)>, bool)> {
         let layout = Layout::new(root);
         let config = Config::load(root)?;
@@ -133,8 +138,11 @@ impl Project {
             people,
             diagrams: DiagramPresets::default(),
         };
-        let (content, visited, errors) =
-            load_content_visiting(&project.layout.content(), &|e| visit(&project, e));
+        let prepared = prepare(&project);
+        let (content, visited, errors) = load_content_visiting(&project.layout.content(), &|e| {
+            visit(&project, &prepared, e)
+        });
+        drop(prepared);
         failed |= !errors.is_empty();
         // Signatures for an entry that does not exist.
         failed |= project.signoffs.keys().any(|id| content.get(id).is_none());

@@ -107,6 +107,30 @@ impl Project {
         today: NaiveDate,
         drafts: bool,
     ) -> RenderInput<'a> {
+        let navigation = Navigation::new(&self.config, &self.content, pages);
+        self.render_input_with(
+            assessments,
+            tera,
+            pages,
+            published,
+            today,
+            drafts,
+            std::borrow::Cow::Owned(navigation),
+        )
+    }
+
+    /// [`Project::render_input`] with a reading order the caller already has.
+    #[allow(clippy::too_many_arguments)]
+    pub fn render_input_with<'a>(
+        &'a self,
+        assessments: &'a [Assessment],
+        tera: &'a Tera,
+        pages: &'a HashSet<EntryId>,
+        published: &'a HashSet<EntryId>,
+        today: NaiveDate,
+        drafts: bool,
+        navigation: std::borrow::Cow<'a, Navigation>,
+    ) -> RenderInput<'a> {
         RenderInput {
             layout: &self.layout,
             config: &self.config,
@@ -118,7 +142,7 @@ impl Project {
             pages,
             published,
             today,
-            navigation: Navigation::new(&self.config, &self.content, pages),
+            navigation,
             drafts,
         }
     }

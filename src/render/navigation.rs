@@ -31,6 +31,7 @@ pub fn list_label(e: &Entry) -> &str {
     }
 }
 
+#[derive(Clone)]
 struct Group {
     title: String,
     /// Positions in `Navigation::order`, contiguous.
@@ -39,6 +40,7 @@ struct Group {
 }
 
 /// The site's reading order for one build.
+#[derive(Clone)]
 pub struct Navigation {
     /// Every page of the build, in reading order: (id, label).
     order: Vec<(EntryId, String)>,

@@ -209,6 +209,12 @@ impl Session {
         Ok(site)
     }
 
+    /// Whether an edit left work for [`Session::catch_up`].
+    pub fn is_behind(&self) -> bool {
+        let s = &self.state;
+        !s.stalled && (s.deferred_index || !s.deferred.is_empty() || s.deferred_site_wide)
+    }
+
     /// Deferred work, one slice at a time: pages that show something of an edited entry,
     /// then the site-wide files. None when nothing is left (or the last slice failed:
     /// then the next edit retries).
@@ -560,7 +566,8 @@ impl State {
         let mut later: BTreeSet<EntryId> = BTreeSet::new();
         let mut index_changed = next.index;
         let mut index_behind = false;
-        let mut placement_changed = false;
+        // Entries whose place in the reading order changed.
+        let mut moved: Vec<EntryId> = Vec::new();
         for (i, a) in &assessed {
             let e = &project.content.entries[*i];
             let before = match undo.old_entry(&e.id) {
@@ -584,8 +591,8 @@ impl State {
                 published: published.contains(&e.id),
                 ..self.shown(e)
             };
-            // Every page's sidebar and its neighbours' previous/next links show where an
-            // entry sits in the reading order: moving it changes every page.
+            // Sidebars and previous/next links show where an entry sits in the reading
+            // order: moving it changes the pages near its old and new places.
             let placed = |x: &Entry, has_page: bool| {
                 (
                     list_label(x).to_string(),
@@ -598,8 +605,7 @@ impl State {
             let old = undo.old_entry(&e.id).unwrap_or(e);
             if placed(old, before.has_page) != placed(e, after.has_page) {
                 index_changed = true;
-                placement_changed = true;
-                later.extend(pages.iter().cloned());
+                moved.push(e.id.clone());
             }
             if before != after {
                 // The index lists names, summaries and aliases (the author may be looking
@@ -642,8 +648,14 @@ impl State {
             None => (&self.pages, &self.published),
         };
         let new_navigation =
-            placement_changed.then(|| Navigation::new(&project.config, &project.content, pages));
+            (!moved.is_empty()).then(|| Navigation::new(&project.config, &project.content, pages));
         let navigation = new_navigation.as_ref().unwrap_or(&self.navigation);
+        for id in &moved {
+            match (self.navigation.shown_near(id), navigation.shown_near(id)) {
+                (Some(old), Some(new)) => later.extend(old.into_iter().chain(new)),
+                _ => later.extend(pages.iter().cloned()),
+            }
+        }
 
         let input = project.render_input_with(
             &self.assessments,

@@ -79,8 +79,17 @@ impl Rebuilder {
                     [one] => format!("rebuilt after a change to {}", display_rel(&self.root, one)),
                     many => format!("rebuilt after {} changes", many.len()),
                 };
+                let behind = match &self.session {
+                    Some(s) if s.is_behind() => {
+                        "; the pages that list it and the site-wide files follow"
+                    }
+                    _ => "",
+                };
                 print!("{summary}");
-                println!("{cause}: {count} files written in {:.1} ms", ms(took));
+                println!(
+                    "{cause}: {count} files written in {:.1} ms{behind}",
+                    ms(took)
+                );
                 RebuildOutcome::Built {
                     update,
                     summary,

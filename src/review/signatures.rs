@@ -78,6 +78,20 @@ pub fn signoff_path(reviews_dir: &Path, id: &EntryId) -> PathBuf {
 /// Load every signature file. A file that does not parse, or names no existing entry, is
 /// an error naming the file: a signature must never silently stop counting.
 pub fn load_signoffs(reviews_dir: &Path, known: &HashSet<&EntryId>) -> Result<SignOffs> {
+    load_signoffs_of(reviews_dir, &|id| known.contains(id))
+}
+
+/// Every signature file, before the entries are known (a build reads them first so it can
+/// gate each entry as it is read): each names an entry by its path, which the caller must
+/// then check against the content, as [`load_signoffs`] does.
+pub fn load_all_signoffs(reviews_dir: &Path) -> Result<SignOffs> {
+    load_signoffs_of(reviews_dir, &|_| true)
+}
+
+fn load_signoffs_of(
+    reviews_dir: &Path,
+    known: &(dyn Fn(&EntryId) -> bool + Sync),
+) -> Result<SignOffs> {
     let mut out = SignOffs::new();
     let mut errors = Vec::new();
     if !reviews_dir.is_dir() {
@@ -117,13 +131,13 @@ pub fn load_signoff(
     path: &Path,
     known: &HashSet<&EntryId>,
 ) -> Result<(EntryId, SignOff)> {
-    load_one(reviews_dir, path, known)
+    load_one(reviews_dir, path, &|id| known.contains(id))
 }
 
 fn load_one(
     reviews_dir: &Path,
     path: &Path,
-    known: &HashSet<&EntryId>,
+    known: &(dyn Fn(&EntryId) -> bool + Sync),
 ) -> Result<(EntryId, SignOff)> {
     let rel = path.strip_prefix(reviews_dir).unwrap_or(path);
     let id = (|| {
@@ -142,7 +156,7 @@ fn load_one(
             "signature files are named content/reviews/<terms|lessons|guides>/<slug>.yaml",
         )
     })?;
-    if !known.contains(&id) {
+    if !known(&id) {
         return Err(Error::content(
             path,
             None,

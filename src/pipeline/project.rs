@@ -247,10 +247,14 @@ impl Project {
             }
         }
         let ids: Vec<EntryId> = entries.iter().map(|e| e.id.clone()).collect();
-        let library = Library::load(&layout.measurements()).unwrap_or_else(|e| {
-            errors.extend(e.flatten());
-            Library::default()
-        });
+        // The experiments these entries cite, and only those.
+        let cited: std::collections::BTreeSet<String> =
+            entries.iter().flat_map(cited_experiments).collect();
+        let library = Library::load_only(&layout.measurements(), cited.iter().map(String::as_str))
+            .unwrap_or_else(|e| {
+                errors.extend(e.flatten());
+                Library::default()
+            });
         let people = People::load(&layout.people()).unwrap_or_else(|e| {
             errors.extend(e.flatten());
             People::default()
@@ -303,6 +307,26 @@ impl Project {
             .collect::<std::result::Result<Vec<_>, _>>()?;
         Ok((project, ids))
     }
+}
+
+/// Every experiment an entry names: its tables, claims, diagram and `experiment=` in
+/// body calls (whose records `value()` reads must be among them to resolve).
+fn cited_experiments(entry: &Entry) -> Vec<String> {
+    let mut out: Vec<String> = crate::review::cited_records(entry)
+        .into_iter()
+        .map(|(e, _)| e)
+        .collect();
+    out.extend(
+        entry
+            .meta
+            .claims
+            .iter()
+            .filter_map(|c| c.experiment.clone()),
+    );
+    if let Some(d) = &entry.meta.diagram {
+        out.extend(d.experiment.clone());
+    }
+    out
 }
 
 /// Citations must name an experiment and node that exist and columns that exist. (Whether

@@ -28,10 +28,11 @@ pub use gate::{
 };
 pub use input::ReviewInput;
 pub use resolve::resolve_entry;
-pub use sign::{check_signer, ready_for, sign, signer_person, signing_key, Signed};
+pub use sign::{check_signer, ready_for, sign, signature_for, signer_person, signing_key, Signed};
 pub use signatures::{
-    load_all_signoffs, load_signoff, load_signoffs, load_text, save_signoff, save_text,
-    signoff_path, statement, text_path, SignOff, SignOffs, Signature, TEXTS_DIR,
+    load_all_signoffs, load_signoff, load_signoffs, load_text, save_signed, save_signoff,
+    save_signoffs, save_text, signoff_path, statement, text_path, SignOff, SignOffs, Signature,
+    TEXTS_DIR,
 };
 pub use status::{
     entry_status, status_report, EntryStatus, Gated, SignerStatus, State, StatusReport,

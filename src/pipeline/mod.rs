@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use assess::{assess, assess_checked, assess_collecting, Keep};
+use assess::{assess, assess_checked, assess_collecting, check_all_signoffs, Keep};
 pub use assess::{assess_all, assess_one};
 pub use output::{copy_dir, write_site, Staging, DRAFTS_MARKER, MARKER};
 pub use project::Project;
@@ -28,7 +28,7 @@ use crate::render::pages::{render_site, render_site_into, SiteLinks};
 use crate::render::site_links::{page_links, SiteLinkIndex};
 use crate::render::templates::load_templates;
 use crate::render::{Assessment, OutputFile};
-use crate::review::{status_report, Gated, Refusal, SiteSignatureChecks, StatusReport};
+use crate::review::{status_report, Gated, Refusal, StatusReport};
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -102,23 +102,21 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
 /// was an error (nothing written); `build_whole` reports it.
 fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let today = opts.today;
-    // Every sign-off verified before the entries are read, in parallel batches: much
-    // cheaper per signature than verifying each entry's two as it comes.
-    let prepare = |project: &Project| SiteSignatureChecks::new(&project.signoffs, &project.people);
-    let visit = |project: &Project,
-                 checks: &SiteSignatureChecks,
-                 e: &mut Entry|
-     -> Option<Result<Assessment>> {
+    type Checks = std::collections::HashMap<EntryId, crate::review::SignatureChecks>;
+    let visit = |project: &Project, checks: &Checks, e: &mut Entry| {
         // A diagram's preset is loaded after the content: such an entry is assessed then.
         if e.meta.diagram.is_some() {
             return None;
         }
-        let checked = checks.of(&e.id, project.signoffs.get(&e.id));
-        let assessed = assess_checked(project, e, today, Keep::Digest, Some(&checked));
+        // An entry no signature file names has nothing to verify (the default checks).
+        let unsigned = crate::review::SignatureChecks::default();
+        let checked = checks.get(&e.id).unwrap_or(&unsigned);
+        let assessed = assess_checked(project, e, today, Keep::Digest, Some(checked));
         e.thin();
         Some(assessed)
     };
-    let (project, mut visited, failed) = Project::load_visiting(&opts.root, &prepare, &visit)?;
+    let (project, mut visited, failed) =
+        Project::load_visiting(&opts.root, check_all_signoffs, &visit)?;
     if failed {
         return Ok(None);
     }

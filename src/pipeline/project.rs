@@ -99,19 +99,17 @@ impl Project {
 
     /// Load as [`Project::load_collecting`] does, handing each entry to `visit` as soon as
     /// it is read, with the project as loaded so far: everything but the content and the
-    /// diagram presets (an entry with a diagram is best left for after the load). A build
-    /// assesses and thins each entry there, so it never holds every entry's text.
+    /// diagram presets (an entry with a diagram is best left for after the load), and
+    /// what `prepare` made of that project before the content was read (a build verifies
+    /// every signature there, in batches). A build assesses and thins each entry there, so
+    /// it never holds every entry's text.
     ///
     /// Whether there were errors is all this tells: their messages may lack the lines a
     /// thinned entry's text would give. On any error, load with `load_collecting` to
     /// report them.
-    ///
-    /// `prepare` runs once before the first entry is read, on the project loaded so far;
-    /// what it makes is handed to every `visit` (a build verifies every sign-off there, in
-    /// batches).
-    pub(crate) fn load_visiting<T: Send, P: Sync>(
+    pub(crate) fn load_visiting<P: Sync, T: Send>(
         root: &Path,
-        prepare: &dyn Fn(&Project) -> P,
+        prepare: impl FnOnce(&Project) -> P,
         visit: &(dyn Fn(&Project, &P, &mut Entry) -> T + Sync),
     ) -> Result<(Project, Vec<(EntryId, T)>, bool)> {
         let layout = Layout::new(root);
@@ -173,6 +171,30 @@ impl Project {
         today: NaiveDate,
         drafts: bool,
     ) -> RenderInput<'a> {
+        let navigation = Navigation::new(&self.config, &self.content, pages);
+        self.render_input_with(
+            assessments,
+            tera,
+            pages,
+            published,
+            today,
+            drafts,
+            std::borrow::Cow::Owned(navigation),
+        )
+    }
+
+    /// [`Project::render_input`] with a reading order the caller already has.
+    #[allow(clippy::too_many_arguments)]
+    pub fn render_input_with<'a>(
+        &'a self,
+        assessments: &'a [Assessment],
+        tera: &'a Tera,
+        pages: &'a HashSet<EntryId>,
+        published: &'a HashSet<EntryId>,
+        today: NaiveDate,
+        drafts: bool,
+        navigation: std::borrow::Cow<'a, Navigation>,
+    ) -> RenderInput<'a> {
         RenderInput {
             layout: &self.layout,
             config: &self.config,
@@ -184,7 +206,7 @@ impl Project {
             pages,
             published,
             today,
-            navigation: Navigation::new(&self.config, &self.content, pages),
+            navigation,
             drafts,
         }
     }

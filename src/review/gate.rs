@@ -10,7 +10,7 @@ use crate::content::EntryId;
 use crate::trust::sshsig::{self, REVIEW_NAMESPACE};
 use crate::trust::{People, Person};
 
-use super::signatures::{statement, SignOff, SignOffs, Signature};
+use super::signatures::{statement, SignOff, Signature};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -228,52 +228,6 @@ pub fn check_signoffs(
     checks
 }
 
-/// Every sign-off of a site checked up front, in parallel batches ([`check_signoffs`]),
-/// for a build that assesses entries one at a time as it reads them. Only the entries
-/// with a signature that does not count are kept: a good site costs no memory here.
-#[derive(Debug, Default)]
-pub struct SiteSignatureChecks {
-    failed: std::collections::HashMap<EntryId, SignatureChecks>,
-}
-
-/// Entries whose signatures are verified together: batch verification saves more the
-/// larger the batch (crypto fell from about 6.3% to 5.5% of a 10k build's CPU going from
-/// 64 to 256 entries), and chunks this size still spread a large site over every core.
-pub const SIGNATURE_BATCH: usize = 256;
-
-impl SiteSignatureChecks {
-    pub fn new(signoffs: &SignOffs, people: &People) -> SiteSignatureChecks {
-        use rayon::prelude::*;
-        let all: Vec<(&EntryId, Option<&SignOff>)> =
-            signoffs.iter().map(|(id, s)| (id, Some(s))).collect();
-        let failed = all
-            .par_chunks(SIGNATURE_BATCH)
-            .flat_map_iter(|chunk| {
-                let checks = check_signoffs(chunk, people);
-                chunk.iter().zip(checks).filter_map(|((id, _), c)| {
-                    let bad = [&c.author, &c.reviewer]
-                        .into_iter()
-                        .any(|r| matches!(r, Some(Err(_))));
-                    bad.then(|| ((*id).clone(), c))
-                })
-            })
-            .collect();
-        SiteSignatureChecks { failed }
-    }
-
-    /// The checks of `entry`, whose sign-off (if any) is `signoff` as given to `new`.
-    pub fn of(&self, entry: &EntryId, signoff: Option<&SignOff>) -> SignatureChecks {
-        if let Some(c) = self.failed.get(entry) {
-            return c.clone();
-        }
-        let ok = |s: Option<&Signature>| s.map(|_| Ok(()));
-        SignatureChecks {
-            author: ok(signoff.and_then(|s| s.author.as_ref())),
-            reviewer: ok(signoff.and_then(|s| s.reviewer.as_ref())),
-        }
-    }
-}
-
 /// Decide whether an entry may be published, listing every reason it may not.
 ///
 /// Published means: a registered author and a different registered reviewer have both
@@ -415,53 +369,6 @@ mod tests {
     fn refuses_unsigned_with_both_reasons() {
         let v = decide_with(None);
         assert_eq!(v.refusals, vec![Refusal::NoAuthor, Refusal::NoReviewer]);
-    }
-
-    #[test]
-    fn checking_a_whole_site_up_front_decides_as_checking_each_entry() {
-        let (good, bad) = (entry(), EntryId::new(Kind::Term, "warp"));
-        let mut signoffs = SignOffs::new();
-        signoffs.insert(
-            good.clone(),
-            both(
-                sig(&good, Role::Author, "author-a", 1, "d1"),
-                sig(&good, Role::Reviewer, "reviewer-b", 2, "d1"),
-            ),
-        );
-        // The reviewer's signature was made for `good`, and an unregistered author.
-        signoffs.insert(
-            bad.clone(),
-            both(
-                sig(&bad, Role::Author, "nobody", 1, "d1"),
-                sig(&good, Role::Reviewer, "reviewer-b", 2, "d1"),
-            ),
-        );
-        let p = people();
-        let site = SiteSignatureChecks::new(&signoffs, &p);
-        for id in [&good, &bad] {
-            let facts = |checked| Facts {
-                entry: id,
-                signoff: signoffs.get(id),
-                people: &p,
-                digest: "d1",
-                stale: &[],
-                unsupported: &[],
-                checked,
-            };
-            let checks = site.of(id, signoffs.get(id));
-            assert_eq!(decide(facts(Some(&checks))), decide(facts(None)), "{id}");
-        }
-        assert!(decide(Facts {
-            entry: &good,
-            signoff: signoffs.get(&good),
-            people: &p,
-            digest: "d1",
-            stale: &[],
-            unsupported: &[],
-            checked: Some(&site.of(&good, signoffs.get(&good))),
-        })
-        .is_published());
-        assert_eq!(site.failed.len(), 1);
     }
 
     #[test]

@@ -24,8 +24,7 @@ pub use diff::{cell_changes, CellChange, SinceSigned};
 pub use digest::{cited_records, signed_digest, signed_material, SignedMaterial, SignedText};
 pub use error::ReviewError;
 pub use gate::{
-    check_signature, check_signoffs, decide, Facts, Refusal, Role, SignatureChecks,
-    SiteSignatureChecks, Verdict, SIGNATURE_BATCH,
+    check_signature, check_signoffs, decide, Facts, Refusal, Role, SignatureChecks, Verdict,
 };
 pub use input::ReviewInput;
 pub use resolve::resolve_entry;

@@ -22,6 +22,9 @@ cd "$repo"
 # dir shared with other checkouts from swapping the binary under the tests.
 profile="${GLOSSARY_PROFILE:-dev}"
 cargo build --quiet --profile "$profile"
+# The synthetic corpus writer for the 10,000-entry search test (a dev tool: its feature
+# builds a second copy of the library beside the first, so neither build undoes the other).
+cargo build --quiet --profile "$profile" --features corpus --bin glossary-corpus
 target="${CARGO_TARGET_DIR:-$repo/target}"
 [[ "$profile" == dev ]] && profile_dir=debug || profile_dir="$profile"
 export GLOSSARY_BIN="$target/$profile_dir/glossary"
@@ -30,6 +33,8 @@ fixture="$(mktemp -d)"
 trap 'rm -rf "$fixture"' EXIT
 GLOSSARY_FIXTURE_OUT="$fixture/site" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_browser_fixture >/dev/null
 export GLOSSARY_FIXTURE="$fixture/site"
+GLOSSARY_SEARCH_FIXTURE_OUT="$fixture/search" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_search_fixture >/dev/null
+export GLOSSARY_SEARCH_FIXTURE="$fixture/search"
 
 cd "$here"
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules ]]; then

@@ -20,6 +20,9 @@ export const noChromium = haveChromium ? false
 
 export const glossaryBin = process.env.GLOSSARY_BIN
   || path.join(process.env.CARGO_TARGET_DIR || path.join(repo, 'target'), 'debug', 'glossary');
+/// The synthetic corpus writer (`--features corpus`), built by run.sh beside glossary.
+export const corpusBin = process.env.GLOSSARY_CORPUS_BIN
+  || path.join(path.dirname(glossaryBin), 'glossary-corpus');
 
 /// The signed fixture site, written by run.sh (`cargo test --test browser_fixture`).
 export function fixtureSite() {

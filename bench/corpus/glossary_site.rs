@@ -10,7 +10,7 @@ use glossary::config::Layout;
 use glossary::error::{Error, Result};
 use glossary::measure::record::{GpuInfo, Record, RECORD_SCHEMA};
 use glossary::measure::spec::Experiment;
-use glossary::pipeline::{assess_all, Project};
+use glossary::pipeline::{assess_all, kept_material, Project};
 use glossary::review::{save_signoff, save_text, statement, Role, SignOff, Signature};
 use glossary::trust::{Signer, REVIEW_NAMESPACE};
 
@@ -209,7 +209,7 @@ fn sign_all(corpus: &Corpus, root: &Path, keys: &ThrowawayKeys) -> Result<()> {
     let results: Vec<Result<()>> = assessments
         .par_iter()
         .map(|a| {
-            let digest = &a.material.digest;
+            let digest = &a.digest;
             let sig = |role: Role, person: &str, key: &Signer| -> Result<Signature> {
                 let msg = statement(&a.id, role, person, digest, &time);
                 Ok(Signature {
@@ -225,7 +225,7 @@ fn sign_all(corpus: &Corpus, root: &Path, keys: &ThrowawayKeys) -> Result<()> {
                 author: Some(sig(Role::Author, model::AUTHOR, &keys.author)?),
                 reviewer: Some(sig(Role::Reviewer, model::REVIEWER, &keys.reviewer)?),
             };
-            save_text(&reviews, digest, &a.material.bytes)?;
+            save_text(&reviews, digest, &kept_material(a)?.bytes)?;
             save_signoff(&reviews, &a.id, &signoff)?;
             Ok(())
         })

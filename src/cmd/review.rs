@@ -3,7 +3,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::pipeline::{assess_all, assess_one, review_status, sign_selected, Project, Selection};
+use crate::pipeline::{
+    assess_all, assess_one, kept_material, review_status, sign_selected, Project, Selection,
+};
 use crate::review::{load_text, signing_key, signoff_path, ReviewError, Role, SinceSigned};
 
 #[derive(clap::Args, Debug)]
@@ -165,7 +167,7 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
             write!(
                 std::io::stdout(),
                 "{}",
-                SinceSigned::new(id, role, &name, sig.date(), &signed, &a.material)
+                SinceSigned::new(id, role, &name, sig.date(), &signed, kept_material(&a)?)
             )?;
         }
     }

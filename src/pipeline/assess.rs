@@ -12,24 +12,38 @@ use crate::measure::claims::check_claim;
 use crate::render::tables::{side_by_side, TableView};
 use crate::render::values::{expand_body, Resolved};
 use crate::render::Assessment;
-use crate::review::{cited_records, decide, signed_material, Facts};
+use crate::review::{cited_records, decide, signed_digest, signed_material, Facts};
 
 use super::project::Project;
 
+/// Whether an assessment keeps the signed text besides its digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// The digest only: enough for the gate, the pages and `review status`.
+    Digest,
+    /// The signed text and its bytes too, for signing and `review diff`.
+    Material,
+}
+
+/// Every entry assessed, with the signed text kept (signing `--all-ready`, `serve`).
 pub fn assess_all(project: &Project, today: NaiveDate) -> Result<Vec<Assessment>> {
-    let (out, errors) = assess_collecting(project, today);
+    let (out, errors) = assess_collecting(project, today, Keep::Material);
     Error::sorted(errors)?;
     Ok(out)
 }
 
 /// Assess every entry, with the errors of those that could not be: the others are
 /// assessed all the same, so one run finds every entry's errors.
-pub fn assess_collecting(project: &Project, today: NaiveDate) -> (Vec<Assessment>, Vec<Error>) {
+pub(crate) fn assess_collecting(
+    project: &Project,
+    today: NaiveDate,
+    keep: Keep,
+) -> (Vec<Assessment>, Vec<Error>) {
     let results: Vec<Result<Assessment>> = project
         .content
         .entries
         .par_iter()
-        .map(|e| assess(project, e, today))
+        .map(|e| assess(project, e, today, keep))
         .collect();
     let mut out = Vec::with_capacity(results.len());
     let mut errors = Vec::new();
@@ -44,10 +58,15 @@ pub fn assess_collecting(project: &Project, today: NaiveDate) -> (Vec<Assessment
 
 /// Assess one entry (signing, `review diff`).
 pub fn assess_one(project: &Project, entry: &Entry, today: NaiveDate) -> Result<Assessment> {
-    assess(project, entry, today)
+    assess(project, entry, today, Keep::Material)
 }
 
-pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Result<Assessment> {
+pub(crate) fn assess(
+    project: &Project,
+    entry: &Entry,
+    today: NaiveDate,
+    keep: Keep,
+) -> Result<Assessment> {
     let library = &project.library;
     let mut stale: Vec<(String, String)> = Vec::new();
     let mut resolved: Resolved = HashMap::new();
@@ -132,15 +151,19 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
     }
     stale.dedup();
 
-    let material = signed_material(
-        entry,
-        shown_cells(project, entry, &tables, &body.markdown, diagram.as_deref()),
-    );
+    let cells = shown_cells(project, entry, &tables, &body.markdown, diagram.as_deref());
+    let (digest, material) = match keep {
+        Keep::Digest => (signed_digest(entry, &cells), None),
+        Keep::Material => {
+            let m = signed_material(entry, cells);
+            (m.digest.clone(), Some(m))
+        }
+    };
     let verdict = decide(Facts {
         entry: &entry.id,
         signoff: project.signoffs.get(&entry.id),
         people: &project.people,
-        digest: &material.digest,
+        digest: &digest,
         stale: &stale,
         unsupported: &unsupported,
     });
@@ -175,6 +198,7 @@ pub(crate) fn assess(project: &Project, entry: &Entry, today: NaiveDate) -> Resu
     Ok(Assessment {
         id: entry.id.clone(),
         verdict,
+        digest,
         material,
         markdown: body.markdown,
         tables,

@@ -15,12 +15,12 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use assess::{assess, assess_collecting};
+use assess::{assess, assess_collecting, Keep};
 pub use assess::{assess_all, assess_one};
 pub use output::{copy_dir, write_site, Staging, DRAFTS_MARKER, MARKER};
 pub use project::Project;
 pub use session::{Rebuilt, Session};
-pub use signing::{sign_selected, Selection};
+pub use signing::{kept_material, sign_selected, Selection};
 
 use crate::content::EntryId;
 use crate::error::{Error, Result};
@@ -89,7 +89,7 @@ impl BuildReport {
 pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     let (project, mut errors) = Project::load_collecting(&opts.root)?;
     let tera = load_templates(&project.layout.templates());
-    let (assessments, assess_errors) = assess_collecting(&project, opts.today);
+    let (assessments, assess_errors) = assess_collecting(&project, opts.today, Keep::Digest);
     errors.extend(assess_errors);
     let tera = match tera {
         Ok(tera) if errors.is_empty() => tera,
@@ -207,7 +207,7 @@ pub fn review_status(project: &Project, assessments: &[Assessment]) -> StatusRep
             entry: e,
             signoff: project.signoffs.get(&e.id),
             verdict: &a.verdict,
-            material: &a.material,
+            digest: &a.digest,
             warnings: &a.warnings,
             people: &project.people,
         })
@@ -219,7 +219,7 @@ pub fn review_status(project: &Project, assessments: &[Assessment]) -> StatusRep
 /// every phase is reported together, sorted by file and line.
 pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<BuildReport> {
     let (project, mut errors) = Project::load_collecting(root)?;
-    let (assessments, assess_errors) = assess_collecting(&project, today);
+    let (assessments, assess_errors) = assess_collecting(&project, today, Keep::Digest);
     errors.extend(assess_errors);
     match load_templates(&project.layout.templates()) {
         Ok(tera) => errors.extend(render_errors(&project, &tera, &assessments, today)),

@@ -32,10 +32,11 @@ use crate::render::site_links::{page_links, PageLinks, SiteLinkIndex};
 use crate::render::templates::load_templates;
 use crate::review::{load_signoff, signoff_path};
 
+use super::assess::Keep;
 use super::output::absolute;
 use super::project::check_citations;
 use super::{
-    assess, assess_all, render_through, write_site, Assessment, BuildOptions, BuildReport,
+    assess, assess_collecting, render_through, write_site, Assessment, BuildOptions, BuildReport,
     OutputFile, Project,
 };
 
@@ -344,7 +345,9 @@ impl State {
     fn load(opts: &BuildOptions) -> Result<(State, Rebuilt)> {
         let project = Project::load(&opts.root)?;
         let tera = load_templates(&project.layout.templates())?;
-        let assessments = assess_all(&project, opts.today)?;
+        // The digests only: serve never signs, and holds every assessment between edits.
+        let (assessments, errors) = assess_collecting(&project, opts.today, Keep::Digest);
+        Error::sorted(errors)?;
         let files = std::sync::Mutex::new(Vec::new());
         let mut rendered = render_through(opts, &project, &tera, &assessments, &|f| {
             files.lock().unwrap_or_else(|p| p.into_inner()).push(f);
@@ -443,7 +446,7 @@ impl State {
             let (Some(i), Some(e)) = (self.index_of(id), project.content.get(id)) else {
                 continue;
             };
-            assessed.push((i, assess(project, e, opts.today)?));
+            assessed.push((i, assess(project, e, opts.today, Keep::Digest)?));
         }
 
         let mut pages = self.pages.clone();

@@ -68,7 +68,7 @@ pub fn sign_selected(
                 ready_for(
                     project.signoffs.get(&a.id),
                     &a.verdict,
-                    &a.material.digest,
+                    &a.digest,
                     role,
                     &person,
                 )
@@ -83,7 +83,7 @@ pub fn sign_selected(
                 &reviews,
                 &a.id,
                 project.signoffs.get(&a.id),
-                &a.material,
+                kept_material(a)?,
                 role,
                 &person,
                 signer,
@@ -101,4 +101,11 @@ pub fn sign_selected(
     }
     Error::collect(errors)?;
     Ok(done)
+}
+
+/// The signed text of an assessment made for signing (`assess_one`, `assess_all` keep it).
+pub fn kept_material(a: &Assessment) -> Result<&crate::review::SignedMaterial> {
+    a.material
+        .as_ref()
+        .ok_or_else(|| Error::Other(format!("{}: signed text was not kept", a.id)))
 }

@@ -21,7 +21,11 @@ use super::values::Resolved;
 pub struct Assessment {
     pub id: EntryId,
     pub verdict: Verdict,
-    pub material: SignedMaterial,
+    /// The digest of what the page shows: what a signature made now would cover.
+    pub digest: String,
+    /// The signed text and its stored bytes, kept only where they are used (signing,
+    /// `review diff`): a build needs only the digest.
+    pub material: Option<SignedMaterial>,
     /// The body with its `value()`/`ratio()` calls replaced by recorded numbers.
     pub markdown: String,
     pub tables: Vec<TableView>,

@@ -56,18 +56,92 @@ pub fn cited_records(entry: &Entry) -> Vec<(String, String)> {
     out
 }
 
-/// The digest of an entry with the cells its page shows (gathered by the assess stage).
+/// The digest of an entry with the cells its page shows (gathered by the assess stage),
+/// with the signed text and its stored bytes: what `review sign` writes and `review diff`
+/// compares.
 pub fn signed_material(entry: &Entry, cells: BTreeMap<String, String>) -> SignedMaterial {
+    let mut bytes = Vec::new();
+    write_signed(entry, &cells, &mut bytes);
     let text = SignedText {
         entry: entry.id.to_string(),
         text: entry.raw.clone(),
         cells,
     };
-    // Serializing a struct of strings and a string map cannot fail.
-    let bytes = serde_json::to_vec_pretty(&text).unwrap_or_default();
     SignedMaterial {
         digest: format!("sha256:{}", hex::encode(Sha256::digest(&bytes))),
         text,
         bytes,
+    }
+}
+
+/// The same digest as [`signed_material`], hashed as the bytes are made and keeping none
+/// of them: a build needs only the digest, and holding every entry's signed text (a copy
+/// of the file and of the expanded body) was most of its memory.
+pub fn signed_digest(entry: &Entry, cells: &BTreeMap<String, String>) -> String {
+    let mut hasher = HashWriter(Sha256::new());
+    write_signed(entry, cells, &mut hasher);
+    format!("sha256:{}", hex::encode(hasher.0.finalize()))
+}
+
+/// The stored form of a [`SignedText`], written from borrowed parts: the one place its
+/// bytes are made, so the digest and the stored text cannot disagree.
+fn write_signed(entry: &Entry, cells: &BTreeMap<String, String>, out: &mut impl std::io::Write) {
+    /// [`SignedText`] borrowed: the same fields in the same order, so the same JSON.
+    #[derive(Serialize)]
+    struct Borrowed<'a> {
+        entry: String,
+        text: &'a str,
+        cells: &'a BTreeMap<String, String>,
+    }
+    let text = Borrowed {
+        entry: entry.id.to_string(),
+        text: &entry.raw,
+        cells,
+    };
+    // Serializing a struct of strings and a string map into memory or a hasher cannot fail.
+    let _ = serde_json::to_writer_pretty(out, &text);
+}
+
+struct HashWriter(Sha256);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::{EntryId, FrontMatter, Kind};
+
+    fn entry() -> Entry {
+        let raw = "---\ntitle: \"What is \\\"it\\\"?\"\nsummary: S.\n---\nBody ü \u{1F600}.\n";
+        Entry {
+            id: EntryId::new(Kind::Term, "it"),
+            path: "content/terms/it.md".into(),
+            raw: raw.into(),
+            meta: serde_yaml::from_str::<FrontMatter>("title: t\nsummary: s\n").unwrap(),
+            body: "Body.\n".into(),
+            body_line: 5,
+        }
+    }
+
+    #[test]
+    fn digest_alone_equals_the_digest_of_the_stored_text() {
+        let mut cells = BTreeMap::new();
+        cells.insert("table 1 row a, column 1 ms".to_string(), "1.5".to_string());
+        cells.insert("body as shown".to_string(), "Body \"quoted\"\n".to_string());
+        let e = entry();
+        let full = signed_material(&e, cells.clone());
+        assert_eq!(signed_digest(&e, &cells), full.digest);
+        // The stored bytes are the signed text's own JSON, so `review diff` reads back
+        // exactly what was hashed.
+        assert_eq!(serde_json::to_vec_pretty(&full.text).unwrap(), full.bytes);
     }
 }

@@ -21,7 +21,7 @@ mod signatures;
 mod status;
 
 pub use diff::{cell_changes, CellChange, SinceSigned};
-pub use digest::{cited_records, signed_material, SignedMaterial, SignedText};
+pub use digest::{cited_records, signed_digest, signed_material, SignedMaterial, SignedText};
 pub use error::ReviewError;
 pub use gate::{check_signature, decide, Facts, Refusal, Role, Verdict};
 pub use input::ReviewInput;

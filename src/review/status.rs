@@ -11,7 +11,6 @@ use crate::content::Entry;
 
 use crate::trust::People;
 
-use super::digest::SignedMaterial;
 use super::gate::{Refusal, Role, Verdict};
 use super::signatures::{SignOff, Signature};
 
@@ -81,8 +80,8 @@ pub struct Gated<'a> {
     pub entry: &'a Entry,
     pub signoff: Option<&'a SignOff>,
     pub verdict: &'a Verdict,
-    /// What a signature made now would cover.
-    pub material: &'a SignedMaterial,
+    /// The digest of what a signature made now would cover.
+    pub digest: &'a str,
     /// Not refusals: old sources.
     pub warnings: &'a [String],
     /// For the signers' registered names.
@@ -121,7 +120,7 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
                 .get(&s.person)
                 .map_or_else(|| s.person.clone(), |p| p.name.clone()),
             date: s.date(),
-            current: s.digest == g.material.digest,
+            current: s.digest == g.digest,
             invalid: invalid(role),
         })
     };
@@ -338,7 +337,7 @@ mod tests {
             entry: &entry,
             signoff,
             verdict: &verdict,
-            material: &material,
+            digest: &material.digest,
             warnings: &["an old source".to_string()],
             people: &people,
         })

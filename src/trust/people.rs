@@ -106,7 +106,7 @@ impl People {
             if !id_ok {
                 err(
                     p.id.span().start,
-                    format!("person id {id:?}: use lowercase ASCII letters, digits and '-' (e.g. \"ada-l\")"),
+                    format!("person id {id:?}: use lowercase ASCII letters, digits and '-' (e.g. \"author-a\")"),
                 );
                 continue;
             }

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 use glossary::content::EntryId;
-use glossary::pipeline::{assess_one, Project};
+use glossary::pipeline::{assess_one, kept_material, Project};
 use glossary::review::{sign as sign_entry, Role};
 use glossary::trust::Signer;
 
@@ -122,7 +122,7 @@ pub fn sign_as(
         &project.layout.reviews(),
         id,
         project.signoffs.get(id),
-        &a.material,
+        kept_material(&a).expect("assess_one keeps the signed text"),
         role,
         &who,
         &signer,
@@ -145,11 +145,11 @@ pub fn sign_unchecked(
     let (project, ids) = Project::load_entries(root, &[id.to_string()]).expect("project loads");
     let entry = project.content.get(&ids[0]).expect("entry exists");
     let a = assess_one(&project, entry, time.date_naive()).expect("entry assesses");
-    let msg = statement(id, role, person, &a.material.digest, &time);
+    let msg = statement(id, role, person, &a.digest, &time);
     let sig = Signature {
         person: person.into(),
         time,
-        digest: a.material.digest.clone(),
+        digest: a.digest.clone(),
         signature: signer(person)
             .sign(glossary::trust::REVIEW_NAMESPACE, msg.as_bytes())
             .expect("sign"),
@@ -160,6 +160,13 @@ pub fn sign_unchecked(
         Role::Reviewer => signoff.reviewer = Some(sig),
     }
     let reviews = project.layout.reviews();
-    save_text(&reviews, &a.material.digest, &a.material.bytes).expect("save text");
+    save_text(
+        &reviews,
+        &a.digest,
+        &kept_material(&a)
+            .expect("assess_one keeps the signed text")
+            .bytes,
+    )
+    .expect("save text");
     save_signoff(&reviews, id, &signoff).expect("save signoff");
 }

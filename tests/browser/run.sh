@@ -22,10 +22,12 @@ cd "$repo"
 # dir shared with other checkouts from swapping the binary under the tests.
 profile="${GLOSSARY_PROFILE:-dev}"
 cargo build --quiet --profile "$profile"
-# The synthetic corpus writer for the 10,000-entry search test (a dev tool: its feature
-# builds a second copy of the library beside the first, so neither build undoes the other).
-cargo build --quiet --profile "$profile" --features corpus --bin glossary-corpus
+# The 10,000-entry search test writes the synthetic corpus (a dev tool, `--features corpus`)
+# and builds it: in release, as unoptimized signing and building at that size take many
+# minutes against seconds.
+cargo build --quiet --release --features corpus --bins
 target="${CARGO_TARGET_DIR:-$repo/target}"
+export GLOSSARY_RELEASE_DIR="$target/release"
 [[ "$profile" == dev ]] && profile_dir=debug || profile_dir="$profile"
 export GLOSSARY_BIN="$target/$profile_dir/glossary"
 

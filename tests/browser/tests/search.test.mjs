@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { build, corpusBin, launch, noChromium, repo, screenshotPath } from './support.mjs';
+import { build, corpusBin, launch, noChromium, releaseBin, repo, screenshotPath } from './support.mjs';
 
 /// Cut words as the build and search.js do (src/render/search.rs `tokens`).
 function tokens(s) {
@@ -69,7 +69,7 @@ describe('search over the 10,000-entry synthetic corpus', { skip: noChromium }, 
       '--templates', path.join(repo, 'templates')], { encoding: 'utf8' });
     assert.equal(wrote.status, 0, `glossary-corpus write failed:\n${wrote.stderr}`);
     site = path.join(tmp, 'site');
-    const built = build(root, site);
+    const built = spawnSync(releaseBin, ['build', '--root', root, '--out', site], { encoding: 'utf8' });
     assert.equal(built.status, 0, `build failed:\n${built.stderr}`);
     const dir = path.join(root, 'content', 'terms');
     entries = fs.readdirSync(dir).filter((f) => f.endsWith('.md')).map((f) => readEntry(path.join(dir, f)));

@@ -4,6 +4,9 @@ use clap::{Parser, Subcommand};
 
 use glossary::cmd;
 
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Build a GPU-programming glossary whose numbers come from measured runs.
 #[derive(Parser)]
 #[command(name = "glossary", version, about)]

@@ -11,7 +11,7 @@ use glossary::error::{Error, Result};
 use glossary::measure::record::{GpuInfo, Record, RECORD_SCHEMA};
 use glossary::measure::spec::Experiment;
 use glossary::pipeline::{assess_all, kept_material, Project};
-use glossary::review::{save_signoff, save_text, statement, Role, SignOff, Signature};
+use glossary::review::{save_signoffs, statement, Role, SignOff, Signature};
 use glossary::trust::{Signer, REVIEW_NAMESPACE};
 
 use super::model::{self, Corpus, Term};
@@ -206,7 +206,7 @@ fn sign_all(corpus: &Corpus, root: &Path, keys: &ThrowawayKeys) -> Result<()> {
         .and_hms_opt(12, 0, 0)
         .unwrap_or_default()
         .and_utc();
-    let results: Vec<Result<()>> = assessments
+    let signed: Vec<Result<SignOff>> = assessments
         .par_iter()
         .map(|a| {
             let digest = &a.digest;
@@ -221,16 +221,24 @@ fn sign_all(corpus: &Corpus, root: &Path, keys: &ThrowawayKeys) -> Result<()> {
                         .map_err(|e| Error::Other(e.to_string()))?,
                 })
             };
-            let signoff = SignOff {
+            Ok(SignOff {
                 author: Some(sig(Role::Author, model::AUTHOR, &keys.author)?),
                 reviewer: Some(sig(Role::Reviewer, model::REVIEWER, &keys.reviewer)?),
-            };
-            save_text(&reviews, digest, &kept_material(a)?.bytes)?;
-            save_signoff(&reviews, &a.id, &signoff)?;
-            Ok(())
+            })
         })
         .collect();
-    Error::collect(results.into_iter().filter_map(|r| r.err()).collect())
+    let mut items = Vec::with_capacity(signed.len());
+    let mut errors = Vec::new();
+    for (a, s) in assessments.iter().zip(&signed) {
+        match (s, kept_material(a)) {
+            (Ok(s), Ok(material)) => items.push((&a.id, s, material)),
+            (Err(e), _) => errors.push(Error::Other(e.to_string())),
+            (_, Err(e)) => errors.push(e),
+        }
+    }
+    Error::collect(errors)?;
+    // One flush to disk for all 2N files, as `review sign --all-ready` writes them.
+    save_signoffs(&reviews, &items)
 }
 
 pub(super) fn write_file(path: &Path, text: &str) -> Result<()> {

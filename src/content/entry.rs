@@ -95,6 +95,14 @@ impl Entry {
         self.meta.name.as_deref().unwrap_or(&self.meta.title)
     }
 
+    /// Drop the file's text (`raw`, `body`), keeping its id, path and front matter: for a
+    /// build, once the entry is assessed (its digest taken, its body expanded), so a large
+    /// site's texts are not all in memory at once. Nothing may read the text afterwards.
+    pub fn thin(&mut self) {
+        self.raw = String::new();
+        self.body = String::new();
+    }
+
     /// The terms this entry says it uses (lessons and guides), in order.
     pub fn term_uses(&self) -> &[TermUse] {
         &self.meta.terms

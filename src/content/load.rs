@@ -120,6 +120,19 @@ pub fn load_content(content_dir: &Path) -> Result<Content> {
 /// Load every entry under `content_dir`, with every problem found. An entry that cannot
 /// be parsed is kept as a placeholder (see `Content::broken`).
 pub fn load_content_collecting(content_dir: &Path) -> (Content, Vec<Error>) {
+    let (content, _, errors) = load_content_visiting(content_dir, &|_| ());
+    (content, errors)
+}
+
+/// [`load_content_collecting`], handing each entry to `visit` as soon as it is parsed, in
+/// parallel, and returning what `visit` made, by entry id in file order. `visit` may
+/// [`Entry::thin`] the entry once it has what it needs: a build assesses each entry there
+/// and drops its text, so the texts of all entries are never in memory at once.
+/// Placeholders for entries that failed to parse are not visited.
+pub fn load_content_visiting<T: Send>(
+    content_dir: &Path,
+    visit: &(dyn Fn(&mut Entry) -> T + Sync),
+) -> (Content, Vec<(EntryId, T)>, Vec<Error>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     // Symlinks are followed when they stay inside the project (content_dir's parent).
@@ -177,26 +190,33 @@ pub fn load_content_collecting(content_dir: &Path) -> (Content, Vec<Error>) {
         }
     }
 
-    let parsed: Vec<(Entry, Option<Error>)> = files
+    let parsed: Vec<(Entry, Result<T>)> = files
         .into_par_iter()
         .map(|(kind, path)| match parse_entry(kind, path.clone()) {
-            Ok(e) => (e, None),
-            Err(why) => (placeholder(kind, path), Some(why)),
+            Ok(mut e) => {
+                let made = visit(&mut e);
+                (e, Ok(made))
+            }
+            Err(why) => (placeholder(kind, path), Err(why)),
         })
         .collect();
     let mut entries = Vec::with_capacity(parsed.len());
+    let mut visited = Vec::with_capacity(parsed.len());
     let mut broken = std::collections::HashSet::new();
-    for (entry, error) in parsed {
-        if let Some(error) = error {
-            errors.push(error);
-            broken.insert(entry.id.clone());
+    for (entry, made) in parsed {
+        match made {
+            Ok(made) => visited.push((entry.id.clone(), made)),
+            Err(error) => {
+                errors.push(error);
+                broken.insert(entry.id.clone());
+            }
         }
         entries.push(entry);
     }
     errors.extend(check_entries(&entries, &broken));
     let mut content = Content::index(entries);
     content.broken = broken;
-    (content, errors)
+    (content, visited, errors)
 }
 
 /// The stand-in for an entry whose file failed to parse: its id (from a readable `slug:`

@@ -15,5 +15,7 @@ pub use entry::{
     Claim, ClaimTest, DiagramRef, Entry, EntryId, FrontMatter, Kind, Source, TableRef, TermUse,
 };
 pub use front_matter::{line_of_reference, parse_front_matter, split_front_matter};
-pub use load::{load_content, load_content_collecting, load_entry, read_entry, Content};
+pub use load::{
+    load_content, load_content_collecting, load_content_visiting, load_entry, read_entry, Content,
+};
 pub use validate::{check_references, check_section, is_valid_slug, Known};

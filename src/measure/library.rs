@@ -92,15 +92,42 @@ pub fn short_digest(digest: &str) -> &str {
 
 impl Library {
     pub fn load(measurements: &Path) -> Result<Library> {
-        let mut lib = Library::default();
         let Ok(read) = std::fs::read_dir(measurements) else {
-            return Ok(lib);
+            return Ok(Library::default());
         };
         let mut dirs: Vec<PathBuf> = read
             .filter_map(|d| d.ok().map(|d| d.path()))
             .filter(|p| p.join(EXPERIMENT_FILE).is_file())
             .collect();
         dirs.sort();
+        Library::load_dirs(dirs)
+    }
+
+    /// The named experiments alone, with their records: what one entry's citations need
+    /// (signing one entry reads the experiments it cites, not every one). A name with no
+    /// experiment folder is left out, as `load` would leave it out, so the citation check
+    /// reports it the same way.
+    pub fn load_only<'a>(
+        measurements: &Path,
+        experiments: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Library> {
+        let mut dirs: Vec<PathBuf> = experiments
+            .into_iter()
+            .filter(|id| {
+                let p = Path::new(id);
+                p.components().count() == 1
+                    && matches!(p.components().next(), Some(std::path::Component::Normal(_)))
+            })
+            .map(|id| measurements.join(id))
+            .filter(|p| p.join(EXPERIMENT_FILE).is_file())
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        Library::load_dirs(dirs)
+    }
+
+    fn load_dirs(dirs: Vec<PathBuf>) -> Result<Library> {
+        let mut lib = Library::default();
         let mut errors = Vec::new();
         for dir in dirs {
             match Experiment::load(&dir) {

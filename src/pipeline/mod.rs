@@ -22,7 +22,7 @@ pub use project::Project;
 pub use session::{Rebuilt, Session};
 pub use signing::{kept_material, sign_selected, Selection};
 
-use crate::content::EntryId;
+use crate::content::{Entry, EntryId};
 use crate::error::{Error, Result};
 use crate::render::pages::{render_site, render_site_into, SiteLinks};
 use crate::render::site_links::{page_links, SiteLinkIndex};
@@ -86,7 +86,73 @@ impl BuildReport {
 
 /// Load, check, gate, render and write the site. On any error nothing is written, and
 /// every error of every phase is reported, sorted by file and line.
+///
+/// Memory: each entry is assessed as it is read and its text dropped at once
+/// ([`Entry::thin`]), so a large site's texts are never all in memory. That path only
+/// knows whether something failed; a project with errors is loaded again whole, which
+/// finds and reports every error with its line.
 pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
+    match build_streaming(opts)? {
+        Some(report) => Ok(report),
+        None => build_whole(opts),
+    }
+}
+
+/// The build of a project with no errors, assessing each entry as it is read. None: there
+/// was an error (nothing written); `build_whole` reports it.
+fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
+    let today = opts.today;
+    let visit = |project: &Project, e: &mut Entry| -> Option<Result<Assessment>> {
+        // A diagram's preset is loaded after the content: such an entry is assessed then.
+        if e.meta.diagram.is_some() {
+            return None;
+        }
+        let assessed = assess(project, e, today, Keep::Digest);
+        e.thin();
+        Some(assessed)
+    };
+    let (project, mut visited, failed) = Project::load_visiting(&opts.root, &visit)?;
+    if failed {
+        return Ok(None);
+    }
+    // Entries are sorted by id; so are their assessments, once sorted.
+    visited.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut visited = visited.into_iter().peekable();
+    let mut assessments = Vec::with_capacity(project.content.entries.len());
+    for e in &project.content.entries {
+        let made = match visited.next_if(|(id, _)| id == &e.id) {
+            Some((_, Some(made))) => made,
+            _ => assess(&project, e, today, Keep::Digest),
+        };
+        match made {
+            Ok(a) => assessments.push(a),
+            Err(_) => return Ok(None),
+        }
+    }
+    drop(visited);
+    let Ok(tera) = load_templates(&project.layout.templates()) else {
+        return Ok(None);
+    };
+    let out = output_dir(opts, &project);
+    let static_dir = project.layout.templates().join("static");
+    let staging = Staging::begin(&out, opts.drafts)?;
+    let site = render_through(opts, &project, &tera, &assessments, &|f| {
+        staging.write(&f.path, &f.bytes)
+    });
+    // A render error may name a line only the dropped text gives: report from the whole
+    // project. The staging folder is abandoned; the site is untouched.
+    let Ok(mut site) = site else { return Ok(None) };
+    site.site_links.check(&static_dir, None)?;
+    staging.finish(Some(&static_dir))?;
+    site.report.pages_written = site.files_made;
+    // Freeing a large project takes a while; hand it to a thread so the caller (the CLI,
+    // about to exit) does not wait for it.
+    std::thread::spawn(move || drop((project, tera, assessments, site.site_links)));
+    Ok(Some(site.report))
+}
+
+/// The build with the whole project in memory: every error of every phase reported.
+fn build_whole(opts: &BuildOptions) -> Result<BuildReport> {
     let (project, mut errors) = Project::load_collecting(&opts.root)?;
     let tera = load_templates(&project.layout.templates());
     let (assessments, assess_errors) = assess_collecting(&project, opts.today, Keep::Digest);
@@ -249,4 +315,62 @@ fn render_errors(
         )
     });
     checked.err().map(Error::flatten).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+        walkdir::WalkDir::new(dir)
+            .into_iter()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                let bytes = std::fs::read(e.path()).unwrap();
+                (e.path().strip_prefix(dir).unwrap().to_path_buf(), bytes)
+            })
+            .collect()
+    }
+
+    /// The build that thins entries as it reads them must write what the build holding
+    /// the whole project writes: the repository's own content (diagrams, measured tables,
+    /// value calls) and the realistic corpus fixture, as drafts so every page is made.
+    #[test]
+    fn streaming_build_writes_what_the_whole_build_writes() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let fixture = tempfile::tempdir().unwrap();
+        copy_dir(&repo.join("tests/fixtures/sites/corpus"), fixture.path()).unwrap();
+        copy_dir(&repo.join("templates"), &fixture.path().join("templates")).unwrap();
+        for root in [repo.to_path_buf(), fixture.path().to_path_buf()] {
+            let tmp = tempfile::tempdir().unwrap();
+            let opts = |out: &str| BuildOptions {
+                root: root.clone(),
+                out: Some(tmp.path().join(out)),
+                drafts: true,
+                today: NaiveDate::from_ymd_opt(2026, 12, 1).unwrap(),
+            };
+            let streamed = build_streaming(&opts("streamed")).unwrap();
+            let streamed = streamed.expect("the project builds without errors");
+            let whole = build_whole(&opts("whole")).unwrap();
+            assert_eq!(streamed.summary(), whole.summary());
+            assert_eq!(streamed.pages_written, whole.pages_written);
+            let (a, b) = (
+                snapshot(&tmp.path().join("streamed")),
+                snapshot(&tmp.path().join("whole")),
+            );
+            assert!(a.len() > 10, "{}: only {} files", root.display(), a.len());
+            assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+            for (path, bytes) in &a {
+                assert!(
+                    bytes == &b[path],
+                    "{}: {} differs",
+                    root.display(),
+                    path.display()
+                );
+            }
+        }
+    }
 }

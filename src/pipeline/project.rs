@@ -9,7 +9,8 @@ use chrono::NaiveDate;
 use tera::Tera;
 
 use crate::content::{
-    check_references, load_content_collecting, read_entry, Content, Entry, EntryId, Kind, Known,
+    check_references, load_content_collecting, load_content_visiting, read_entry, Content, Entry,
+    EntryId, Kind, Known,
 };
 use crate::error::{Error, Location, Result};
 use crate::measure::Library;
@@ -17,7 +18,8 @@ use crate::render::diagram::DiagramPresets;
 use crate::render::navigation::Navigation;
 use crate::render::{Assessment, RenderInput};
 use crate::review::{
-    load_signoff, load_signoffs, resolve_entry, signoff_path, ReviewError, ReviewInput, SignOffs,
+    load_all_signoffs, load_signoff, load_signoffs, resolve_entry, signoff_path, ReviewError,
+    ReviewInput, SignOffs,
 };
 use crate::trust::People;
 
@@ -65,24 +67,80 @@ impl Project {
             errors.extend(e.flatten());
             SignOffs::default()
         });
-        let mut diagrams = DiagramPresets::default();
-        for entry in &content.entries {
-            errors.extend(check_citations(entry, &config, &library));
-            errors.extend(crate::content::check_section(entry, &config.sections));
-            errors.extend(check_diagram(entry, &config, &layout, &mut diagrams));
+        let mut project = Project {
+            layout,
+            config,
+            content,
+            library,
+            signoffs,
+            people,
+            diagrams: DiagramPresets::default(),
+        };
+        errors.extend(project.check_entries());
+        Ok((project, errors))
+    }
+
+    /// Per entry, what needs the rest of the project: citations, section, diagram (whose
+    /// preset is kept for rendering).
+    fn check_entries(&mut self) -> Vec<Error> {
+        let mut errors = Vec::new();
+        for entry in &self.content.entries {
+            errors.extend(check_citations(entry, &self.config, &self.library));
+            errors.extend(crate::content::check_section(entry, &self.config.sections));
+            errors.extend(check_diagram(
+                entry,
+                &self.config,
+                &self.layout,
+                &mut self.diagrams,
+            ));
         }
-        Ok((
-            Project {
-                layout,
-                config,
-                content,
-                library,
-                signoffs,
-                people,
-                diagrams,
-            },
-            errors,
-        ))
+        errors
+    }
+
+    /// Load as [`Project::load_collecting`] does, handing each entry to `visit` as soon as
+    /// it is read, with the project as loaded so far: everything but the content and the
+    /// diagram presets (an entry with a diagram is best left for after the load). A build
+    /// assesses and thins each entry there, so it never holds every entry's text.
+    ///
+    /// Whether there were errors is all this tells: their messages may lack the lines a
+    /// thinned entry's text would give. On any error, load with `load_collecting` to
+    /// report them.
+    pub(crate) fn load_visiting<T: Send>(
+        root: &Path,
+        visit: &(dyn Fn(&Project, &mut Entry) -> T + Sync),
+    ) -> Result<(Project, Vec<(EntryId, T)>, bool)> {
+        let layout = Layout::new(root);
+        let config = Config::load(root)?;
+        let mut failed = false;
+        let library = Library::load(&layout.measurements()).unwrap_or_else(|_| {
+            failed = true;
+            Library::default()
+        });
+        let people = People::load(&layout.people()).unwrap_or_else(|_| {
+            failed = true;
+            People::default()
+        });
+        let signoffs = load_all_signoffs(&layout.reviews()).unwrap_or_else(|_| {
+            failed = true;
+            SignOffs::default()
+        });
+        let mut project = Project {
+            layout,
+            config,
+            content: Content::default(),
+            library,
+            signoffs,
+            people,
+            diagrams: DiagramPresets::default(),
+        };
+        let (content, visited, errors) =
+            load_content_visiting(&project.layout.content(), &|e| visit(&project, e));
+        failed |= !errors.is_empty();
+        // Signatures for an entry that does not exist.
+        failed |= project.signoffs.keys().any(|id| content.get(id).is_none());
+        project.content = content;
+        failed |= !project.check_entries().is_empty();
+        Ok((project, visited, failed))
     }
 
     /// What the review workflow (sign, diff, status) reads of this project.
@@ -183,10 +241,14 @@ impl Project {
             }
         }
         let ids: Vec<EntryId> = entries.iter().map(|e| e.id.clone()).collect();
-        let library = Library::load(&layout.measurements()).unwrap_or_else(|e| {
-            errors.extend(e.flatten());
-            Library::default()
-        });
+        // The experiments these entries cite, and only those.
+        let cited: std::collections::BTreeSet<String> =
+            entries.iter().flat_map(cited_experiments).collect();
+        let library = Library::load_only(&layout.measurements(), cited.iter().map(String::as_str))
+            .unwrap_or_else(|e| {
+                errors.extend(e.flatten());
+                Library::default()
+            });
         let people = People::load(&layout.people()).unwrap_or_else(|e| {
             errors.extend(e.flatten());
             People::default()
@@ -239,6 +301,26 @@ impl Project {
             .collect::<std::result::Result<Vec<_>, _>>()?;
         Ok((project, ids))
     }
+}
+
+/// Every experiment an entry names: its tables, claims, diagram and `experiment=` in
+/// body calls (whose records `value()` reads must be among them to resolve).
+fn cited_experiments(entry: &Entry) -> Vec<String> {
+    let mut out: Vec<String> = crate::review::cited_records(entry)
+        .into_iter()
+        .map(|(e, _)| e)
+        .collect();
+    out.extend(
+        entry
+            .meta
+            .claims
+            .iter()
+            .filter_map(|c| c.experiment.clone()),
+    );
+    if let Some(d) = &entry.meta.diagram {
+        out.extend(d.experiment.clone());
+    }
+    out
 }
 
 /// Citations must name an experiment and node that exist and columns that exist. (Whether

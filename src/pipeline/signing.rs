@@ -9,7 +9,9 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::render::Assessment;
-use crate::review::{ready_for, sign, signer_person, ReviewError, Role, Signed};
+use crate::review::{
+    ready_for, save_signed, signature_for, signer_person, ReviewError, Role, Signed, SignedMaterial,
+};
 use crate::trust::Signer;
 
 use super::assess::{assess_all, assess_one};
@@ -76,19 +78,23 @@ pub fn sign_selected(
             .collect(),
     };
     let reviews = project.layout.reviews();
-    let results: Vec<Result<Signed>> = chosen
+    // Signing is a key operation per entry and independent; the files are written
+    // together afterwards, with one flush to disk for all of them.
+    let results: Vec<Result<(Signed, &SignedMaterial)>> = chosen
         .par_iter()
         .map(|a| {
-            sign(
+            let material = kept_material(a)?;
+            let signed = signature_for(
                 &reviews,
                 &a.id,
                 project.signoffs.get(&a.id),
-                kept_material(a)?,
+                material,
                 role,
                 &person,
                 signer,
                 now,
-            )
+            )?;
+            Ok((signed, material))
         })
         .collect();
     let mut done = Vec::new();
@@ -99,8 +105,12 @@ pub fn sign_selected(
             Err(e) => errors.push(e),
         }
     }
+    let written: Vec<(&Signed, &SignedMaterial)> = done.iter().map(|(s, m)| (s, *m)).collect();
+    if let Err(e) = save_signed(&reviews, &written) {
+        errors.push(e);
+    }
     Error::collect(errors)?;
-    Ok(done)
+    Ok(done.into_iter().map(|(s, _)| s).collect())
 }
 
 /// The signed text of an assessment made for signing (`assess_one`, `assess_all` keep it).

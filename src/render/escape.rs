@@ -8,18 +8,26 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// [`escape`], appending to `out` (the highlighter escapes token by token).
+/// [`escape`], appending to `out` (the highlighter escapes token by token). Copies the
+/// runs between special characters whole: most text has none, and pushing it char by char
+/// was a visible share of a build's time.
 pub fn escape_into(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
+    let mut plain = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let entity = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        // The five are ASCII, so `i` is a char boundary.
+        out.push_str(&s[plain..i]);
+        out.push_str(entity);
+        plain = i + 1;
     }
+    out.push_str(&s[plain..]);
 }
 
 #[cfg(test)]
@@ -33,5 +41,7 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;/a&gt;"
         );
         assert_eq!(escape("é ✓"), "é ✓");
+        assert_eq!(escape("é<ü>&"), "é&lt;ü&gt;&amp;");
+        assert_eq!(escape(""), "");
     }
 }

@@ -70,14 +70,20 @@ pub fn options() -> Options {
 
 /// Render `markdown`. `first_line` is the file line the body starts on.
 pub fn render(markdown: &str, first_line: usize, policy: &LinkPolicy<'_>) -> RenderedMarkdown {
-    render_as(markdown, first_line, policy, true)
+    render_as(markdown, first_line, policy, true, true)
 }
 
 /// Heading ids, links and text as [`render`] finds them, without the HTML: no code is
 /// highlighted. A build checks every page's links this way before rendering any page, so
 /// it never holds every page's HTML at once.
 pub fn outline(markdown: &str, first_line: usize, policy: &LinkPolicy<'_>) -> RenderedMarkdown {
-    render_as(markdown, first_line, policy, false)
+    render_as(markdown, first_line, policy, false, true)
+}
+
+/// [`render`] without the search text (left empty): a build already has it from
+/// [`outline`], and gathering a page's distinct words again was a tenth of the build.
+pub fn render_html(markdown: &str, first_line: usize, policy: &LinkPolicy<'_>) -> RenderedMarkdown {
+    render_as(markdown, first_line, policy, true, false)
 }
 
 fn render_as(
@@ -85,6 +91,7 @@ fn render_as(
     first_line: usize,
     policy: &LinkPolicy<'_>,
     with_html: bool,
+    with_text: bool,
 ) -> RenderedMarkdown {
     let line_starts: Vec<usize> = std::iter::once(0)
         .chain(markdown.match_indices('\n').map(|(i, _)| i + 1))
@@ -113,8 +120,10 @@ fn render_as(
                         let html = highlight::code_block(lang, buf);
                         events.push(Event::Html(CowStr::from(html)));
                     }
-                    out.text.push_str(buf);
-                    out.text.push('\n');
+                    if with_text {
+                        out.text.push_str(buf);
+                        out.text.push('\n');
+                    }
                     code = None;
                 }
                 _ => {}
@@ -204,8 +213,10 @@ fn render_as(
                         });
                     }
                     out.heading_ids.push(id);
-                    out.text.push_str(&text);
-                    out.text.push('\n');
+                    if with_text {
+                        out.text.push_str(&text);
+                        out.text.push('\n');
+                    }
                     events.extend(text_events);
                 }
                 events.push(Event::End(TagEnd::Heading(level)));
@@ -261,7 +272,7 @@ fn render_as(
                 events.push(Event::Html(CowStr::from("</div>")));
             }
             Event::Text(t) => {
-                if heading.is_none() {
+                if heading.is_none() && with_text {
                     out.text.push_str(&t);
                     out.text.push(' ');
                 }
@@ -276,7 +287,9 @@ fn render_as(
             out.html = sanitize(&out.html);
         }
     }
-    out.text = super::search::distinct_words(&out.text);
+    if with_text {
+        out.text = super::search::distinct_words(&out.text);
+    }
     out
 }
 
@@ -475,6 +488,10 @@ mod tests {
         assert_eq!(full.links, outline.links);
         assert_eq!(full.text, outline.text);
         assert!(outline.html.is_empty());
+        let html = render_html(md, 1, &policy);
+        assert_eq!(html.html, full.html);
+        assert_eq!(html.heading_ids, full.heading_ids);
+        assert!(html.text.is_empty());
     }
 
     #[test]

@@ -222,7 +222,8 @@ pub fn render_site_into(
                 .filter(|e| input.pages.contains(&e.id))
                 .try_for_each(|e| {
                     let a = by_id[&e.id];
-                    let r = render_page_markdown(input, e, Some(a));
+                    // The text for search came from pass 1.
+                    let r = page_markdown(input, e, Some(a), super::markdown::render_html);
                     sink(render_page(input, e, a, r)?)
                 })
         },

@@ -220,8 +220,15 @@ fn attributes<'a>(
     names: &'a [&'a str],
 ) -> impl Iterator<Item = (&'a str, String, usize)> + 'a {
     let mut from = 0;
+    let bytes = html.as_bytes();
     std::iter::from_fn(move || loop {
-        let eq = html[from..].find("=\"")? + from;
+        // `="`, found by its `=` (a byte search, unlike a two-byte pattern, which sets up a
+        // substring searcher per call: this runs over every page a build writes).
+        let eq = html[from..].find('=')? + from;
+        if bytes.get(eq + 1) != Some(&b'"') {
+            from = eq + 1;
+            continue;
+        }
         let start = eq + 2;
         let end = html[start..].find('"').map_or(html.len(), |e| start + e);
         from = end;

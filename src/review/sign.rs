@@ -8,13 +8,14 @@ use chrono::{DateTime, Utc};
 
 use crate::content::EntryId;
 use crate::error::Result;
+use crate::trust::names::skeleton;
 use crate::trust::sshsig::{fingerprint, REVIEW_NAMESPACE};
 use crate::trust::{People, Person, Signer};
 
 use super::digest::SignedMaterial;
 use super::error::ReviewError;
 use super::gate::{Refusal, Role, Verdict};
-use super::signatures::{save_signoff, save_text, statement, SignOff, Signature};
+use super::signatures::{save_signed, signoff_path, statement, SignOff, Signature};
 
 /// What a successful signing did.
 #[derive(Debug)]
@@ -31,6 +32,8 @@ pub struct Signed {
     /// The other role's signature, when it covers different content than was just signed:
     /// it stays in the file, but counts as "changed" until its signer signs again.
     pub other_out_of_date: Option<(Role, Signature)>,
+    /// The entry's signatures with this one in place: what `save_signed` writes to `path`.
+    pub signoff: SignOff,
 }
 
 /// The registered person a key belongs to.
@@ -43,10 +46,39 @@ pub fn signer_person<'p>(people: &'p People, signer: &Signer) -> Result<&'p Pers
         })
 }
 
-/// Sign `entry` as `role`: the statement over `material`'s digest is signed with `signer`,
-/// the signed text kept under its digest, and the entry's signature file rewritten.
+/// Sign `entry` as `role` and write its signature file (and the signed text, if not kept
+/// yet). For one entry; several are signed with [`signature_for`] and written together.
 #[allow(clippy::too_many_arguments)]
 pub fn sign(
+    reviews_dir: &Path,
+    entry: &EntryId,
+    existing: Option<&SignOff>,
+    material: &SignedMaterial,
+    role: Role,
+    person: &Person,
+    signer: &Signer,
+    now: DateTime<Utc>,
+) -> Result<Signed> {
+    let signed = signature_for(
+        reviews_dir,
+        entry,
+        existing,
+        material,
+        role,
+        person,
+        signer,
+        now,
+    )?;
+    save_signed(reviews_dir, &[(&signed, material)])?;
+    Ok(signed)
+}
+
+/// Sign `entry` as `role`: the statement over `material`'s digest is signed with `signer`,
+/// and the entry's signatures with this one in place come back. Nothing is written here:
+/// the caller writes every signed entry together (`save_signed`), so signing many entries
+/// flushes the disk once, not once per file.
+#[allow(clippy::too_many_arguments)]
+pub fn signature_for(
     reviews_dir: &Path,
     entry: &EntryId,
     existing: Option<&SignOff>,
@@ -70,21 +102,20 @@ pub fn sign(
         digest: material.digest.clone(),
         signature: armored,
     };
-    save_text(reviews_dir, &material.digest, &material.bytes)?;
     let (updated, replaced) = with_signature(existing, role, signature.clone());
-    let path = save_signoff(reviews_dir, entry, &updated)?;
     let other = match role {
-        Role::Author => updated.reviewer.map(|s| (Role::Reviewer, s)),
-        Role::Reviewer => updated.author.map(|s| (Role::Author, s)),
+        Role::Author => updated.reviewer.clone().map(|s| (Role::Reviewer, s)),
+        Role::Reviewer => updated.author.clone().map(|s| (Role::Author, s)),
     };
     Ok(Signed {
         entry: entry.clone(),
         role,
         signature,
         name: person.name.clone(),
-        path,
+        path: signoff_path(reviews_dir, entry),
         replaced,
         other_out_of_date: other.filter(|(_, s)| s.digest != material.digest),
+        signoff: updated,
     })
 }
 
@@ -100,8 +131,12 @@ pub fn check_signer(
         Role::Author => (Role::Reviewer, existing.reviewer.as_ref()),
         Role::Reviewer => (Role::Author, existing.author.as_ref()),
     };
+    // Compared as a reader would (case, width, invisible characters, look-alike
+    // letters): a signature file edited to spell the other signer's id differently must
+    // not let that person sign the second role.
+    let same = |a: &str, b: &str| a == b || skeleton(a) == skeleton(b);
     match other {
-        Some(o) if o.person == person => Err(ReviewError::SelfReview {
+        Some(o) if same(&o.person, person) => Err(ReviewError::SelfReview {
             entry: entry.to_string(),
             role,
             person: person.to_string(),
@@ -222,6 +257,27 @@ mod tests {
         let err = check_signer(&id(), &s, Role::Reviewer, "author-a").unwrap_err();
         assert!(err.to_string().contains("as its author on"), "{err}");
         assert!(check_signer(&id(), &s, Role::Reviewer, "reviewer-b").is_ok());
+    }
+
+    #[test]
+    fn refuses_the_author_as_reviewer_in_any_spelling() {
+        for spelling in [
+            "Author-A",
+            "AUTHOR-A",
+            "author\u{200B}-a",
+            "\u{0430}uthor-a",
+            "ａｕｔｈｏｒ-ａ",
+        ] {
+            let s = SignOff {
+                author: Some(sig(spelling)),
+                reviewer: None,
+            };
+            let err = check_signer(&id(), &s, Role::Reviewer, "author-a").unwrap_err();
+            assert!(
+                err.to_string().contains("as its author on"),
+                "{spelling}: {err}"
+            );
+        }
     }
 
     #[test]

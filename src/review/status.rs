@@ -332,6 +332,7 @@ mod tests {
             digest: &material.digest,
             stale,
             unsupported: &[],
+            checked: None,
         });
         entry_status(Gated {
             entry: &entry,

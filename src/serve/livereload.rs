@@ -3,39 +3,93 @@
 //! from the generation it was served at. Long polling needs nothing but plain HTTP
 //! responses, so it works through any proxy and with the simple server we use.
 
+use std::collections::HashMap;
 use std::sync::{Condvar, Mutex, RwLock};
 use std::time::Duration;
 
-use super::rebuild::{RebuildOutcome, SiteFiles};
+use super::rebuild::{RebuildOutcome, SiteFiles, SiteUpdate};
 
 pub const ENDPOINT: &str = "/__livereload";
 
 /// How long a poll waits before answering "nothing new"; the script polls again.
 const POLL_WAIT: Duration = Duration::from_secs(20);
 
-/// The site being served and the state of the last build.
+/// The site being served and the state of the last build. A rebuild changes the served
+/// files in place (a few files, not a copy of the whole map), under a short write lock.
 pub struct SiteState {
-    current: RwLock<Snapshot>,
+    current: RwLock<Site>,
     generation: Mutex<u64>,
     changed: Condvar,
 }
 
-#[derive(Clone)]
-pub struct Snapshot {
+pub struct Site {
     pub generation: u64,
     /// The last site that built; kept while a broken edit is being fixed.
-    pub files: std::sync::Arc<SiteFiles>,
+    pub files: SiteFiles,
     /// The last build's error, if it failed.
     pub error: Option<String>,
+    /// The generation at which each file last changed (or went away): a page reloads only
+    /// when what it shows changed, not on every rebuild of some other page.
+    changed_at: HashMap<String, u64>,
+    /// The generation at which every page changed: the error appeared, changed or went,
+    /// or a static file (a style sheet, a script) every page uses changed.
+    all_changed_at: u64,
+}
+
+impl Site {
+    /// Whether the page at `key` (or, where there is none, the 404 page shown instead)
+    /// changed after generation `since`.
+    fn page_changed(&self, key: &str, since: u64) -> bool {
+        let after = |k: &str| self.changed_at.get(k).is_some_and(|&g| g > since);
+        self.all_changed_at > since
+            || after(key)
+            || (!self.files.contains_key(key) && after("404.html"))
+    }
+
+    fn apply(&mut self, update: SiteUpdate) {
+        let generation = self.generation;
+        let mut changed = |key: &str, changed_at: &mut HashMap<String, u64>| {
+            if key.starts_with("static/") {
+                self.all_changed_at = generation;
+            }
+            changed_at.insert(key.to_string(), generation);
+        };
+        if update.full {
+            let old = std::mem::take(&mut self.files);
+            for (key, bytes) in update.files {
+                if old.get(&key).is_none_or(|b| b != &bytes) {
+                    changed(&key, &mut self.changed_at);
+                }
+                self.files.insert(key, bytes);
+            }
+            for key in old.keys().filter(|k| !self.files.contains_key(*k)) {
+                changed(key, &mut self.changed_at);
+            }
+            return;
+        }
+        for key in update.removed {
+            if self.files.remove(&key).is_some() {
+                changed(&key, &mut self.changed_at);
+            }
+        }
+        for (key, bytes) in update.files {
+            if self.files.get(&key).is_none_or(|b| b != &bytes) {
+                changed(&key, &mut self.changed_at);
+                self.files.insert(key, bytes);
+            }
+        }
+    }
 }
 
 impl SiteState {
     pub fn new(first: RebuildOutcome) -> SiteState {
         let state = SiteState {
-            current: RwLock::new(Snapshot {
+            current: RwLock::new(Site {
                 generation: 0,
-                files: Default::default(),
+                files: SiteFiles::new(),
                 error: None,
+                changed_at: HashMap::new(),
+                all_changed_at: 0,
             }),
             generation: Mutex::new(0),
             changed: Condvar::new(),
@@ -44,11 +98,9 @@ impl SiteState {
         state
     }
 
-    pub fn snapshot(&self) -> Snapshot {
-        self.current
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+    /// Look at the served site (hold it briefly: a rebuild waits for readers).
+    pub fn read<R>(&self, f: impl FnOnce(&Site) -> R) -> R {
+        f(&self.current.read().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// Make a rebuild's outcome the served state and wake every waiting page.
@@ -59,36 +111,57 @@ impl SiteState {
             let mut cur = self.current.write().unwrap_or_else(|p| p.into_inner());
             cur.generation = *generation;
             match outcome {
-                RebuildOutcome::Built { files, .. } => {
-                    cur.files = std::sync::Arc::new(files);
-                    cur.error = None;
+                RebuildOutcome::Built { update, .. } => {
+                    if cur.error.take().is_some() {
+                        cur.all_changed_at = *generation;
+                    }
+                    cur.apply(update);
                 }
-                RebuildOutcome::Failed { message, .. } => cur.error = Some(message),
+                RebuildOutcome::Failed { message, .. } => {
+                    if cur.error.as_ref() != Some(&message) {
+                        cur.all_changed_at = *generation;
+                    }
+                    cur.error = Some(message);
+                }
             }
         }
         self.changed.notify_all();
     }
 
-    /// Block until the generation differs from `since` or the wait times out; return the
-    /// generation then.
-    pub fn wait_for_change(&self, since: u64) -> u64 {
+    /// Block until the site changed after generation `since` (with `page`, until that
+    /// page changed) or the wait times out. Returns the generation then if it changed,
+    /// else `since`.
+    pub fn wait_for_change(&self, since: u64, page: Option<&str>) -> u64 {
+        let changed = |g: u64| match page {
+            None => g != since,
+            Some(key) => self.read(|site| site.page_changed(key, since)),
+        };
         let generation = self.generation.lock().unwrap_or_else(|p| p.into_inner());
         let (generation, _) = self
             .changed
-            .wait_timeout_while(generation, POLL_WAIT, |g| *g == since)
+            .wait_timeout_while(generation, POLL_WAIT, |g| !changed(*g))
             .unwrap_or_else(|p| p.into_inner());
-        *generation
+        if changed(*generation) {
+            *generation
+        } else {
+            since
+        }
     }
 }
 
-/// The script added to a served HTML page built at `generation`.
-pub fn script(generation: u64) -> String {
+/// The script added to the served HTML page `key` (`terms/x/index.html`) at `generation`.
+pub fn script(generation: u64, key: &str) -> String {
+    // A JSON string is a JavaScript string; `</` escaped so it cannot end the script.
+    let page = serde_json::to_string(key)
+        .unwrap_or_else(|_| "\"\"".into())
+        .replace("</", "<\\/");
     format!(
         r#"<script>
 (function () {{
   var served = {generation};
+  var page = {page};
   function poll() {{
-    fetch('{ENDPOINT}?since=' + served, {{ cache: 'no-store' }})
+    fetch('{ENDPOINT}?since=' + served + '&page=' + encodeURIComponent(page), {{ cache: 'no-store' }})
       .then(function (r) {{ return r.text(); }})
       .then(function (t) {{
         if (parseInt(t, 10) !== served) window.location.reload();
@@ -103,9 +176,10 @@ pub fn script(generation: u64) -> String {
     )
 }
 
-/// `html` with the live-reload script before its last `</body>` (or at the end).
-pub fn inject(html: &[u8], generation: u64) -> Vec<u8> {
-    let script = script(generation);
+/// `html` (served as `key`) with the live-reload script before its last `</body>` (or at
+/// the end).
+pub fn inject(html: &[u8], generation: u64, key: &str) -> Vec<u8> {
+    let script = script(generation, key);
     let needle = b"</body>";
     let at = html
         .windows(needle.len())
@@ -118,22 +192,28 @@ pub fn inject(html: &[u8], generation: u64) -> Vec<u8> {
     out
 }
 
-/// The page shown instead of any HTML page while the build is broken.
-pub fn error_page(message: &str, generation: u64) -> Vec<u8> {
+/// The page shown instead of the HTML page `key` while the build is broken.
+pub fn error_page(message: &str, generation: u64, key: &str) -> Vec<u8> {
     let body = format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Build failed</title>\n<link rel=\"stylesheet\" href=\"/static/style.css\">\n</head>\n<body>\n<main id=\"main\">\n<h1>Build failed</h1>\n<p>The last save broke the build. Fix the problem below and save again; this page reloads by itself.</p>\n<pre class=\"serve-error\" id=\"serve-error\">{}</pre>\n</main>\n</body>\n</html>\n",
         crate::render::escape::escape(message)
     );
-    inject(body.as_bytes(), generation)
+    inject(body.as_bytes(), generation, key)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn script_goes_before_the_closing_body_tag() {
-        let out = String::from_utf8(inject(b"<html><body><p>x</p></body></html>", 7)).unwrap();
+        let out = String::from_utf8(inject(
+            b"<html><body><p>x</p></body></html>",
+            7,
+            "a/index.html",
+        ))
+        .unwrap();
         let script_at = out.find("var served = 7").unwrap();
         assert!(script_at < out.find("</body>").unwrap());
         assert!(out.ends_with("</body></html>"));
@@ -141,7 +221,7 @@ mod tests {
 
     #[test]
     fn error_page_escapes_the_message() {
-        let page = String::from_utf8(error_page("bad <tag> & more", 3)).unwrap();
+        let page = String::from_utf8(error_page("bad <tag> & more", 3, "index.html")).unwrap();
         assert!(page.contains("bad &lt;tag&gt; &amp; more"));
     }
 
@@ -151,6 +231,64 @@ mod tests {
             message: "x".into(),
             took: Duration::ZERO,
         });
-        assert_eq!(state.wait_for_change(0), 1);
+        assert_eq!(state.wait_for_change(0, None), 1);
+        assert_eq!(state.wait_for_change(0, Some("index.html")), 1);
+    }
+
+    fn built(full: bool, files: &[(&str, &str)], removed: &[&str]) -> RebuildOutcome {
+        RebuildOutcome::Built {
+            update: SiteUpdate {
+                full,
+                files: files
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), Arc::new(v.as_bytes().to_vec())))
+                    .collect(),
+                removed: removed.iter().map(|k| k.to_string()).collect(),
+            },
+            summary: String::new(),
+            took: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn a_page_is_told_to_reload_only_when_it_changed() {
+        let state = SiteState::new(built(
+            true,
+            &[
+                ("a/index.html", "a"),
+                ("b/index.html", "b"),
+                ("404.html", "nf"),
+            ],
+            &[],
+        ));
+        let changed = |key: &str, since| state.read(|s| s.page_changed(key, since));
+        // Generation 2 rewrites b with the same bytes and changes a.
+        state.publish(built(
+            false,
+            &[("a/index.html", "a2"), ("b/index.html", "b")],
+            &[],
+        ));
+        assert!(changed("a/index.html", 1));
+        assert!(!changed("b/index.html", 1));
+        assert!(
+            !changed("c/index.html", 1),
+            "a missing page shows the 404 page"
+        );
+        // A removed page changed; a page that appears does too.
+        state.publish(built(false, &[("c/index.html", "c")], &["b/index.html"]));
+        assert!(changed("b/index.html", 2));
+        assert!(changed("c/index.html", 2));
+        assert!(!changed("a/index.html", 2));
+        // A style sheet changes every page; so does an error, and its going.
+        state.publish(built(false, &[("static/style.css", "x")], &[]));
+        assert!(changed("a/index.html", 3));
+        state.publish(RebuildOutcome::Failed {
+            message: "broken".into(),
+            took: Duration::ZERO,
+        });
+        assert!(changed("a/index.html", 4));
+        state.publish(built(false, &[], &[]));
+        assert!(changed("a/index.html", 5));
+        assert!(!changed("a/index.html", 6));
     }
 }

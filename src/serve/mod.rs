@@ -3,7 +3,8 @@
 //!
 //! - [`rebuild`]: the one place a rebuild happens, timed; a failed build keeps the last good
 //!   site and carries the error to show;
-//! - [`watch`]: file-system events on the project's sources, debounced into one rebuild;
+//! - [`watch`]: file-system events on the project's sources, a save handed over as soon
+//!   as it is complete; deferred work runs between saves;
 //! - [`livereload`]: the generation counter pages long-poll, and the script injected into
 //!   served HTML (never into built files);
 //! - [`server`]: HTTP: path resolution that refuses anything outside the site, responses.
@@ -35,6 +36,8 @@ pub fn serve(opts: &ServeOptions) -> Result<()> {
         .root
         .canonicalize()
         .map_err(|e| Error::io(&opts.root, e))?;
+    // Watch first: whatever is saved during the first build is rebuilt right after it.
+    let watch = watch::SourceWatch::start(&root)?;
     let mut rebuilder = rebuild::Rebuilder::new(&root, opts.drafts);
     let state = Arc::new(livereload::SiteState::new(rebuilder.rebuild(&[])));
     let http = tiny_http::Server::http((opts.bind, opts.port))
@@ -50,7 +53,15 @@ pub fn serve(opts: &ServeOptions) -> Result<()> {
     );
     let server_state = state.clone();
     std::thread::spawn(move || server::run(http, server_state));
-    watch::watch(&root, |changed| {
-        state.publish(rebuilder.rebuild(changed));
-    })
+    let rebuilder = std::cell::RefCell::new(rebuilder);
+    watch.run(
+        |changed| state.publish(rebuilder.borrow_mut().rebuild(changed)),
+        || match rebuilder.borrow_mut().catch_up() {
+            Some(outcome) => {
+                state.publish(outcome);
+                true
+            }
+            None => false,
+        },
+    )
 }

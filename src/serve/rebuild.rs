@@ -14,10 +14,18 @@ use crate::pipeline::{BuildOptions, Rebuilt, Session};
 /// The served site: every file by its URL path relative to the root (`terms/x/index.html`).
 pub type SiteFiles = HashMap<String, Arc<Vec<u8>>>;
 
+/// The files one rebuild changed, to fold into the served site.
+pub struct SiteUpdate {
+    /// The whole site: `files` replace every file.
+    pub full: bool,
+    pub files: Vec<(String, Arc<Vec<u8>>)>,
+    pub removed: Vec<String>,
+}
+
 /// What one rebuild produced.
 pub enum RebuildOutcome {
     Built {
-        files: SiteFiles,
+        update: SiteUpdate,
         summary: String,
         took: Duration,
     },
@@ -30,7 +38,6 @@ pub struct Rebuilder {
     drafts: bool,
     /// None until a first build succeeds.
     session: Option<Session>,
-    files: SiteFiles,
 }
 
 impl Rebuilder {
@@ -39,7 +46,6 @@ impl Rebuilder {
             root: root.to_path_buf(),
             drafts,
             session: None,
-            files: SiteFiles::new(),
         }
     }
 
@@ -60,8 +66,9 @@ impl Rebuilder {
                 site
             }),
         };
-        match result.and_then(|site| self.apply(site)) {
-            Ok((count, summary)) => {
+        match result.and_then(update) {
+            Ok((update, summary)) => {
+                let count = update.files.len();
                 let took = started.elapsed();
                 let cause = match changed {
                     [] => "built".to_string(),
@@ -71,7 +78,7 @@ impl Rebuilder {
                 print!("{summary}");
                 println!("{cause}: {count} files written in {:.1} ms", ms(took));
                 RebuildOutcome::Built {
-                    files: self.files.clone(),
+                    update,
                     summary,
                     took,
                 }
@@ -93,20 +100,30 @@ impl Rebuilder {
         }
     }
 
-    /// Fold a rebuild into the served files; returns how many files it wrote.
-    fn apply(&mut self, site: Rebuilt) -> crate::Result<(usize, String)> {
-        let count = site.files.len();
-        if site.full {
-            self.files = static_files(&site.static_dir)?;
-        }
-        for path in &site.removed {
-            self.files.remove(&url_key(path));
-        }
-        for f in site.files {
-            self.files.insert(url_key(&f.path), Arc::new(f.bytes));
-        }
-        Ok((count, site.report.summary()))
+    /// Work an edit deferred (see `Session::catch_up`), one slice at a time; None when
+    /// there is none left.
+    pub fn catch_up(&mut self) -> Option<RebuildOutcome> {
+        None
     }
+}
+
+/// What a rebuild changed, keyed as served, and its report's summary.
+fn update(site: Rebuilt) -> crate::Result<(SiteUpdate, String)> {
+    let mut files: Vec<(String, Arc<Vec<u8>>)> = Vec::with_capacity(site.files.len());
+    if site.full {
+        files.extend(static_files(&site.static_dir)?);
+    }
+    files.extend(
+        site.files
+            .into_iter()
+            .map(|f| (url_key(&f.path), Arc::new(f.bytes))),
+    );
+    let update = SiteUpdate {
+        full: site.full,
+        files,
+        removed: site.removed.iter().map(|p| url_key(p)).collect(),
+    };
+    Ok((update, site.report.summary()))
 }
 
 fn url_key(path: &Path) -> String {
@@ -122,8 +139,8 @@ fn display_rel(root: &Path, p: &Path) -> String {
 }
 
 /// `templates/static`, served at `static/`.
-fn static_files(static_dir: &Path) -> crate::Result<SiteFiles> {
-    let mut files = SiteFiles::new();
+fn static_files(static_dir: &Path) -> crate::Result<Vec<(String, Arc<Vec<u8>>)>> {
+    let mut files = Vec::new();
     if static_dir.is_dir() {
         for item in walkdir::WalkDir::new(static_dir) {
             let item =
@@ -133,7 +150,7 @@ fn static_files(static_dir: &Path) -> crate::Result<SiteFiles> {
             }
             let rel = item.path().strip_prefix(static_dir).unwrap_or(item.path());
             let bytes = std::fs::read(item.path()).map_err(|e| crate::Error::io(item.path(), e))?;
-            files.insert(format!("static/{}", url_key(rel)), Arc::new(bytes));
+            files.push((format!("static/{}", url_key(rel)), Arc::new(bytes)));
         }
     }
     Ok(files)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tiny_http::{Header, Method, Request, Response, Server};
 
-use super::livereload::{error_page, inject, SiteState, ENDPOINT};
+use super::livereload::{error_page, inject, Site, SiteState, ENDPOINT};
 
 /// Where a request path leads.
 #[derive(Debug, PartialEq, Eq)]
@@ -16,8 +16,9 @@ pub enum Route {
     File(String),
     /// A folder without its trailing slash: redirect so relative links resolve.
     AddSlash(String),
-    /// The live-reload poll, with the generation the page has.
-    LiveReload { since: u64 },
+    /// The live-reload poll, with the generation the page has and, from a served page,
+    /// its key (then the poll answers only when that page changed).
+    LiveReload { since: u64, page: Option<String> },
     /// Outside the site or malformed: 403.
     Forbidden,
 }
@@ -37,52 +38,93 @@ fn respond(request: Request, state: &SiteState) -> std::io::Result<()> {
     if !matches!(request.method(), Method::Get | Method::Head) {
         return request.respond(text(405, "only GET and HEAD are served\n"));
     }
-    let resolved = resolve(request.url());
-    let snapshot = state.snapshot();
-    match resolved {
+    match resolve(request.url()) {
         Route::Forbidden => request.respond(text(403, "forbidden: outside the site\n")),
-        Route::LiveReload { since } => {
-            let generation = if since == snapshot.generation {
-                state.wait_for_change(since)
-            } else {
-                snapshot.generation
-            };
+        Route::LiveReload { since, page } => {
+            let generation = state.wait_for_change(since, page.as_deref());
             request.respond(text(200, &generation.to_string()).with_header(no_store()))
         }
         Route::AddSlash(path) => respond_redirect(request, &path),
         Route::File(key) => {
-            let is_html = key.ends_with(".html");
-            if let (Some(message), true) = (&snapshot.error, is_html) {
-                let page = error_page(message, snapshot.generation);
-                return request.respond(
-                    Response::from_data(page)
+            let found = state.read(|site| find(site, &key));
+            match found {
+                Found::Redirect => respond_redirect(request, &key),
+                Found::Missing => request.respond(text(404, "not found\n")),
+                Found::Error {
+                    message,
+                    generation,
+                } => request.respond(
+                    Response::from_data(error_page(&message, generation, &key))
                         .with_status_code(500)
-                        .with_header(content_type("text/html; charset=utf-8"))
+                        .with_header(content_type(HTML))
                         .with_header(no_store()),
-                );
+                ),
+                Found::File {
+                    status,
+                    mime,
+                    bytes,
+                    generation,
+                } => {
+                    let body = if mime == HTML {
+                        inject(&bytes, generation, &key)
+                    } else {
+                        bytes.to_vec()
+                    };
+                    request.respond(
+                        Response::from_data(body)
+                            .with_status_code(status)
+                            .with_header(content_type(mime))
+                            .with_header(no_store()),
+                    )
+                }
             }
-            let (status, key) = if snapshot.files.contains_key(&key) {
-                (200, key)
-            } else if snapshot.files.contains_key(&format!("{key}/index.html")) {
-                return respond_redirect(request, &key);
-            } else {
-                (404, "404.html".to_string())
-            };
-            let Some(bytes) = snapshot.files.get(&key) else {
-                return request.respond(text(404, "not found\n"));
-            };
-            let body = if key.ends_with(".html") {
-                inject(bytes, snapshot.generation)
-            } else {
-                bytes.to_vec()
-            };
-            request.respond(
-                Response::from_data(body)
-                    .with_status_code(status)
-                    .with_header(content_type(mime(&key)))
-                    .with_header(no_store()),
-            )
         }
+    }
+}
+
+/// What a file request gets, looked up under the site's read lock and answered after it.
+enum Found {
+    File {
+        status: u16,
+        /// Of the file served: the one asked for, or the 404 page.
+        mime: &'static str,
+        bytes: Arc<Vec<u8>>,
+        generation: u64,
+    },
+    Redirect,
+    Missing,
+    Error {
+        message: String,
+        generation: u64,
+    },
+}
+
+fn find(site: &Site, key: &str) -> Found {
+    if let (Some(message), true) = (&site.error, key.ends_with(".html")) {
+        return Found::Error {
+            message: message.clone(),
+            generation: site.generation,
+        };
+    }
+    if let Some(bytes) = site.files.get(key) {
+        return Found::File {
+            status: 200,
+            mime: mime(key),
+            bytes: bytes.clone(),
+            generation: site.generation,
+        };
+    }
+    if site.files.contains_key(&format!("{key}/index.html")) {
+        return Found::Redirect;
+    }
+    match site.files.get("404.html") {
+        Some(bytes) => Found::File {
+            status: 404,
+            mime: HTML,
+            bytes: bytes.clone(),
+            generation: site.generation,
+        },
+        None => Found::Missing,
     }
 }
 
@@ -127,13 +169,15 @@ pub fn resolve(target: &str) -> Route {
         return Route::Forbidden;
     }
     if decoded == ENDPOINT {
-        let since = query
-            .into_iter()
-            .flat_map(|q| q.split('&'))
-            .find_map(|kv| kv.strip_prefix("since="))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        return Route::LiveReload { since };
+        let param = |name: &str| {
+            query
+                .into_iter()
+                .flat_map(|q| q.split('&'))
+                .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+        };
+        let since = param("since").and_then(|v| v.parse().ok()).unwrap_or(0);
+        let page = param("page").and_then(percent_decode);
+        return Route::LiveReload { since, page };
     }
     let mut segments = Vec::new();
     for seg in decoded[1..].split('/') {
@@ -173,9 +217,11 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+const HTML: &str = "text/html; charset=utf-8";
+
 fn mime(key: &str) -> &'static str {
     match key.rsplit_once('.').map(|(_, ext)| ext) {
-        Some("html") => "text/html; charset=utf-8",
+        Some("html") => HTML,
         Some("css") => "text/css; charset=utf-8",
         Some("js") => "text/javascript; charset=utf-8",
         Some("json") => "application/json",
@@ -235,7 +281,17 @@ mod tests {
         );
         assert_eq!(
             resolve("/__livereload?since=4"),
-            Route::LiveReload { since: 4 }
+            Route::LiveReload {
+                since: 4,
+                page: None
+            }
+        );
+        assert_eq!(
+            resolve("/__livereload?since=4&page=terms%2Fx%2Findex.html"),
+            Route::LiveReload {
+                since: 4,
+                page: Some("terms/x/index.html".into())
+            }
         );
     }
 

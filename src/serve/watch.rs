@@ -1,70 +1,160 @@
 //! Watching a project's sources: `content/`, `templates/`, `measurements/` and
-//! `glossary.toml`. Editors save in bursts (write, rename, chmod), so events are collected
-//! until the sources have been quiet for [`DEBOUNCE`], then handed over as one change.
+//! `glossary.toml`.
+//!
+//! A save is handed over as soon as it is complete, not after a fixed quiet time: the
+//! watch starts before the first build (so nothing saved meanwhile is lost), and a burst
+//! of events ends when every file written in it has been closed (inotify's close-write)
+//! and nothing more arrived for [`SETTLE`]. Editors save in bursts (write, rename,
+//! chmod, a backup removed) that take well under a millisecond, so [`SETTLE`] only
+//! gathers those; a file still open for writing (a slow writer) holds the burst open up to
+//! [`OPEN_WRITE_WAIT`] after its last event, so it is not read half-written.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use notify::{RecursiveMode, Watcher};
+use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind};
+use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::config::{Layout, CONFIG_FILE};
 use crate::error::{Error, Result};
 
-pub const DEBOUNCE: Duration = Duration::from_millis(50);
+/// Quiet time that ends a burst once no file in it is open for writing.
+pub const SETTLE: Duration = Duration::from_millis(2);
+/// Quiet time that ends a burst while a file in it is still open for writing.
+pub const OPEN_WRITE_WAIT: Duration = Duration::from_millis(100);
 
-/// Call `on_change` with the changed paths after each burst of changes. Runs until the
-/// watcher fails.
-pub fn watch(root: &Path, mut on_change: impl FnMut(&[PathBuf])) -> Result<()> {
-    let root = root.canonicalize().map_err(|e| Error::io(root, e))?;
-    let layout = Layout::new(&root);
-    let (tx, rx) = mpsc::channel();
-    let mut watcher = notify::recommended_watcher(tx)
-        .map_err(|e| Error::Other(format!("cannot watch {}: {e}", root.display())))?;
-    let dirs = [layout.content(), layout.templates(), layout.measurements()];
-    for dir in dirs.iter().filter(|d| d.is_dir()) {
+/// A watch on a project's sources, started (events are queued) but not yet consumed.
+pub struct SourceWatch {
+    root: PathBuf,
+    layout: Layout,
+    rx: mpsc::Receiver<notify::Result<notify::Event>>,
+    // Dropping it ends the watch.
+    _watcher: RecommendedWatcher,
+}
+
+impl SourceWatch {
+    pub fn start(root: &Path) -> Result<SourceWatch> {
+        let root = root.canonicalize().map_err(|e| Error::io(root, e))?;
+        let layout = Layout::new(&root);
+        let (tx, rx) = mpsc::channel();
+        let mut watcher = notify::recommended_watcher(tx)
+            .map_err(|e| Error::Other(format!("cannot watch {}: {e}", root.display())))?;
+        let dirs = [layout.content(), layout.templates(), layout.measurements()];
+        for dir in dirs.iter().filter(|d| d.is_dir()) {
+            watcher
+                .watch(dir, RecursiveMode::Recursive)
+                .map_err(|e| Error::Other(format!("cannot watch {}: {e}", dir.display())))?;
+        }
+        // The root itself, not recursively: `glossary.toml` is often replaced by a rename,
+        // which a watch on the file would miss, and new source folders appear here.
         watcher
-            .watch(dir, RecursiveMode::Recursive)
-            .map_err(|e| Error::Other(format!("cannot watch {}: {e}", dir.display())))?;
+            .watch(&root, RecursiveMode::NonRecursive)
+            .map_err(|e| Error::Other(format!("cannot watch {}: {e}", root.display())))?;
+        Ok(SourceWatch {
+            root,
+            layout,
+            rx,
+            _watcher: watcher,
+        })
     }
-    // The root itself, not recursively: `glossary.toml` is often replaced by a rename,
-    // which a watch on the file would miss, and new source folders appear here.
-    watcher
-        .watch(&root, RecursiveMode::NonRecursive)
-        .map_err(|e| Error::Other(format!("cannot watch {}: {e}", root.display())))?;
-    let is_source = |p: &Path| {
-        p.starts_with(layout.content())
-            || p.starts_with(layout.templates())
-            || p.starts_with(layout.measurements())
-            || p == root.join(CONFIG_FILE)
-    };
 
-    loop {
-        let first = rx
-            .recv()
-            .map_err(|_| Error::Other("the file watcher stopped".into()))?;
-        let mut changed: Vec<PathBuf> = Vec::new();
-        let mut note = |event: notify::Result<notify::Event>| match event {
-            Ok(e) if !matches!(e.kind, notify::EventKind::Access(_)) => {
-                changed.extend(e.paths.into_iter().filter(|p| is_source(p)))
-            }
-            Ok(_) => {}
-            Err(e) => eprintln!("warning: file watcher: {e}"),
-        };
-        note(first);
+    fn is_source(&self, p: &Path) -> bool {
+        p.starts_with(self.layout.content())
+            || p.starts_with(self.layout.templates())
+            || p.starts_with(self.layout.measurements())
+            || p == self.root.join(CONFIG_FILE)
+    }
+
+    /// Call `on_change` with the changed paths after each burst of changes. While
+    /// `on_idle` has work left (it returns true) and no change is waiting, it is called
+    /// again: deferred work runs only while the author is not saving. Runs until the
+    /// watcher fails.
+    pub fn run(
+        self,
+        mut on_change: impl FnMut(&[PathBuf]),
+        mut on_idle: impl FnMut() -> bool,
+    ) -> Result<()> {
+        let stopped = || Error::Other("the file watcher stopped".into());
+        let mut idle_work = false;
         loop {
-            match rx.recv_timeout(DEBOUNCE) {
-                Ok(event) => note(event),
-                Err(mpsc::RecvTimeoutError::Timeout) => break,
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return Err(Error::Other("the file watcher stopped".into()))
+            let first = if idle_work {
+                match self.rx.try_recv() {
+                    Ok(event) => event,
+                    Err(mpsc::TryRecvError::Empty) => {
+                        idle_work = on_idle();
+                        continue;
+                    }
+                    Err(mpsc::TryRecvError::Disconnected) => return Err(stopped()),
+                }
+            } else {
+                self.rx.recv().map_err(|_| stopped())?
+            };
+            let mut burst = Burst::default();
+            burst.note(first, |p| self.is_source(p));
+            loop {
+                let quiet = if burst.open.is_empty() {
+                    SETTLE
+                } else {
+                    OPEN_WRITE_WAIT
+                };
+                match self.rx.recv_timeout(quiet) {
+                    Ok(event) => burst.note(event, |p| self.is_source(p)),
+                    Err(mpsc::RecvTimeoutError::Timeout) => break,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => return Err(stopped()),
                 }
             }
+            let mut changed = burst.changed;
+            changed.sort();
+            changed.dedup();
+            if !changed.is_empty() {
+                on_change(&changed);
+                idle_work = true;
+            }
         }
-        changed.sort();
-        changed.dedup();
-        if !changed.is_empty() {
-            on_change(&changed);
+    }
+}
+
+/// The events of one save.
+#[derive(Default)]
+struct Burst {
+    changed: Vec<PathBuf>,
+    /// Files written to and not yet closed.
+    open: HashSet<PathBuf>,
+}
+
+impl Burst {
+    fn note(&mut self, event: notify::Result<notify::Event>, is_source: impl Fn(&Path) -> bool) {
+        let event = match event {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("warning: file watcher: {e}");
+                return;
+            }
+        };
+        let paths = event.paths.into_iter().filter(|p| is_source(p));
+        match event.kind {
+            EventKind::Access(AccessKind::Close(AccessMode::Write)) => {
+                for p in paths {
+                    self.open.remove(&p);
+                    self.changed.push(p);
+                }
+            }
+            EventKind::Access(_) => {}
+            EventKind::Modify(ModifyKind::Data(_)) | EventKind::Create(CreateKind::File) => {
+                for p in paths {
+                    self.open.insert(p.clone());
+                    self.changed.push(p);
+                }
+            }
+            EventKind::Remove(_) => {
+                for p in paths {
+                    self.open.remove(&p);
+                    self.changed.push(p);
+                }
+            }
+            _ => self.changed.extend(paths),
         }
     }
 }

@@ -49,7 +49,10 @@ pub struct Signer {
 }
 
 enum How {
-    InProcess(Box<PrivateKey>),
+    /// An unencrypted private key, signed with here. An ed25519 one is also kept expanded:
+    /// ssh-key derives the public half again for every signature (a second scalar
+    /// multiplication), which was half of what signing 10,000 entries cost.
+    InProcess(Box<PrivateKey>, Option<Box<Ed25519Key>>),
     /// The key file `ssh-keygen` is given: an encrypted private key, or a public key whose
     /// private half is in the agent.
     Keygen(KeygenKey),
@@ -77,7 +80,7 @@ impl Signer {
             let how = if key.is_encrypted() {
                 How::Keygen(KeygenKey::File(path.to_path_buf()))
             } else {
-                How::InProcess(Box::new(key))
+                in_process(key)
             };
             return Ok(Signer { public, how });
         }
@@ -133,7 +136,7 @@ impl Signer {
             .map_err(|e| SshError::Sign(e.to_string()))?;
         Ok(Signer {
             public: key.public_key().clone(),
-            how: How::InProcess(Box::new(key)),
+            how: in_process(key),
         })
     }
 
@@ -141,7 +144,7 @@ impl Signer {
     /// key to another process.
     pub fn private_openssh(&self) -> Option<String> {
         match &self.how {
-            How::InProcess(k) => k.to_openssh(LineEnding::LF).ok().map(|s| s.to_string()),
+            How::InProcess(k, _) => k.to_openssh(LineEnding::LF).ok().map(|s| s.to_string()),
             How::Keygen(_) => None,
         }
     }
@@ -153,10 +156,14 @@ impl Signer {
     /// Sign `msg` in `namespace`; the armored `-----BEGIN SSH SIGNATURE-----` text.
     pub fn sign(&self, namespace: &str, msg: &[u8]) -> Result<String, SshError> {
         match &self.how {
-            How::InProcess(key) => {
-                let sig = key
-                    .sign(namespace, HashAlg::Sha512, msg)
-                    .map_err(|e| SshError::Sign(e.to_string()))?;
+            How::InProcess(key, expanded) => {
+                let sig = match expanded {
+                    Some(ed25519) => {
+                        SshSig::sign(ed25519.as_ref(), namespace, HashAlg::Sha512, msg)
+                    }
+                    None => key.sign(namespace, HashAlg::Sha512, msg),
+                }
+                .map_err(|e| SshError::Sign(e.to_string()))?;
                 sig.to_pem(LineEnding::LF)
                     .map_err(|e| SshError::Sign(e.to_string()))
             }
@@ -168,6 +175,39 @@ impl Signer {
                 keygen_sign(tmp.path(), namespace, msg)
             }
         }
+    }
+}
+
+fn in_process(key: PrivateKey) -> How {
+    let ed25519 = match key.key_data() {
+        ssh_key::private::KeypairData::Ed25519(pair) => Some(Box::new(Ed25519Key {
+            signing: ed25519_dalek::SigningKey::from_bytes(&pair.private.to_bytes()),
+            public: key.public_key().key_data().clone(),
+        })),
+        _ => None,
+    };
+    How::InProcess(Box::new(key), ed25519)
+}
+
+/// An ed25519 key expanded once (the signing scalar and the public point), signing in
+/// the form ssh-key's `SshSig::sign` takes: the same bytes ssh-key's own key makes
+/// (ed25519 signatures are deterministic), without re-deriving the public half each time.
+struct Ed25519Key {
+    signing: ed25519_dalek::SigningKey,
+    public: ssh_key::public::KeyData,
+}
+
+impl ed25519_dalek::Signer<ssh_key::Signature> for Ed25519Key {
+    fn try_sign(&self, msg: &[u8]) -> Result<ssh_key::Signature, ed25519_dalek::SignatureError> {
+        let signature = ed25519_dalek::Signer::sign(&self.signing, msg);
+        ssh_key::Signature::new(ssh_key::Algorithm::Ed25519, signature.to_bytes().to_vec())
+            .map_err(|_| ed25519_dalek::SignatureError::new())
+    }
+}
+
+impl From<&Ed25519Key> for ssh_key::public::KeyData {
+    fn from(k: &Ed25519Key) -> Self {
+        k.public.clone()
     }
 }
 
@@ -240,20 +280,30 @@ impl Parsed {
         keys: &[PublicKey],
         whom: &str,
     ) -> Result<(), VerifyFailure> {
+        self.registered_key(namespace, keys, whom)?
+            .verify(namespace, msg, &self.0)
+            .map_err(|_| VerifyFailure::BadSignature)
+    }
+
+    /// The key of `keys` that made this signature, if it was made in `namespace`.
+    fn registered_key<'k>(
+        &self,
+        namespace: &str,
+        keys: &'k [PublicKey],
+        whom: &str,
+    ) -> Result<&'k PublicKey, VerifyFailure> {
         if self.0.namespace() != namespace {
             return Err(VerifyFailure::Namespace {
                 expected: namespace.to_string(),
                 found: self.0.namespace().to_string(),
             });
         }
-        let Some(key) = keys.iter().find(|k| k.key_data() == self.0.public_key()) else {
-            return Err(VerifyFailure::KeyNotRegistered {
+        keys.iter()
+            .find(|k| k.key_data() == self.0.public_key())
+            .ok_or_else(|| VerifyFailure::KeyNotRegistered {
                 fingerprint: self.fingerprint(),
                 whom: whom.to_string(),
-            });
-        };
-        key.verify(namespace, msg, &self.0)
-            .map_err(|_| VerifyFailure::BadSignature)
+            })
     }
 }
 
@@ -266,6 +316,107 @@ pub fn verify(
     whom: &str,
 ) -> Result<(), VerifyFailure> {
     parse_signature(armored)?.verify(namespace, msg, keys, whom)
+}
+
+/// One signature for [`verify_all`]: what [`verify`] takes.
+#[derive(Clone, Copy)]
+pub struct Request<'a> {
+    pub armored: &'a str,
+    pub namespace: &'a str,
+    pub msg: &'a [u8],
+    pub keys: &'a [PublicKey],
+    pub whom: &'a str,
+}
+
+/// [`verify`] for many signatures, answers in the same order. Ed25519 signatures (what
+/// `ssh-keygen` makes by default) are checked together with ed25519-dalek's batch
+/// verification, which costs about half as much per signature as checking them one by one
+/// (a 10,000-entry build verifies 20,000); each key is decompressed once. When a batch does
+/// not verify, its signatures are checked one by one, so a bad signature gets exactly the
+/// answer [`verify`] gives. The batch equation is the same cofactorless one single
+/// verification uses; it accepts what single verification accepts, and only the key's
+/// holder could make a signature it accepts and single verification refuses.
+pub fn verify_all(requests: &[Request<'_>]) -> Vec<Result<(), VerifyFailure>> {
+    let mut results = Vec::with_capacity(requests.len());
+    let mut batch = Ed25519Batch::default();
+    for (i, r) in requests.iter().enumerate() {
+        let checked = parse_signature(r.armored).and_then(|p| {
+            let key = p.registered_key(r.namespace, r.keys, r.whom)?;
+            match batch.add(i, &p, key, r.namespace, r.msg) {
+                Some(()) => Ok(()),
+                // Not an ed25519 signature in the usual form: the crate checks it alone.
+                None => key
+                    .verify(r.namespace, r.msg, &p.0)
+                    .map_err(|_| VerifyFailure::BadSignature),
+            }
+        });
+        results.push(checked);
+    }
+    batch.check(&mut results);
+    results
+}
+
+/// Ed25519 signatures waiting to be verified together.
+#[derive(Default)]
+struct Ed25519Batch {
+    at: Vec<usize>,
+    signed: Vec<Vec<u8>>,
+    signatures: Vec<ed25519_dalek::Signature>,
+    keys: Vec<ed25519_dalek::VerifyingKey>,
+    /// Keys already decompressed: a site has few signers and many signatures.
+    known: Vec<([u8; 32], ed25519_dalek::VerifyingKey)>,
+}
+
+impl Ed25519Batch {
+    /// Queue signature `i`; None when it is not one the batch can take.
+    fn add(
+        &mut self,
+        i: usize,
+        sig: &Parsed,
+        key: &PublicKey,
+        namespace: &str,
+        msg: &[u8],
+    ) -> Option<()> {
+        let sig = &sig.0;
+        let ssh_key::public::KeyData::Ed25519(public) = key.key_data() else {
+            return None;
+        };
+        if sig.algorithm() != ssh_key::Algorithm::Ed25519 || !sig.reserved().is_empty() {
+            return None;
+        }
+        let signature = ed25519_dalek::Signature::from_slice(sig.signature_bytes()).ok()?;
+        let signed = SshSig::signed_data(namespace, sig.hash_alg(), msg).ok()?;
+        let key = match self.known.iter().find(|(b, _)| *b == public.0) {
+            Some((_, k)) => *k,
+            None => {
+                let k = ed25519_dalek::VerifyingKey::from_bytes(&public.0).ok()?;
+                self.known.push((public.0, k));
+                k
+            }
+        };
+        self.at.push(i);
+        self.signed.push(signed);
+        self.signatures.push(signature);
+        self.keys.push(key);
+        Some(())
+    }
+
+    /// Verify the queued signatures, marking the bad ones in `results`.
+    fn check(self, results: &mut [Result<(), VerifyFailure>]) {
+        use ed25519_dalek::Verifier;
+        let messages: Vec<&[u8]> = self.signed.iter().map(Vec::as_slice).collect();
+        if ed25519_dalek::verify_batch(&messages, &self.signatures, &self.keys).is_ok() {
+            return;
+        }
+        for (k, &i) in self.at.iter().enumerate() {
+            if self.keys[k]
+                .verify(messages[k], &self.signatures[k])
+                .is_err()
+            {
+                results[i] = Err(VerifyFailure::BadSignature);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -293,6 +444,22 @@ mod tests {
         ));
     }
 
+    /// The expanded key signs exactly as ssh-key's own private key does (ed25519 is
+    /// deterministic), so the shortcut changes no signature.
+    #[test]
+    fn the_expanded_key_makes_the_bytes_ssh_key_makes() {
+        let k = key(7);
+        let How::InProcess(private, Some(_)) = &k.how else {
+            panic!("an ed25519 seed key is expanded");
+        };
+        let theirs = private
+            .sign(REVIEW_NAMESPACE, HashAlg::Sha512, b"entry")
+            .unwrap()
+            .to_pem(LineEnding::LF)
+            .unwrap();
+        assert_eq!(k.sign(REVIEW_NAMESPACE, b"entry").unwrap(), theirs);
+    }
+
     #[test]
     fn a_key_not_registered_is_named_by_fingerprint() {
         let sig = key(1).sign(REVIEW_NAMESPACE, b"text").unwrap();
@@ -311,5 +478,50 @@ mod tests {
             verify("hello", REVIEW_NAMESPACE, b"x", &[], "a"),
             Err(VerifyFailure::Malformed(_))
         ));
+    }
+
+    #[test]
+    fn verify_all_answers_as_verify_does_for_each_signature() {
+        let (a, b) = (key(1), key(2));
+        let keys = [a.public_key().clone()];
+        let texts: Vec<String> = (0..40).map(|i| format!("text {i}")).collect();
+        let mut sigs: Vec<String> = texts
+            .iter()
+            .map(|t| a.sign(REVIEW_NAMESPACE, t.as_bytes()).unwrap())
+            .collect();
+        // A signature over other text, one by an unregistered key, one in another
+        // namespace and one that is not a signature, among good ones.
+        sigs[3] = a.sign(REVIEW_NAMESPACE, b"other text").unwrap();
+        sigs[17] = b.sign(REVIEW_NAMESPACE, texts[17].as_bytes()).unwrap();
+        sigs[25] = a.sign(RECORD_NAMESPACE, texts[25].as_bytes()).unwrap();
+        sigs[31] = "garbage".into();
+        let requests: Vec<Request<'_>> = sigs
+            .iter()
+            .zip(&texts)
+            .map(|(s, t)| Request {
+                armored: s,
+                namespace: REVIEW_NAMESPACE,
+                msg: t.as_bytes(),
+                keys: &keys,
+                whom: "author-a",
+            })
+            .collect();
+        let one_by_one: Vec<_> = requests
+            .iter()
+            .map(|r| verify(r.armored, r.namespace, r.msg, r.keys, r.whom))
+            .collect();
+        assert_eq!(verify_all(&requests), one_by_one);
+        let bad: Vec<usize> = (0..40).filter(|&i| one_by_one[i].is_err()).collect();
+        assert_eq!(bad, [3, 17, 25, 31]);
+        assert_eq!(one_by_one[3], Err(VerifyFailure::BadSignature));
+        // All good: the batch alone decides.
+        let good: Vec<Request<'_>> = requests
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !bad.contains(i))
+            .map(|(_, r)| *r)
+            .collect();
+        assert!(verify_all(&good).iter().all(Result::is_ok));
+        assert!(verify_all(&[]).is_empty());
     }
 }

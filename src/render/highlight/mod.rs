@@ -10,7 +10,8 @@
 //!
 //! Output is cached by (language, code) across pages and rebuilds, because the same
 //! snippet is often quoted by several entries and `serve` re-renders unchanged pages on
-//! every save.
+//! every save. The cache is bounded ([`CACHE_BYTES`]): a large site's snippets are mostly
+//! distinct, and keeping every one would grow a build's memory with every entry.
 
 mod lexer;
 mod library;
@@ -20,11 +21,21 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::escape::escape;
 
-type Cache = Mutex<HashMap<(String, String), Arc<str>>>;
+/// The (language, code) → HTML cache, and the bytes it holds.
+#[derive(Default)]
+struct Cache {
+    html: HashMap<(String, String), Arc<str>>,
+    bytes: usize,
+}
 
-fn cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+/// At most this many bytes of code and HTML stay cached; past it the cache starts again
+/// empty (16 MB: thousands of snippets, whatever the site's size; 1 MB in unit tests, so
+/// the test that fills it stays quick).
+const CACHE_BYTES: usize = if cfg!(test) { 1 << 20 } else { 16 << 20 };
+
+fn cache() -> &'static Mutex<Cache> {
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
 }
 
 /// Whether C-like fences go through the hand-written lexer (the default) or syntect.
@@ -55,7 +66,12 @@ pub fn highlight(lang: &str, code: &str) -> Arc<str> {
     let key = (lang.to_ascii_lowercase(), code.to_string());
     // A poisoned lock only means another thread panicked mid-insert; the map is still
     // usable (at worst it lacks that entry).
-    if let Some(hit) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+    if let Some(hit) = cache()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .html
+        .get(&key)
+    {
         return hit.clone();
     }
     let html: Arc<str> = if lexer_for_c_like() && is_c_like(lang) {
@@ -66,10 +82,13 @@ pub fn highlight(lang: &str, code: &str) -> Arc<str> {
             .unwrap_or_else(|| escape(code))
             .into()
     };
-    cache()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key, html.clone());
+    let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
+    let size = key.0.len() + key.1.len() + html.len();
+    if cache.bytes + size > CACHE_BYTES {
+        *cache = Cache::default();
+    }
+    cache.bytes += size;
+    cache.html.insert(key, html.clone());
     html
 }
 
@@ -282,5 +301,16 @@ mod tests {
         let a = highlight("cu", code);
         let b = highlight("cu", code);
         assert!(Arc::ptr_eq(&a, &b));
+    }
+
+    #[test]
+    fn the_cache_stays_bounded_however_many_blocks_a_site_has() {
+        // Distinct blocks totalling about twice the bound, plain text (escaped only).
+        let block = "x < y && z\n".repeat(3_000);
+        for i in 0..(2 * CACHE_BYTES / (2 * block.len())) {
+            highlight("", &format!("{i}\n{block}"));
+            let bytes = cache().lock().unwrap_or_else(|p| p.into_inner()).bytes;
+            assert!(bytes <= CACHE_BYTES, "{bytes} bytes cached");
+        }
     }
 }

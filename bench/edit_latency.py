@@ -16,8 +16,9 @@ edit, the A-Z index (`/`) for a name change. The delay from just before the writ
 response that shows it is the edit's latency; the server's settle wait, rebuild and
 swap are all inside it. A second connection long-polls the live-reload endpoint, as
 every served page does, and the script checks that it fires for each edit (reporting
-when). The entry is restored afterwards and the server allowed to settle before the
-next one.
+when). After each edit the script waits until serve reports its deferred work done
+(the pages listing the entry, the search index, sitemap and feed); the entry is
+restored after its three edits.
 
 Prints median, min and max per kind, in milliseconds. The project is left as it was.
 
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 
 
@@ -99,45 +101,32 @@ class Client:
                     raise
 
 
-class LiveReload:
-    """Long-polls `/__livereload` as a served page does; remembers when each new
-    generation was announced."""
+class LiveReloadPoll:
+    """One long poll of `/__livereload`, as the page `key` served at `generation` makes
+    it; remembers when it answered with a new generation."""
 
-    def __init__(self, port, generation):
-        self.client = Client(port)
+    def __init__(self, port, generation, key):
+        self.fired = None
+        self.url = f"/__livereload?since={generation}&page={urllib.parse.quote(key, safe='')}"
         self.generation = generation
-        self.fired = []  # (perf_counter, generation)
-        self.lock = threading.Lock()
-        threading.Thread(target=self._run, daemon=True).start()
+        self.thread = threading.Thread(target=self._run, args=(port,), daemon=True)
+        self.thread.start()
 
-    def _run(self):
-        while True:
-            try:
-                status, body = self.client.get(f"/__livereload?since={self.generation}")
-            except OSError:
-                return  # the server stopped
-            g = int(body) if status == 200 else self.generation
-            if g != self.generation:
-                with self.lock:
-                    self.fired.append((time.perf_counter(), g))
-                self.generation = g
-
-    def quiet_for(self, seconds):
-        """Whether no new generation was announced in the last `seconds`."""
-        with self.lock:
-            last = self.fired[-1][0] if self.fired else 0
-        return time.perf_counter() - last >= seconds
-
-    def first_after(self, t0):
-        with self.lock:
-            return next((t for t, _ in self.fired if t >= t0), None)
+    def _run(self, port):
+        client = Client(port)
+        try:
+            status, body = client.get(self.url)
+        except OSError:
+            return
+        if status == 200 and int(body) != self.generation:
+            self.fired = time.perf_counter()
 
 
-def served_generation(client):
-    _, body = client.get("/")
+def served_generation(client, url):
+    _, body = client.get(url)
     m = re.search(rb"var served = (\d+)", body)
     if not m:
-        sys.exit("the served index carries no live-reload script")
+        sys.exit(f"{url} carries no live-reload script")
     return int(m.group(1))
 
 
@@ -159,16 +148,21 @@ def wait_for(client, url, needle, t0, timeout, interval):
         time.sleep(interval)
 
 
-def settle(client, reload, url, gone, timeout):
-    """After restoring an entry: wait until its page no longer shows `gone` and no
-    rebuild has been announced for a while, so the next edit starts on an idle server."""
-    started = time.perf_counter()
-    while time.perf_counter() - started < timeout:
-        _, body = client.get(url)
-        if gone.encode() not in body and reload.quiet_for(0.5):
-            return
-        time.sleep(0.05)
-    sys.exit(f"the server did not settle after restoring {url}")
+def wait_idle(server, since_line, timeout):
+    """Wait until serve has finished the rebuilds after output line `since_line`: a
+    rebuild's line says when deferred work follows, and a "caught up" line ends it."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        lines = server.lines[since_line:]
+        done = [i for i, l in enumerate(lines) if "files written in" in l]
+        if done:
+            last = done[-1]
+            if "follow" not in lines[last] or any("caught up" in l for l in lines[last:]):
+                time.sleep(0.05)
+                if len(server.lines) == since_line + len(lines):
+                    return
+        time.sleep(0.02)
+    sys.exit("serve did not finish its rebuilds in time:\n" + "".join(server.lines[since_line:]))
 
 
 def body_with(text, sentence):
@@ -208,6 +202,8 @@ def main():
     ap.add_argument("--interval-ms", type=float, default=1.0, help="poll interval")
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds to wait per edit")
     ap.add_argument("--start-timeout", type=float, default=600.0)
+    ap.add_argument("--settle-timeout", type=float, default=300.0,
+                    help="seconds to wait for serve's deferred work after an edit")
     ap.add_argument("--log", type=Path, help="write serve's output here")
     args = ap.parse_args()
 
@@ -217,29 +213,28 @@ def main():
     server = Server(args.bin, root, args.start_timeout)
     print(f"serve started in {server.start_s:.1f} s on port {server.port}", file=sys.stderr)
     poll = Client(server.port)
-    reload = LiveReload(server.port, served_generation(poll))
-    # Edits before the watcher is ready would be lost; serve says it is serving only
-    # once it watches, but give an older one a moment.
-    time.sleep(1.0)
     interval = args.interval_ms / 1000
     results = {"body edit, first": [], "body edit, repeat": [], "name change": []}
     reload_delays = {k: [] for k in results}
+    catch_up = []
     missed = []
     try:
         for n, path in enumerate(entries):
             slug = path.stem
             page = f"/terms/{slug}/"
             text = originals[path]
+            with_b = body_with(text, f"Probe sentence {n}b for the edit benchmark.")
             steps = [
                 ("body edit, first", body_with(text, f"Probe sentence {n}a for the edit benchmark."),
-                 page, f"Probe sentence {n}a"),
-                ("body edit, repeat", body_with(text, f"Probe sentence {n}b for the edit benchmark."),
-                 page, f"Probe sentence {n}b"),
-                ("name change", renamed(body_with(text, f"Probe sentence {n}b for the edit benchmark."),
-                                        f"Aaa probe {n}"),
-                 "/", f"Aaa probe {n}"),
+                 page, f"terms/{slug}/index.html", f"Probe sentence {n}a"),
+                ("body edit, repeat", with_b, page, f"terms/{slug}/index.html", f"Probe sentence {n}b"),
+                ("name change", renamed(with_b, f"Aaa probe {n}"), "/", "index.html", f"Aaa probe {n}"),
             ]
-            for kind, new_text, url, needle in steps:
+            for kind, new_text, url, key, needle in steps:
+                # The page as open in a browser: its generation, and its live-reload poll.
+                reload = LiveReloadPoll(server.port, served_generation(poll, url), key)
+                time.sleep(0.05)
+                line = len(server.lines)
                 t0 = time.perf_counter()
                 write(path, new_text)
                 took = wait_for(poll, url, needle, t0, args.timeout, interval)
@@ -247,18 +242,17 @@ def main():
                     missed.append(f"{kind} of {slug}: not served within {args.timeout} s")
                     continue
                 results[kind].append(took)
-                # Let the rebuild finish before the next edit, and see that pages were told.
-                time.sleep(0.1)
-                deadline = time.perf_counter() + args.timeout
-                while not reload.quiet_for(0.3) and time.perf_counter() < deadline:
-                    time.sleep(0.05)
-                fired = reload.first_after(t0)
-                if fired is None:
+                reload.thread.join(timeout=args.timeout)
+                if reload.fired is None:
                     missed.append(f"{kind} of {slug}: live reload did not fire")
                 else:
-                    reload_delays[kind].append(fired - t0)
+                    reload_delays[kind].append(reload.fired - t0)
+                # Let deferred work finish before the next edit.
+                wait_idle(server, line, args.settle_timeout)
+                catch_up.append(time.perf_counter() - t0)
+            line = len(server.lines)
             write(path, text)
-            settle(poll, reload, page, "Probe sentence", args.timeout)
+            wait_idle(server, line, args.settle_timeout)
     finally:
         for p, t in originals.items():
             if p.read_text(encoding="utf-8") != t:
@@ -276,9 +270,11 @@ def main():
     for kind, values in reload_delays.items():
         if values:
             print(f"  {kind:18}  {summary(values)}")
-    rebuilds = [l.strip() for l in server.lines if "files written in" in l]
-    if rebuilds:
-        print(f"serve's own report of its last rebuild: {rebuilds[-1]}")
+    if catch_up:
+        print(f"from the write to serve's deferred work done (ms): {summary(catch_up)}")
+    for l in server.lines:
+        if "files written in" in l or "caught up" in l:
+            print(f"  serve: {l.strip()}")
     for m in missed:
         print(f"MISSED: {m}")
     if args.log:

@@ -204,3 +204,68 @@ fn a_broken_edit_changes_nothing_and_is_retried_with_the_next_change() {
         .unwrap();
     assert_same_as_full_build(&root, &out, true);
 }
+
+#[test]
+fn an_edit_renders_its_own_page_and_the_index_first_and_the_rest_as_it_catches_up() {
+    let tmp = corpus(40);
+    let root = tmp.path().join("project");
+    let out = tmp.path().join("site");
+    let (mut session, site) = Session::start(options(&root, &out, true)).unwrap();
+    site.write_to(&out).unwrap();
+    let files = term_files(&root);
+
+    // A new name: the entry moves in the A-Z index. Its page and the index come at once;
+    // the pages listing it and the site-wide files (search index, sitemap, feed) follow.
+    edit(&files[9], "name: \"", "name: \"Aardvark ");
+    let first = session.edit(&[files[9].clone()]).unwrap();
+    let made: Vec<String> = first
+        .files
+        .iter()
+        .map(|f| f.path.to_string_lossy().replace('\\', "/"))
+        .collect();
+    let slug = files[9].file_stem().unwrap().to_string_lossy().to_string();
+    assert!(
+        made.contains(&format!("terms/{slug}/index.html")),
+        "{made:?}"
+    );
+    assert!(made.contains(&"index.html".to_string()), "{made:?}");
+    assert!(!made.iter().any(|p| p.starts_with("search/")), "{made:?}");
+    assert!(!made.contains(&"sitemap.xml".to_string()), "{made:?}");
+    first.write_to(&out).unwrap();
+    let mut slices = 0;
+    while let Some(more) = session.catch_up() {
+        more.unwrap().write_to(&out).unwrap();
+        slices += 1;
+    }
+    assert!(slices >= 1);
+    assert_same_as_full_build(&root, &out, true);
+}
+
+#[test]
+fn a_rename_on_a_large_site_rebuilds_the_pages_near_its_old_and_new_places_as_a_full_build_would() {
+    // Over 250 pages, sidebars list a window around each page: a new name that moves
+    // an entry far through the order changes only the pages near its two places.
+    let tmp = corpus(300);
+    let root = tmp.path().join("project");
+    let out = tmp.path().join("site");
+    let (mut session, site) = Session::start(options(&root, &out, true)).unwrap();
+    site.write_to(&out).unwrap();
+    let files = term_files(&root);
+    edit(&files[150], "name: \"", "name: \"Aaa ");
+    let r = session.rebuild(&[files[150].clone()]).unwrap();
+    r.write_to(&out).unwrap();
+    assert!(!r.full);
+    let pages = r
+        .files
+        .iter()
+        .filter(|f| f.path.starts_with("terms"))
+        .count();
+    assert!(pages < 100, "{pages} pages remade");
+    edit(&files[40], "name: \"", "name: \"Zzz ");
+    session
+        .rebuild(&[files[40].clone()])
+        .unwrap()
+        .write_to(&out)
+        .unwrap();
+    assert_same_as_full_build(&root, &out, true);
+}

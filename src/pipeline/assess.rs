@@ -6,14 +6,15 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::NaiveDate;
 use rayon::prelude::*;
 
-use crate::content::Entry;
+use crate::content::{Entry, EntryId};
 use crate::error::{Error, Result};
 use crate::measure::claims::check_claim;
 use crate::render::tables::{side_by_side, TableView};
 use crate::render::values::{expand_body, Resolved};
 use crate::render::Assessment;
 use crate::review::{
-    check_signoffs, cited_records, decide, signed_digest, signed_material, Facts, SignatureChecks,
+    check_signoffs, cited_records, decide, signed_digest, signed_material, Facts, SignOff,
+    SignatureChecks,
 };
 
 use super::project::Project;
@@ -75,8 +76,9 @@ pub fn assess_one(project: &Project, entry: &Entry, today: NaiveDate) -> Result<
 }
 
 /// Entries whose signatures are verified together: batch verification saves more the
-/// larger the batch, and chunks this size still spread a build over every core.
-const SIGNATURE_BATCH: usize = 64;
+/// larger the batch (crypto fell from about 6.3% to 5.5% of a 10k build's CPU going from
+/// 64 to 256), and chunks this size still spread a large build over every core.
+const SIGNATURE_BATCH: usize = 256;
 
 pub(crate) fn assess(
     project: &Project,
@@ -87,8 +89,25 @@ pub(crate) fn assess(
     assess_checked(project, entry, today, keep, None)
 }
 
+/// Every signature file's signatures verified, in parallel batches, before any entry is
+/// read: the checks depend on the signature files and people only, not on the entries.
+pub(crate) fn check_all_signoffs(project: &Project) -> HashMap<EntryId, SignatureChecks> {
+    let signoffs: Vec<(&EntryId, Option<&SignOff>)> = project
+        .signoffs
+        .iter()
+        .map(|(id, s)| (id, Some(s)))
+        .collect();
+    signoffs
+        .par_chunks(SIGNATURE_BATCH)
+        .flat_map_iter(|chunk| {
+            let checks = check_signoffs(chunk, &project.people);
+            chunk.iter().map(|(id, _)| (*id).clone()).zip(checks)
+        })
+        .collect()
+}
+
 /// [`assess`], with the entry's signatures already checked when `checked` is given.
-fn assess_checked(
+pub(crate) fn assess_checked(
     project: &Project,
     entry: &Entry,
     today: NaiveDate,

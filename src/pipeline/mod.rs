@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use assess::{assess, assess_collecting, Keep};
+use assess::{assess, assess_checked, assess_collecting, check_all_signoffs, Keep};
 pub use assess::{assess_all, assess_one};
 pub use output::{copy_dir, write_site, Staging, DRAFTS_MARKER, MARKER};
 pub use project::Project;
@@ -102,16 +102,21 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
 /// was an error (nothing written); `build_whole` reports it.
 fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let today = opts.today;
-    let visit = |project: &Project, e: &mut Entry| -> Option<Result<Assessment>> {
+    type Checks = std::collections::HashMap<EntryId, crate::review::SignatureChecks>;
+    let visit = |project: &Project, checks: &Checks, e: &mut Entry| {
         // A diagram's preset is loaded after the content: such an entry is assessed then.
         if e.meta.diagram.is_some() {
             return None;
         }
-        let assessed = assess(project, e, today, Keep::Digest);
+        // An entry no signature file names has nothing to verify (the default checks).
+        let unsigned = crate::review::SignatureChecks::default();
+        let checked = checks.get(&e.id).unwrap_or(&unsigned);
+        let assessed = assess_checked(project, e, today, Keep::Digest, Some(checked));
         e.thin();
         Some(assessed)
     };
-    let (project, mut visited, failed) = Project::load_visiting(&opts.root, &visit)?;
+    let (project, mut visited, failed) =
+        Project::load_visiting(&opts.root, check_all_signoffs, &visit)?;
     if failed {
         return Ok(None);
     }

@@ -99,15 +99,18 @@ impl Project {
 
     /// Load as [`Project::load_collecting`] does, handing each entry to `visit` as soon as
     /// it is read, with the project as loaded so far: everything but the content and the
-    /// diagram presets (an entry with a diagram is best left for after the load). A build
-    /// assesses and thins each entry there, so it never holds every entry's text.
+    /// diagram presets (an entry with a diagram is best left for after the load), and
+    /// what `prepare` made of that project before the content was read (a build verifies
+    /// every signature there, in batches). A build assesses and thins each entry there, so
+    /// it never holds every entry's text.
     ///
     /// Whether there were errors is all this tells: their messages may lack the lines a
     /// thinned entry's text would give. On any error, load with `load_collecting` to
     /// report them.
-    pub(crate) fn load_visiting<T: Send>(
+    pub(crate) fn load_visiting<P: Sync, T: Send>(
         root: &Path,
-        visit: &(dyn Fn(&Project, &mut Entry) -> T + Sync),
+        prepare: impl FnOnce(&Project) -> P,
+        visit: &(dyn Fn(&Project, &P, &mut Entry) -> T + Sync),
     ) -> Result<(Project, Vec<(EntryId, T)>, bool)> {
         let layout = Layout::new(root);
         let config = Config::load(root)?;
@@ -133,8 +136,11 @@ impl Project {
             people,
             diagrams: DiagramPresets::default(),
         };
-        let (content, visited, errors) =
-            load_content_visiting(&project.layout.content(), &|e| visit(&project, e));
+        let prepared = prepare(&project);
+        let (content, visited, errors) = load_content_visiting(&project.layout.content(), &|e| {
+            visit(&project, &prepared, e)
+        });
+        drop(prepared);
         failed |= !errors.is_empty();
         // Signatures for an entry that does not exist.
         failed |= project.signoffs.keys().any(|id| content.get(id).is_none());
@@ -165,6 +171,30 @@ impl Project {
         today: NaiveDate,
         drafts: bool,
     ) -> RenderInput<'a> {
+        let navigation = Navigation::new(&self.config, &self.content, pages);
+        self.render_input_with(
+            assessments,
+            tera,
+            pages,
+            published,
+            today,
+            drafts,
+            std::borrow::Cow::Owned(navigation),
+        )
+    }
+
+    /// [`Project::render_input`] with a reading order the caller already has.
+    #[allow(clippy::too_many_arguments)]
+    pub fn render_input_with<'a>(
+        &'a self,
+        assessments: &'a [Assessment],
+        tera: &'a Tera,
+        pages: &'a HashSet<EntryId>,
+        published: &'a HashSet<EntryId>,
+        today: NaiveDate,
+        drafts: bool,
+        navigation: std::borrow::Cow<'a, Navigation>,
+    ) -> RenderInput<'a> {
         RenderInput {
             layout: &self.layout,
             config: &self.config,
@@ -176,7 +206,7 @@ impl Project {
             pages,
             published,
             today,
-            navigation: Navigation::new(&self.config, &self.content, pages),
+            navigation,
             drafts,
         }
     }

@@ -13,6 +13,13 @@
 //!
 //! Anything else (templates, glossary.toml, measurements, static files, an entry added,
 //! removed or renamed) rebuilds the whole site, atomically, as `build` does.
+//!
+//! What the author is looking at comes first: [`Session::edit`] re-renders the changed
+//! entries' pages (and the index when what it lists changed) and checks every link the
+//! change could break; the other pages that show something of the entries and the
+//! site-wide files (search index, sitemap, feed) are left to [`Session::catch_up`], which
+//! `serve` calls a slice at a time while no save is waiting. [`Session::rebuild`] does
+//! both at once.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
@@ -23,7 +30,7 @@ use tera::Tera;
 use crate::atomic::{write_file_if_changed, Durability};
 use crate::content::{load_entry, Entry, EntryId, Kind};
 use crate::error::{Error, Result};
-use crate::render::navigation::list_label;
+use crate::render::navigation::{list_label, Navigation};
 use crate::render::pages::{
     check_inline_links, check_links, linked_entries, page_path, render_index, render_page,
     render_page_markdown, render_site_wide_from, SiteLinks,
@@ -72,7 +79,21 @@ struct State {
     /// published entries, so a rebuild removes the ones it no longer makes.
     search_files: BTreeSet<PathBuf>,
     report: BuildReport,
+    /// The reading order of `pages`, remade only when an entry's place in it changes.
+    navigation: Navigation,
+    /// Pages an edit changed that are not yet re-rendered (see [`Session::catch_up`]).
+    deferred: BTreeSet<EntryId>,
+    /// Whether the index is behind (an entry's draft mark or page came or went).
+    deferred_index: bool,
+    /// Whether the site-wide files are behind the published entries.
+    deferred_site_wide: bool,
+    /// Deferred work that failed: left until the next edit, so it is not retried in a loop.
+    stalled: bool,
 }
+
+/// Pages re-rendered per [`Session::catch_up`] call: small enough that a save arriving
+/// meanwhile waits only a few milliseconds.
+const CATCH_UP_PAGES: usize = 64;
 
 /// What one rebuild made.
 pub struct Rebuilt {
@@ -91,6 +112,22 @@ pub struct Rebuilt {
 }
 
 impl Rebuilt {
+    /// Fold a later rebuild's files into this one.
+    pub fn merge(&mut self, later: Rebuilt) {
+        if later.full {
+            *self = later;
+            return;
+        }
+        let made: HashSet<&PathBuf> = later.files.iter().map(|f| &f.path).collect();
+        self.files.retain(|f| !made.contains(&f.path));
+        let gone: HashSet<&PathBuf> = later.removed.iter().collect();
+        self.files.retain(|f| !gone.contains(&f.path));
+        self.removed.retain(|p| !made.contains(p));
+        self.removed.extend(later.removed.iter().cloned());
+        self.files.extend(later.files);
+        self.report = later.report;
+    }
+
     /// Bring the site folder `out` up to date: a whole site is swapped in atomically as
     /// `build` does; single files are each replaced atomically.
     pub fn write_to(&self, out: &Path) -> Result<()> {
@@ -162,8 +199,60 @@ impl Session {
     }
 
     /// The files that change after the files at `changed` changed (paths as a file
-    /// watcher reports them). On error the session is as before the call.
+    /// watcher reports them), deferred work included. On error the session is as before
+    /// the call.
     pub fn rebuild(&mut self, changed: &[PathBuf]) -> Result<Rebuilt> {
+        let mut site = self.edit(changed)?;
+        while let Some(more) = self.catch_up() {
+            site.merge(more?);
+        }
+        Ok(site)
+    }
+
+    /// Whether an edit left work for [`Session::catch_up`].
+    pub fn is_behind(&self) -> bool {
+        let s = &self.state;
+        !s.stalled && (s.deferred_index || !s.deferred.is_empty() || s.deferred_site_wide)
+    }
+
+    /// Deferred work, one slice at a time: pages that show something of an edited entry,
+    /// then the site-wide files. None when nothing is left (or the last slice failed:
+    /// then the next edit retries).
+    pub fn catch_up(&mut self) -> Option<Result<Rebuilt>> {
+        let state = &mut self.state;
+        if state.stalled {
+            return None;
+        }
+        let mut next = Next::default();
+        if state.deferred_index {
+            next.index = true;
+        } else if !state.deferred.is_empty() {
+            next.pages = std::iter::from_fn(|| state.deferred.pop_first())
+                .take(CATCH_UP_PAGES)
+                .collect();
+        } else if state.deferred_site_wide {
+            next.site_wide = true;
+        } else {
+            return None;
+        }
+        let result = state.apply(&self.opts, &BTreeSet::new(), &Undo::default(), &next);
+        match &result {
+            Ok(_) => {
+                state.deferred_index &= !next.index;
+                state.deferred_site_wide &= !next.site_wide;
+            }
+            Err(_) => {
+                state.deferred.extend(next.pages);
+                state.stalled = true;
+            }
+        }
+        Some(result)
+    }
+
+    /// The changed entries' own pages now, the rest deferred to [`Session::catch_up`]. On
+    /// error the session is as before the call.
+    pub fn edit(&mut self, changed: &[PathBuf]) -> Result<Rebuilt> {
+        self.state.stalled = false;
         for p in changed {
             let p = absolute(p)?;
             self.pending.insert(p);
@@ -306,7 +395,10 @@ impl Session {
             };
             undo.signoffs.push((id, old));
         }
-        match self.state.apply(&self.opts, &changed, &undo) {
+        match self
+            .state
+            .apply(&self.opts, &changed, &undo, &Next::default())
+        {
             Ok(r) => Ok(r),
             Err(e) => {
                 undo.revert(&mut self.state.project);
@@ -314,6 +406,14 @@ impl Session {
             }
         }
     }
+}
+
+/// What to render now besides the changed entries' pages (deferred work).
+#[derive(Default)]
+struct Next {
+    pages: BTreeSet<EntryId>,
+    index: bool,
+    site_wide: bool,
 }
 
 /// The entries and signatures an incremental rebuild replaced, to put back on failure.
@@ -387,6 +487,7 @@ impl State {
             })
             .collect();
         let search_files = search_files(&files);
+        let navigation = Navigation::new(&project.config, &project.content, &rendered.pages);
         let site = Rebuilt {
             report: rendered.report.clone(),
             full: true,
@@ -408,6 +509,11 @@ impl State {
             by_file,
             search_files,
             report: rendered.report,
+            navigation,
+            deferred: BTreeSet::new(),
+            deferred_index: false,
+            deferred_site_wide: false,
+            stalled: false,
         };
         Ok((state, site))
     }
@@ -432,14 +538,19 @@ impl State {
         }
     }
 
-    /// Re-assess `changed` (already swapped into the project) and re-render what depends
-    /// on them. Nothing in `self` but the project is modified until everything rendered.
+    /// Re-assess `changed` (already swapped into the project) and re-render their pages,
+    /// the index if what it lists of them changed, and what `next` asks for; the other
+    /// pages that depend on them, and the index if only their draft marks changed, are
+    /// deferred. Nothing in `self` but the project is modified until everything rendered
+    /// and checked.
     fn apply(
         &mut self,
         opts: &BuildOptions,
         changed: &BTreeSet<EntryId>,
         undo: &Undo,
+        next: &Next,
     ) -> Result<Rebuilt> {
+        let (also, site_wide) = (&next.pages, next.site_wide);
         let project = &self.project;
         let mut assessed = Vec::new();
         for id in changed {
@@ -449,16 +560,22 @@ impl State {
             assessed.push((i, assess(project, e, opts.today, Keep::Digest)?));
         }
 
-        let mut pages = self.pages.clone();
-        let mut published = self.published.clone();
-        let mut affected: BTreeSet<EntryId> = changed.clone();
-        let mut index_changed = false;
+        // Which pages have one, and which are published, after the change (copied only
+        // when an entry changed).
+        let mut new_pages: Option<(HashSet<EntryId>, HashSet<EntryId>)> = None;
+        let mut later: BTreeSet<EntryId> = BTreeSet::new();
+        let mut index_changed = next.index;
+        let mut index_behind = false;
+        // Entries whose place in the reading order changed.
+        let mut moved: Vec<EntryId> = Vec::new();
         for (i, a) in &assessed {
             let e = &project.content.entries[*i];
             let before = match undo.old_entry(&e.id) {
                 Some(old) => self.shown(old),
                 None => self.shown(e),
             };
+            let (pages, published) =
+                new_pages.get_or_insert_with(|| (self.pages.clone(), self.published.clone()));
             if a.verdict.is_published() {
                 published.insert(e.id.clone());
             } else {
@@ -474,8 +591,8 @@ impl State {
                 published: published.contains(&e.id),
                 ..self.shown(e)
             };
-            // Every page's sidebar and its neighbours' previous/next links show where an
-            // entry sits in the reading order: moving it changes every page.
+            // Sidebars and previous/next links show where an entry sits in the reading
+            // order: moving it changes the pages near its old and new places.
             let placed = |x: &Entry, has_page: bool| {
                 (
                     list_label(x).to_string(),
@@ -488,13 +605,28 @@ impl State {
             let old = undo.old_entry(&e.id).unwrap_or(e);
             if placed(old, before.has_page) != placed(e, after.has_page) {
                 index_changed = true;
-                affected.extend(pages.iter().cloned());
+                moved.push(e.id.clone());
             }
             if before != after {
-                index_changed = true;
-                affected.extend(self.shown_on(e));
+                // The index lists names, summaries and aliases (the author may be looking
+                // for the new one); a draft mark alone can wait.
+                let listed = |s: &Shown| {
+                    (
+                        s.name.clone(),
+                        s.title.clone(),
+                        s.summary.clone(),
+                        s.aliases.clone(),
+                        s.day,
+                    )
+                };
+                if listed(&before) != listed(&after) {
+                    index_changed = true;
+                } else {
+                    index_behind = true;
+                }
+                later.extend(self.shown_on(e));
                 if let Some(old) = undo.old_entry(&e.id) {
-                    affected.extend(self.shown_on(old));
+                    later.extend(self.shown_on(old));
                 }
             }
             if let Some(old) = undo.old_entry(&e.id) {
@@ -506,19 +638,33 @@ impl State {
                 };
                 if uses(old) != uses(e) {
                     for (slug, _) in uses(old).into_iter().chain(uses(e)) {
-                        affected.insert(EntryId::new(Kind::Term, slug));
+                        later.insert(EntryId::new(Kind::Term, slug));
                     }
                 }
             }
         }
+        let (pages, published) = match &new_pages {
+            Some((p, q)) => (p, q),
+            None => (&self.pages, &self.published),
+        };
+        let new_navigation =
+            (!moved.is_empty()).then(|| Navigation::new(&project.config, &project.content, pages));
+        let navigation = new_navigation.as_ref().unwrap_or(&self.navigation);
+        for id in &moved {
+            match (self.navigation.shown_near(id), navigation.shown_near(id)) {
+                (Some(old), Some(new)) => later.extend(old.into_iter().chain(new)),
+                _ => later.extend(pages.iter().cloned()),
+            }
+        }
 
-        let input = project.render_input(
+        let input = project.render_input_with(
             &self.assessments,
             &self.tera,
-            &pages,
-            &published,
+            pages,
+            published,
             opts.today,
             opts.drafts,
+            std::borrow::Cow::Borrowed(navigation),
         );
         let assessment_of = |id: &EntryId| -> Option<&Assessment> {
             let i = self.index_of(id)?;
@@ -529,10 +675,12 @@ impl State {
                 .or_else(|| self.assessments.get(i))
         };
 
-        // Markdown first: a page whose headings changed makes its linkers re-check anchors.
+        // Markdown first: a page whose headings changed makes its linkers re-check anchors
+        // (now: a broken link is this edit's error).
+        let now: BTreeSet<EntryId> = changed.union(also).cloned().collect();
         let mut rendered = Vec::new();
         let mut more = BTreeSet::new();
-        for id in &affected {
+        for id in &now {
             let Some(e) = project.content.get(id) else {
                 continue;
             };
@@ -545,7 +693,7 @@ impl State {
             }
             rendered.push((e, r));
         }
-        for id in more.difference(&affected) {
+        for id in more.difference(&now) {
             if let (Some(e), true) = (project.content.get(id), pages.contains(id)) {
                 let r = render_page_markdown(&input, e, assessment_of(id));
                 rendered.push((e, r));
@@ -563,8 +711,8 @@ impl State {
                     .copied()
                     .or_else(|| self.links.headings.get(id).map(Vec::as_slice))
             };
-            errors.extend(check_links(&input, e, r, &pages, &headings_of));
-            errors.extend(check_inline_links(&input, e, &pages, &headings_of));
+            errors.extend(check_links(&input, e, r, pages, &headings_of));
+            errors.extend(check_inline_links(&input, e, pages, &headings_of));
         }
         Error::collect(errors)?;
 
@@ -579,6 +727,7 @@ impl State {
                 )
             })
             .collect();
+        let made_now: HashSet<EntryId> = new_links.iter().map(|l| l.0.clone()).collect();
         let mut files = rendered
             .into_par_iter()
             .map(|(e, r)| {
@@ -589,12 +738,13 @@ impl State {
             })
             .collect::<Result<Vec<_>>>()?;
         // The search index, sitemap, feed and search page list every published entry with
-        // its text: remade when a changed entry is or was published.
-        let site_wide = changed
+        // its text: behind when a changed entry is or was published. The texts are kept
+        // now; the files are remade by a later `catch_up`.
+        let wide_behind = changed
             .iter()
             .any(|id| self.published.contains(id) || published.contains(id));
         let mut texts_undo: Vec<(EntryId, Option<String>)> = Vec::new();
-        if site_wide {
+        if wide_behind {
             for (id, _, _, text) in &new_links {
                 if changed.contains(id) && published.contains(id) {
                     let old = self.links.texts.insert(id.clone(), text.clone());
@@ -663,6 +813,7 @@ impl State {
         }
 
         // Everything made and checked: commit the new state.
+        let report_changed = !assessed.is_empty();
         for (i, a) in assessed {
             self.assessments[i] = a;
         }
@@ -703,9 +854,23 @@ impl State {
         if let Some(new) = new_search_files {
             self.search_files = new;
         }
-        self.pages = pages;
-        self.published = published;
-        self.report = BuildReport::from_assessments(&self.assessments);
+        if let Some((pages, published)) = new_pages {
+            self.pages = pages;
+            self.published = published;
+        }
+        if let Some(navigation) = new_navigation {
+            self.navigation = navigation;
+        }
+        self.deferred
+            .extend(later.into_iter().filter(|id| !made_now.contains(id)));
+        for id in &made_now {
+            self.deferred.remove(id);
+        }
+        self.deferred_site_wide |= wide_behind;
+        self.deferred_index = (self.deferred_index || index_behind) && !index_changed;
+        if report_changed {
+            self.report = BuildReport::from_assessments(&self.assessments);
+        }
         self.report.pages_written = self.site_links.len();
         Ok(Rebuilt {
             report: self.report.clone(),

@@ -55,8 +55,9 @@ pub struct RenderInput<'a> {
     pub published: &'a HashSet<EntryId>,
     /// The build date: the feed's `updated` when nothing is published yet.
     pub today: NaiveDate,
-    /// The reading order of `pages`: the sidebar and previous/next links.
-    pub navigation: Navigation,
+    /// The reading order of `pages`: the sidebar and previous/next links (borrowed where
+    /// a serve session keeps it between edits).
+    pub navigation: std::borrow::Cow<'a, Navigation>,
     /// A `--drafts` preview build (see `pipeline::output` for its own folder and marker).
     pub drafts: bool,
 }

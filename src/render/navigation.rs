@@ -21,6 +21,8 @@ use crate::content::{Content, Entry, EntryId, Kind};
 pub const FULL_SIDEBAR_PAGES: usize = 250;
 /// Otherwise, how many neighbours on each side of the current page the sidebar lists.
 const WINDOW: usize = 12;
+/// ... and how many pages of each other section, as a way in.
+const FIRST_PAGES: usize = 3;
 
 /// The label an entry has in lists: a lesson's title ("Day 45 — occupancy"), otherwise
 /// its short name.
@@ -31,6 +33,7 @@ pub fn list_label(e: &Entry) -> &str {
     }
 }
 
+#[derive(Clone)]
 struct Group {
     title: String,
     /// Positions in `Navigation::order`, contiguous.
@@ -39,6 +42,7 @@ struct Group {
 }
 
 /// The site's reading order for one build.
+#[derive(Clone)]
 pub struct Navigation {
     /// Every page of the build, in reading order: (id, label).
     order: Vec<(EntryId, String)>,
@@ -183,7 +187,7 @@ impl Navigation {
                         (h + WINDOW + 1).min(g.end),
                     ),
                     // A large site's other sections: the first few pages as a way in.
-                    (false, _) => (g.start, (g.start + 3).min(g.end)),
+                    (false, _) => (g.start, (g.start + FIRST_PAGES).min(g.end)),
                 };
                 SidebarGroup {
                     title: g.title.clone(),
@@ -200,6 +204,41 @@ impl Navigation {
                 }
             })
             .collect()
+    }
+
+    /// The pages whose sidebar or previous/next links change when the page `id` comes,
+    /// goes or moves at its place in this order: its neighbours within the sidebar's
+    /// window, the pages at either end of its section (whether they say that more pages
+    /// come before or after them flips), and, when it is among its section's first pages,
+    /// every page of the other sections (their sidebars list those). None on a small site,
+    /// where every sidebar lists every page. The sidebar says that more pages exist, not
+    /// how many, so that moving one page changes a few dozen others, not every page after
+    /// it.
+    pub fn shown_near(&self, id: &EntryId) -> Option<Vec<EntryId>> {
+        let Some(&i) = self.position.get(id) else {
+            return Some(Vec::new());
+        };
+        let g = self.groups.iter().find(|g| (g.start..g.end).contains(&i))?;
+        if self.order.len() <= FULL_SIDEBAR_PAGES {
+            return None;
+        }
+        let (before, after) = if i - g.start < FIRST_PAGES {
+            (0..g.start, g.end..self.order.len())
+        } else {
+            (0..0, 0..0)
+        };
+        let window = i.saturating_sub(WINDOW).max(g.start)..(i + WINDOW + 1).min(g.end);
+        // Previous/next links cross into the neighbouring sections.
+        let pager = i.saturating_sub(1)..(i + 2).min(self.order.len());
+        let head = g.start..(g.start + WINDOW + 2).min(g.end);
+        let tail = g.end.saturating_sub(WINDOW + 2).max(g.start)..g.end;
+        Some(
+            [window, pager, head, tail, before, after]
+                .into_iter()
+                .flatten()
+                .map(|p| self.order[p].0.clone())
+                .collect(),
+        )
     }
 
     /// Whether any section is declared and used: the index then lists the contents.

@@ -79,22 +79,21 @@ impl SiteLinkIndex {
 
     /// Check the links of `only` (every file when None) against every file and id known.
     pub fn check(&self, static_dir: &Path, only: Option<&[String]>) -> Result<()> {
-        let mut exists: HashSet<&str> = self.pages.keys().map(String::as_str).collect();
-        let mut statics = Vec::new();
+        // Looked up, not collected: serve checks a few pages per save on large sites.
+        let mut statics = HashSet::new();
         for item in walkdir::WalkDir::new(static_dir)
             .into_iter()
             .filter_map(|i| i.ok())
         {
             if item.file_type().is_file() {
                 if let Ok(rel) = item.path().strip_prefix(static_dir) {
-                    statics.push(format!(
+                    statics.insert(format!(
                         "static/{}",
                         rel.to_string_lossy().replace('\\', "/")
                     ));
                 }
             }
         }
-        exists.extend(statics.iter().map(String::as_str));
         let mut checked: Vec<(&String, &PageLinks)> = match only {
             None => self.pages.iter().collect(),
             Some(paths) => paths
@@ -103,7 +102,7 @@ impl SiteLinkIndex {
                 .collect(),
         };
         checked.sort_by(|a, b| a.0.cmp(b.0));
-        let exists = &exists;
+        let exists = &|p: &str| self.pages.contains_key(p) || statics.contains(p);
         let errors: Vec<Error> = checked
             .par_iter()
             .flat_map_iter(|(path, page)| {
@@ -127,7 +126,7 @@ impl SiteLinkIndex {
 fn check_one(
     page: &str,
     link: &str,
-    exists: &HashSet<&str>,
+    exists: &(dyn Fn(&str) -> bool + Sync),
     pages: &HashMap<String, PageLinks>,
 ) -> Option<String> {
     // Other sites, other schemes, and root-absolute links (only the 404 page uses those,
@@ -165,7 +164,7 @@ fn check_one(
         }
         t
     };
-    if !exists.contains(target.as_str()) {
+    if !exists(target.as_str()) {
         return Some(format!("link `{link}` to missing file `{target}`"));
     }
     // Only HTML files have ids to check a fragment against.

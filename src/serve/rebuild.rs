@@ -38,6 +38,8 @@ pub struct Rebuilder {
     drafts: bool,
     /// None until a first build succeeds.
     session: Option<Session>,
+    /// Deferred work done since the last save: files made, time taken.
+    behind: Option<(usize, Duration)>,
 }
 
 impl Rebuilder {
@@ -46,6 +48,7 @@ impl Rebuilder {
             root: root.to_path_buf(),
             drafts,
             session: None,
+            behind: None,
         }
     }
 
@@ -53,8 +56,9 @@ impl Rebuilder {
     /// and how long it took.
     pub fn rebuild(&mut self, changed: &[PathBuf]) -> RebuildOutcome {
         let started = Instant::now();
+        self.behind = None;
         let result = match &mut self.session {
-            Some(session) => session.rebuild(changed),
+            Some(session) => session.edit(changed),
             None => Session::start(BuildOptions {
                 root: self.root.clone(),
                 out: None,
@@ -75,35 +79,72 @@ impl Rebuilder {
                     [one] => format!("rebuilt after a change to {}", display_rel(&self.root, one)),
                     many => format!("rebuilt after {} changes", many.len()),
                 };
+                let behind = match &self.session {
+                    Some(s) if s.is_behind() => {
+                        "; the pages that list it and the site-wide files follow"
+                    }
+                    _ => "",
+                };
                 print!("{summary}");
-                println!("{cause}: {count} files written in {:.1} ms", ms(took));
+                println!(
+                    "{cause}: {count} files written in {:.1} ms{behind}",
+                    ms(took)
+                );
                 RebuildOutcome::Built {
                     update,
                     summary,
                     took,
                 }
             }
-            Err(e) => {
-                let took = started.elapsed();
-                let message = e
-                    .flatten()
-                    .iter()
-                    .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                eprintln!("error: build failed ({:.1} ms); the browser shows this until the next good save:", ms(took));
-                for line in message.lines() {
-                    eprintln!("  {line}");
-                }
-                RebuildOutcome::Failed { message, took }
-            }
+            Err(e) => self.failed(e, started),
         }
+    }
+
+    fn failed(&mut self, e: crate::Error, started: Instant) -> RebuildOutcome {
+        let took = started.elapsed();
+        let message = e
+            .flatten()
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n");
+        eprintln!(
+            "error: build failed ({:.1} ms); the browser shows this until the next good save:",
+            ms(took)
+        );
+        for line in message.lines() {
+            eprintln!("  {line}");
+        }
+        RebuildOutcome::Failed { message, took }
     }
 
     /// Work an edit deferred (see `Session::catch_up`), one slice at a time; None when
     /// there is none left.
     pub fn catch_up(&mut self) -> Option<RebuildOutcome> {
-        None
+        let started = Instant::now();
+        let Some(result) = self.session.as_mut()?.catch_up() else {
+            if let Some((count, took)) = self.behind.take() {
+                println!(
+                    "caught up: {count} files that list the changed entries written in {:.1} ms",
+                    ms(took)
+                );
+            }
+            return None;
+        };
+        match result.and_then(update) {
+            Ok((update, summary)) => {
+                let took = started.elapsed();
+                let (count, total) = self.behind.get_or_insert((0, Duration::ZERO));
+                *count += update.files.len();
+                *total += took;
+                Some(RebuildOutcome::Built {
+                    update,
+                    summary,
+                    took,
+                })
+            }
+            Err(e) => Some(self.failed(e, started)),
+        }
     }
 }
 

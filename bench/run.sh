@@ -142,7 +142,7 @@ for n in $SIZES; do
       for tool in "${tools[@]}"; do timed "$tool" "$n" "$mode"; done
     done
   done
-  echo "- N = $n: $(python3 bench/search_size.py "$(out_dir glossary "$n" ram)")" >> "$SEARCH"
+  echo "- $(python3 bench/search_size.py "$(out_dir glossary "$n" ram)")" >> "$SEARCH"
   rm -rf "$RAM/glossary-$n" "$RAM/hugo-$n"
   for tool in "${tools[@]}"; do
     for m in ram disk; do clear_out "$(out_dir "$tool" "$n" "$m")"; done
@@ -203,7 +203,7 @@ stat() {
   echo
   cat "$SEARCH"
   echo
-  echo "Targets of issue #15:"
+  echo "Targets of issue #15 (at the sizes run):"
   echo
   verdict() { awk -v v="$1" -v lim="$2" 'BEGIN { print (v != "" && v + 0 < lim + 0) ? "PASS" : "FAIL" }'; }
   if [[ " $SIZES " == *" 100000 "* ]]; then
@@ -211,7 +211,7 @@ stat() {
     r=$(stat 100000 glossary ram 6 | cut -d' ' -f1 | awk '{ print $1 / 1024 }')
     echo "- $(verdict "$w" 12) cold 100,000-entry build on a RAM disk under 12 s: $w s"
     echo "- $(verdict "$r" 600) peak RSS at 100,000 under 600 MB: $(printf %.0f "$r") MB"
-    kb=$(sed -n 's/^- N = 100000:.*worst 1-word query \([0-9]*\) KB.*/\1/p' "$SEARCH")
+    kb=$(sed -n 's/^- N=100000:.*worst 1-word query \([0-9]*\) KB.*/\1/p' "$SEARCH")
     echo "- $(verdict "$kb" 1024) one query at 100,000 downloads under 1 MB: $kb KB"
   fi
   if [[ " $SIZES " == *" 10000 "* ]] && [ 10000 -le "$HUGO_MAX_N" ]; then

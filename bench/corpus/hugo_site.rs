@@ -1,6 +1,7 @@
 //! Writing the same corpus in Hugo's layout: YAML front matter in content/terms/*.md and
 //! a minimal theme whose single page shows what a `glossary` term page shows (definition,
-//! body with a highlighted CUDA block, measured table, related terms, sources, byline).
+//! body with a highlighted CUDA block, measured table, related terms, sources, byline,
+//! previous/next), with the same site-wide files on (sitemap, feed, 404): see [`CONFIG`].
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -28,12 +29,38 @@ pub fn write(corpus: &Corpus, root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Highlighting is on, as in `glossary`: fenced blocks are highlighted with inline styles.
-/// Kinds `glossary` does not write (taxonomies, feeds, sitemap) are off so both tools
-/// write the same pages.
+/// The same work on both sides, as far as the two tools allow:
+/// - pages: a page per term, the home page with the A–Z list of every term and its summary,
+///   `sitemap.xml` of every page, one feed of the 50 newest entries (glossary's Atom
+///   `feed.xml` has 50: Hugo's RSS `index.xml` is limited to 50 too, and only the home
+///   page has one, as glossary has one feed) and `404.html`;
+/// - each term page shows what glossary's does: definition, body, the measured table,
+///   related terms with their summaries, sources, byline, previous/next links;
+/// - code: fenced blocks highlighted with inline styles (Chroma), as glossary highlights
+///   every CUDA block (its own lexer, classes and a stylesheet).
+///
+/// What still differs (none of it can be configured away):
+/// - glossary also verifies two SSH signatures per entry, checks every link and source,
+///   reads the measured table from a record, draws it again as an SVG bar chart, writes the
+///   search page and the sharded search index (a Hugo site would run pagefind as a second
+///   step) and the contents sidebar; Hugo does none of that. All of it is work glossary
+///   does and Hugo is spared.
+/// - Hugo renders the terms section's own list page (`terms/index.html`), which glossary
+///   does not write; its A–Z list is on the home page. The kind is off (`section`), so
+///   neither writes it.
+/// - Summaries are plain text in this corpus: glossary renders them as inline Markdown
+///   (with a fast path for text without markup), Hugo's theme prints them as they are.
+/// - Taxonomies (tags, categories) do not exist in glossary: off.
 const CONFIG: &str = r#"baseURL = "https://gpu-glossary.example.org/"
 title = "GPU Glossary (synthetic benchmark corpus)"
-disableKinds = ["taxonomy", "term", "RSS", "sitemap", "robotsTXT", "404"]
+disableKinds = ["taxonomy", "term", "section"]
+
+[outputs]
+home = ["html", "rss"]
+page = ["html"]
+
+[services.rss]
+limit = 50
 
 [markup.highlight]
 codeFences = true
@@ -50,7 +77,8 @@ const LAYOUTS: &[(&str, &str)] = &[
         r#"<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>{{ .Title }} — {{ site.Title }}</title>
-<meta name="description" content="{{ .Params.summary }}"><link rel="canonical" href="{{ .Permalink }}"></head>
+<meta name="description" content="{{ .Params.summary }}"><link rel="canonical" href="{{ .Permalink }}">
+<link rel="alternate" type="application/rss+xml" href="{{ "index.xml" | relURL }}"></head>
 <body><header><a href="{{ "/" | relURL }}">{{ site.Title }}</a></header>
 <main>{{ block "main" . }}{{ end }}</main>
 <footer><p>Every measured number on this site comes from a recorded run on a named verification node.</p></footer>
@@ -64,20 +92,15 @@ const LAYOUTS: &[(&str, &str)] = &[
 <p class="definition">{{ .Params.summary }}</p>
 <div class="body">{{ .Content }}</div>
 {{ with .Params.related }}<section><h2 id="related">Related terms</h2><ul class="related">
-{{ range . }}{{ with site.GetPage (printf "/terms/%s" .) }}<li><a href="{{ .RelPermalink }}">{{ .Params.name }}</a></li>{{ end }}{{ end }}
+{{ range . }}{{ with site.GetPage (printf "/terms/%s" .) }}<li><a href="{{ .RelPermalink }}">{{ .Params.name }}</a> — <span class="summary">{{ .Params.summary }}</span></li>{{ end }}{{ end }}
 </ul></section>{{ end }}
 {{ with .Params.sources }}<section><h2 id="sources">Sources</h2><ul class="sources">
 {{ range . }}<li><a href="{{ .url }}">{{ .title }}</a> <span class="checked">(checked {{ .checked }})</span></li>{{ end }}
 </ul></section>{{ end }}
 <section class="byline"><h2 id="byline">Byline</h2><dl><dt>Written by</dt><dd>{{ .Params.author }}</dd><dt>Reviewed by</dt><dd>{{ .Params.reviewer }}</dd></dl></section>
+<nav class="pager">{{ with .PrevInSection }}<a rel="prev" href="{{ .RelPermalink }}">{{ .Params.name }}</a>{{ end }}
+{{ with .NextInSection }}<a rel="next" href="{{ .RelPermalink }}">{{ .Params.name }}</a>{{ end }}</nav>
 </article>{{ end }}
-"#,
-    ),
-    (
-        "_default/list.html",
-        r#"{{ define "main" }}<h1>{{ .Title }}</h1><dl class="term-index">
-{{ range .Pages.ByTitle }}<dt><a href="{{ .RelPermalink }}">{{ .Params.name }}</a></dt><dd>{{ .Params.summary }}</dd>
-{{ end }}</dl>{{ end }}
 "#,
     ),
     (
@@ -85,6 +108,18 @@ const LAYOUTS: &[(&str, &str)] = &[
         r#"{{ define "main" }}<h1>{{ site.Title }}</h1><h2 id="terms-az">Terms A–Z</h2><dl class="term-index">
 {{ range (where site.RegularPages "Section" "terms").ByTitle }}<dt><a href="{{ .RelPermalink }}">{{ .Params.name }}</a></dt><dd>{{ .Params.summary }}</dd>
 {{ end }}</dl>{{ end }}
+"#,
+    ),
+    (
+        "404.html",
+        r#"{{ define "main" }}<h1>Page not found</h1><p>See the <a href="{{ "/" | relURL }}">index of every term</a>.</p>{{ end }}
+"#,
+    ),
+    (
+        "_default/rss.xml",
+        r#"<rss version="2.0"><channel><title>{{ site.Title }}</title><link>{{ .Permalink }}</link>
+{{ range first 50 (where site.RegularPages "Section" "terms") }}<item><title>{{ .Title }}</title><link>{{ .Permalink }}</link><guid>{{ .Permalink }}</guid><description>{{ .Params.summary }}</description><author>{{ .Params.author }}</author></item>
+{{ end }}</channel></rss>
 "#,
     ),
 ];

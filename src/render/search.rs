@@ -13,27 +13,31 @@
 //!   equal to the key stays in the key's shard, so a word is always in the shard whose
 //!   key is its longest prefix in the manifest.
 //! - `search/d-<n>.js`: entries `n*CHUNK ..` as `[name, kind, summary, url]`, loaded only
-//!   for the results shown.
+//!   for the results shown. The summary is the HTML pages show (inline Markdown rendered
+//!   and escaped by `inline.rs`, links from the site root); `search.js` copies only its
+//!   text, `a`, `code`, `em`, `strong` and `del` into the page.
 //!
 //! Each file is a script that calls `glossarySearch.*` (defined by `search.js`) rather than
 //! JSON, so search also works on a site opened straight from disk (browsers refuse `fetch`
 //! on `file://`). Entry ids follow the names' order, so ties rank alphabetically without
 //! loading every matching entry's name.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::input::OutputFile;
-
+use super::input::{OutputFile, RenderInput};
+use super::pages::entry_inline;
 use super::site_wide::PublishedPage;
 
 /// The global the index scripts call; `search.js` defines it.
 pub const SCRIPT_GLOBAL: &str = "glossarySearch";
 /// Where the index files go, relative to the site root.
 pub const DIR: &str = "search";
-/// Entries per document chunk: ten results touch at most ten chunks of ~20 KB.
-pub const CHUNK: usize = 128;
+/// Entries per document chunk: ten results touch at most ten chunks of ~13 KB (at
+/// 100,000 entries the worst one-word query then downloads ~450 KB in all).
+pub const CHUNK: usize = 64;
 /// A shard larger than this (bytes) is split one character deeper.
 pub const SHARD_BUDGET: usize = 96 * 1024;
 /// The first characters of a token that name its shard before any split.
@@ -52,9 +56,10 @@ enum Field {
 #[derive(Default)]
 struct Postings {
     fields: [Vec<u32>; 3],
-    /// Normalized whole title/name (tokens joined by one space) → entry ids. Kept with the
-    /// name's first token, so the query's first word's shard answers "is this exactly a
-    /// name": an abbreviation like "SM" then ranks the entry it names first.
+    /// Normalized whole title, name or alias (tokens joined by one space) → entry ids. Kept
+    /// with the name's rarest token, whose shard a query of exactly that name loads, so it
+    /// answers "is this exactly a name": an abbreviation like "SM" then ranks the entry it
+    /// names first.
     names: BTreeMap<String, Vec<u32>>,
 }
 
@@ -62,12 +67,21 @@ struct Postings {
 /// punctuation dropped at the ends only (so `__global__` and `sm_90` stay whole),
 /// lowercased. `search.js` must cut queries the same way.
 pub fn tokens(s: &str) -> impl Iterator<Item = String> + '_ {
-    s.split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .to_lowercase()
-        })
-        .filter(|w| !w.is_empty())
+    words(s).map(Cow::into_owned)
+}
+
+/// [`tokens`] without copying the words that are already lowercase (most of them).
+fn words(s: &str) -> impl Iterator<Item = Cow<'_, str>> {
+    s.split_whitespace().filter_map(|w| {
+        let w = w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+        if w.is_empty() {
+            None
+        } else if w.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+            Some(Cow::Borrowed(w))
+        } else {
+            Some(Cow::Owned(w.to_lowercase()))
+        }
+    })
 }
 
 /// The body's distinct words in first-seen order: all the index needs of a body, and a
@@ -75,24 +89,34 @@ pub fn tokens(s: &str) -> impl Iterator<Item = String> + '_ {
 pub fn distinct_words(s: &str) -> String {
     let mut seen = std::collections::HashSet::new();
     let mut out = String::with_capacity(s.len() / 2);
-    for word in tokens(s) {
-        if seen.insert(word.clone()) {
+    for word in words(s) {
+        if !seen.contains(&word) {
             if !out.is_empty() {
                 out.push(' ');
             }
             out.push_str(&word);
+            seen.insert(word);
         }
     }
     out
 }
 
-pub fn index_files(pages: &[PublishedPage<'_>]) -> Vec<OutputFile> {
+pub fn index_files(input: &RenderInput<'_>, pages: &[PublishedPage<'_>]) -> Vec<OutputFile> {
     // Ids in name order, so equal scores rank alphabetically by id alone.
     let mut order: Vec<&PublishedPage<'_>> = pages.iter().collect();
     order.sort_by_cached_key(|p| (p.entry.name().to_lowercase(), p.file_url()));
+    // The summary as pages show it (inline Markdown: links, code), with links written from
+    // the site root: search.js puts the showing page's root in front. Its plain text is
+    // what is searched, so link targets and markup are not words.
+    let summaries: Vec<super::inline::Inline> = order
+        .iter()
+        .map(|p| entry_inline(input, p.entry, &p.entry.meta.summary, ""))
+        .collect();
 
     let mut index: HashMap<String, Postings> = HashMap::new();
     let mut best: HashMap<String, Field> = HashMap::new();
+    // (the words of a whole title, name or alias, its entry id)
+    let mut whole_names: Vec<(Vec<String>, u32)> = Vec::new();
     for (id, page) in order.iter().enumerate() {
         let id = id as u32;
         best.clear();
@@ -104,7 +128,7 @@ pub fn index_files(pages: &[PublishedPage<'_>]) -> Vec<OutputFile> {
             }
         };
         note(page.text, Field::Body);
-        note(&meta.summary, Field::Summary);
+        note(&summaries[id as usize].text, Field::Summary);
         note(&meta.title, Field::Title);
         note(page.entry.name(), Field::Title);
         // Aliases (abbreviations, other names) are found as the name is.
@@ -114,21 +138,36 @@ pub fn index_files(pages: &[PublishedPage<'_>]) -> Vec<OutputFile> {
         for (token, field) in best.drain() {
             index.entry(token).or_default().fields[field as usize].push(id);
         }
+        // The whole title, name or alias equal to the query ranks first: "SM" finds the
+        // entry that has it as its abbreviation before every entry that mentions SMs.
         let mut names = vec![meta.title.as_str(), page.entry.name()];
-        names.dedup();
+        names.extend(meta.aliases.iter().map(String::as_str));
         for name in names {
-            let whole: Vec<String> = tokens(name).collect();
-            if let Some(first) = whole.first() {
-                let ids = index
-                    .entry(first.clone())
-                    .or_default()
-                    .names
-                    .entry(whole.join(" "))
-                    .or_default();
-                if ids.last() != Some(&id) {
-                    ids.push(id);
-                }
+            let words: Vec<String> = tokens(name).collect();
+            if !words.is_empty() {
+                whole_names.push((words, id));
             }
+        }
+    }
+    // Each whole name is kept with its rarest word, which every query equal to it loads:
+    // under the first word, 10,000 titles "What is …?" would all sit with "what".
+    for (words, id) in whole_names {
+        let count = |w: &String| {
+            index
+                .get(w)
+                .map_or(0, |p| p.fields.iter().map(Vec::len).sum())
+        };
+        let Some(rarest) = words.iter().min_by_key(|w| (count(w), *w)).cloned() else {
+            continue;
+        };
+        let ids = index
+            .entry(rarest)
+            .or_default()
+            .names
+            .entry(words.join(" "))
+            .or_default();
+        if ids.last() != Some(&id) {
+            ids.push(id);
         }
     }
 
@@ -146,14 +185,15 @@ pub fn index_files(pages: &[PublishedPage<'_>]) -> Vec<OutputFile> {
     let mut shards = Vec::new();
     split_shards(&records, None, &mut files, &mut shards);
 
-    for (i, chunk) in order.chunks(CHUNK).enumerate() {
+    for (i, (chunk, summaries)) in order.chunks(CHUNK).zip(summaries.chunks(CHUNK)).enumerate() {
         let docs: Vec<(&str, &str, &str, String)> = chunk
             .iter()
-            .map(|p| {
+            .zip(summaries)
+            .map(|(p, summary)| {
                 (
                     p.entry.name(),
                     p.entry.id.kind.singular(),
-                    p.entry.meta.summary.as_str(),
+                    summary.html.as_str(),
                     p.file_url(),
                 )
             })

@@ -59,7 +59,7 @@ pub fn render_site_wide(
     let ((mut files, feeds), pages_made) = rayon::join(
         || {
             rayon::join(
-                || super::search::index_files(pages),
+                || super::search::index_files(input, pages),
                 || {
                     let mut v = vec![
                         super::sitemap::sitemap(&config.base_url, pages, input.drafts),

@@ -129,7 +129,7 @@
     return scores;
   }
 
-  // Every word must match; an entry whose whole title or name is the query ranks first
+  // Every word must match; an entry whose whole title, name or alias is the query ranks first
   // (an abbreviation like "SM" finds the entry it names). Equal scores keep id order,
   // which is name order.
   function rank(words, keysPerWord) {
@@ -141,14 +141,17 @@
       total.forEach(function (v, id) { if (s.has(id)) next.set(id, v + s.get(id)); });
       total = next;
     });
+    // The build keeps each whole name with one of its words (the rarest): look in every
+    // word's own record.
     var phrase = words.join(' ');
-    var first = shards[keysPerWord[0][0]] || {};
-    var rec = first[words[0]];
-    if (rec && rec[3] && rec[3][phrase]) {
-      decode(rec[3][phrase]).forEach(function (id) {
-        if (total.has(id)) total.set(id, total.get(id) + 1000);
-      });
-    }
+    var named = new Set();
+    words.forEach(function (word, i) {
+      var rec = (shards[keysPerWord[i][0]] || {})[word];
+      if (rec && rec[3] && rec[3][phrase]) decode(rec[3][phrase]).forEach(function (id) { named.add(id); });
+    });
+    named.forEach(function (id) {
+      if (total.has(id)) total.set(id, total.get(id) + 1000);
+    });
     var ids = Array.from(total.keys());
     ids.sort(function (a, b) { return total.get(b) - total.get(a) || a - b; });
     return ids;
@@ -180,6 +183,36 @@
         });
       });
   }
+  // The summary as pages show it: the build rendered its inline Markdown and escaped
+  // everything else (src/render/inline.rs). It is parsed inertly (DOMParser runs no script
+  // and loads nothing) and only text and the elements inline Markdown makes are copied,
+  // so nothing else in an index file could reach the page. Internal links were written
+  // from the site root: this page's root goes in front.
+  var INLINE = { A: 'a', CODE: 'code', EM: 'em', STRONG: 'strong', DEL: 'del' };
+  var SITE_RELATIVE = /^(?![a-z][a-z0-9+.-]*:|\/\/|\/|#)/i;
+  function appendSummary(into, html) {
+    var parsed = new DOMParser().parseFromString('<body>' + html, 'text/html').body;
+    (function copy(from, to) {
+      from.childNodes.forEach(function (node) {
+        if (node.nodeType === Node.TEXT_NODE) {
+          to.appendChild(document.createTextNode(node.data));
+          return;
+        }
+        if (node.nodeType !== Node.ELEMENT_NODE) return;
+        var tag = INLINE[node.tagName];
+        if (!tag) { copy(node, to); return; }
+        var el = document.createElement(tag);
+        if (tag === 'a') {
+          var href = node.getAttribute('href') || '';
+          if (/^\s*(javascript|data|vbscript):/i.test(href)) href = '';
+          if (href) el.setAttribute('href', SITE_RELATIVE.test(href) ? root + href : href);
+        }
+        copy(node, el);
+        to.appendChild(el);
+      });
+    })(parsed, into);
+  }
+
   function resultItem(doc) {
     var li = document.createElement('li');
     var a = document.createElement('a');
@@ -190,7 +223,7 @@
     kind.textContent = doc.kind;
     var summary = document.createElement('span');
     summary.className = 'summary';
-    summary.textContent = doc.summary;
+    appendSummary(summary, doc.summary);
     li.appendChild(a);
     li.appendChild(document.createTextNode(' '));
     li.appendChild(kind);

@@ -22,7 +22,12 @@ cd "$repo"
 # dir shared with other checkouts from swapping the binary under the tests.
 profile="${GLOSSARY_PROFILE:-dev}"
 cargo build --quiet --profile "$profile"
+# The 10,000-entry search test writes the synthetic corpus (a dev tool, `--features corpus`)
+# and builds it: in release, as unoptimized signing and building at that size take many
+# minutes against seconds.
+cargo build --quiet --release --features corpus --bins
 target="${CARGO_TARGET_DIR:-$repo/target}"
+export GLOSSARY_RELEASE_DIR="$target/release"
 [[ "$profile" == dev ]] && profile_dir=debug || profile_dir="$profile"
 export GLOSSARY_BIN="$target/$profile_dir/glossary"
 
@@ -30,6 +35,8 @@ fixture="$(mktemp -d)"
 trap 'rm -rf "$fixture"' EXIT
 GLOSSARY_FIXTURE_OUT="$fixture/site" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_browser_fixture >/dev/null
 export GLOSSARY_FIXTURE="$fixture/site"
+GLOSSARY_SEARCH_FIXTURE_OUT="$fixture/search" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_search_fixture >/dev/null
+export GLOSSARY_SEARCH_FIXTURE="$fixture/search"
 
 cd "$here"
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules ]]; then

@@ -20,6 +20,12 @@ export const noChromium = haveChromium ? false
 
 export const glossaryBin = process.env.GLOSSARY_BIN
   || path.join(process.env.CARGO_TARGET_DIR || path.join(repo, 'target'), 'debug', 'glossary');
+/// Release builds of glossary and of the synthetic corpus writer (`--features corpus`),
+/// for the tests at 10,000 entries; run.sh builds them.
+const releaseDir = process.env.GLOSSARY_RELEASE_DIR
+  || path.join(process.env.CARGO_TARGET_DIR || path.join(repo, 'target'), 'release');
+export const releaseBin = path.join(releaseDir, 'glossary');
+export const corpusBin = path.join(releaseDir, 'glossary-corpus');
 
 /// The signed fixture site, written by run.sh (`cargo test --test browser_fixture`).
 export function fixtureSite() {

@@ -40,6 +40,9 @@ pub struct Rebuilder {
     session: Option<Session>,
     /// Deferred work done since the last save: files made, time taken.
     behind: Option<(usize, Duration)>,
+    /// The last save broke the build. Deferred work waits for the next good save: done
+    /// now, it would publish a good build over the error the author has to see.
+    broken: bool,
 }
 
 impl Rebuilder {
@@ -49,6 +52,7 @@ impl Rebuilder {
             drafts,
             session: None,
             behind: None,
+            broken: false,
         }
     }
 
@@ -70,7 +74,9 @@ impl Rebuilder {
                 site
             }),
         };
-        match result.and_then(update) {
+        let outcome = result.and_then(update);
+        self.broken = outcome.is_err();
+        match outcome {
             Ok((update, summary)) => {
                 let count = update.files.len();
                 let took = started.elapsed();
@@ -121,6 +127,9 @@ impl Rebuilder {
     /// Work an edit deferred (see `Session::catch_up`), one slice at a time; None when
     /// there is none left.
     pub fn catch_up(&mut self) -> Option<RebuildOutcome> {
+        if self.broken {
+            return None;
+        }
         let started = Instant::now();
         let Some(result) = self.session.as_mut()?.catch_up() else {
             if let Some((count, took)) = self.behind.take() {
@@ -143,7 +152,11 @@ impl Rebuilder {
                     took,
                 })
             }
-            Err(e) => Some(self.failed(e, started)),
+            Err(e) => {
+                // Not retried until the next save, which may fix what failed.
+                self.broken = true;
+                Some(self.failed(e, started))
+            }
         }
     }
 }

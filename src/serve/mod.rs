@@ -40,8 +40,13 @@ pub fn serve(opts: &ServeOptions) -> Result<()> {
     let watch = watch::SourceWatch::start(&root)?;
     let mut rebuilder = rebuild::Rebuilder::new(&root, opts.drafts);
     let state = Arc::new(livereload::SiteState::new(rebuilder.rebuild(&[])));
-    let http = tiny_http::Server::http((opts.bind, opts.port))
-        .map_err(|e| Error::Other(format!("cannot listen on {}:{}: {e}", opts.bind, opts.port)))?;
+    let cannot_listen = |e: &dyn std::fmt::Display| {
+        Error::Other(format!("cannot listen on {}:{}: {e}", opts.bind, opts.port))
+    };
+    let listener =
+        std::net::TcpListener::bind((opts.bind, opts.port)).map_err(|e| cannot_listen(&e))?;
+    no_delay(&listener);
+    let http = tiny_http::Server::from_listener(listener, None).map_err(|e| cannot_listen(&e))?;
     let addr = http
         .server_addr()
         .to_ip()
@@ -64,4 +69,30 @@ pub fn serve(opts: &ServeOptions) -> Result<()> {
             None => false,
         },
     )
+}
+
+/// Turn off Nagle's algorithm on the listening socket; on Linux the sockets it accepts
+/// inherit it. tiny_http writes a response's headers and body separately, so with Nagle on,
+/// a browser's kept-alive connection waits for the delayed ACK (about 40 ms) on every
+/// request after the first: an edit's reload took 44 ms longer than its rebuild.
+fn no_delay(listener: &std::net::TcpListener) {
+    use std::os::fd::AsRawFd;
+    let on: libc::c_int = 1;
+    // SAFETY: a valid socket descriptor, and a c_int option value of the size given.
+    let rc = unsafe {
+        libc::setsockopt(
+            listener.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        // Only slower, never wrong.
+        eprintln!(
+            "warning: TCP_NODELAY not set on the server socket: {}",
+            std::io::Error::last_os_error()
+        );
+    }
 }

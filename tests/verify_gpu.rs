@@ -8,6 +8,7 @@ mod support;
 use std::path::Path;
 
 use std::process::Output;
+use support::keys::{key, node_key_name, node_public_key_line};
 use support::{repo, run as glossary, text};
 
 use glossary::measure::record::{ConfigStatus, Record};
@@ -76,11 +77,24 @@ fn site(kernel: &str) -> Option<tempfile::TempDir> {
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        repo().join("glossary.toml"),
-        dir.path().join("glossary.toml"),
-    )
-    .unwrap();
+    // The repository's node profiles, with h200's public key swapped for a throwaway one:
+    // verify signs what it writes, and the real node key never comes near a test.
+    let config = std::fs::read_to_string(repo().join("glossary.toml")).unwrap();
+    let config: String = config
+        .lines()
+        .map(|line| {
+            if line.starts_with("public_key = ") && line.contains("node h200") {
+                node_public_key_line("h200")
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect();
+    assert!(
+        config.contains(&node_public_key_line("h200")),
+        "glossary.toml names h200's key"
+    );
+    std::fs::write(dir.path().join("glossary.toml"), config).unwrap();
     let exp = dir.path().join("measurements/features");
     std::fs::create_dir_all(&exp).unwrap();
     std::fs::write(exp.join("experiment.yaml"), experiment(kernel)).unwrap();
@@ -89,7 +103,14 @@ fn site(kernel: &str) -> Option<tempfile::TempDir> {
 }
 
 fn verify(root: &Path) -> Option<Output> {
-    let out = glossary(root, &["verify", "--node", "h200", "--only", "features"]);
+    let node_key = key(&node_key_name("h200")).private;
+    let node_key = node_key.to_str().expect("temp paths are UTF-8");
+    let out = glossary(
+        root,
+        &[
+            "verify", "--node", "h200", "--only", "features", "--key", node_key,
+        ],
+    );
     if text(&out).contains("this GPU is") {
         eprintln!("skipped: this GPU is not the h200 node: {}", text(&out));
         return None;

@@ -100,6 +100,18 @@ pub fn sign_record(path: &Path, node: &str) {
         .expect("sign record");
 }
 
+/// The project loaded for `id` alone, and `id` assessed as `review sign` assesses it.
+fn assessed(
+    root: &Path,
+    id: &EntryId,
+    time: chrono::DateTime<chrono::Utc>,
+) -> (Project, glossary::render::Assessment) {
+    let (project, ids) = Project::load_entries(root, &[id.to_string()]).expect("project loads");
+    let entry = project.content.get(&ids[0]).expect("entry exists");
+    let a = assess_one(&project, entry, time.date_naive()).expect("entry assesses");
+    (project, a)
+}
+
 /// Sign `id` as `role` with the throwaway key of `person`, through the library's own
 /// signing path (what `review sign` runs).
 pub fn sign_as(
@@ -109,9 +121,7 @@ pub fn sign_as(
     person: &str,
     time: chrono::DateTime<chrono::Utc>,
 ) {
-    let (project, ids) = Project::load_entries(root, &[id.to_string()]).expect("project loads");
-    let entry = project.content.get(&ids[0]).expect("entry exists");
-    let a = assess_one(&project, entry, time.date_naive()).expect("entry assesses");
+    let (project, a) = assessed(root, id, time);
     let signer = signer(person);
     let who = project
         .people
@@ -142,9 +152,7 @@ pub fn sign_unchecked(
     time: chrono::DateTime<chrono::Utc>,
 ) {
     use glossary::review::{save_signoff, save_text, statement, Signature};
-    let (project, ids) = Project::load_entries(root, &[id.to_string()]).expect("project loads");
-    let entry = project.content.get(&ids[0]).expect("entry exists");
-    let a = assess_one(&project, entry, time.date_naive()).expect("entry assesses");
+    let (project, a) = assessed(root, id, time);
     let msg = statement(id, role, person, &a.digest, &time);
     let sig = Signature {
         person: person.into(),

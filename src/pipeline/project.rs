@@ -208,6 +208,7 @@ impl Project {
             today,
             navigation,
             drafts,
+            restore: None,
         }
     }
 }

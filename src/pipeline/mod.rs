@@ -29,7 +29,7 @@ use crate::render::pages::{outline_of, render_site, render_site_into_with, SiteL
 use crate::render::site_links::{page_links, SiteLinkIndex};
 use crate::render::templates::load_templates;
 use crate::render::{Assessment, OutputFile, Restore, Shown};
-use crate::review::{status_report, Gated, Refusal, StatusReport};
+use crate::review::{status_report, Gated, Refusal, SignOff, StatusReport};
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -128,8 +128,14 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         e.thin();
         Some(assessed)
     };
-    let (project, mut visited, failed) =
-        Project::load_visiting(&opts.root, check_all_signoffs, &visit)?;
+    // Every signature verified up front; then only who signed what and when is kept.
+    let prepare = |project: &mut Project| {
+        let checks = check_all_signoffs(project);
+        project.signoffs.values_mut().for_each(SignOff::thin);
+        checks
+    };
+    let (project, checks, mut visited, failed) =
+        Project::load_visiting(&opts.root, prepare, &visit)?;
     if failed {
         return Ok(None);
     }
@@ -137,11 +143,15 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     visited.sort_by(|a, b| a.0.cmp(&b.0));
     let mut visited = visited.into_iter().peekable();
     let n = project.content.entries.len();
+    let unsigned = crate::review::SignatureChecks::default();
     let (mut assessments, mut outlines) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for e in &project.content.entries {
         let made = match visited.next_if(|(id, _)| id == &e.id) {
             Some((_, Some(made))) => made,
-            _ => assess(&project, e, today, Keep::Digest).map(|a| (a, None)),
+            _ => {
+                let checked = checks.get(&e.id).unwrap_or(&unsigned);
+                assess_checked(&project, e, today, Keep::Digest, Some(checked)).map(|a| (a, None))
+            }
         };
         match made {
             Ok((a, outline)) => {
@@ -151,7 +161,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
             Err(_) => return Ok(None),
         }
     }
-    drop(visited);
+    drop((visited, checks));
     let Ok(tera) = load_templates(&project.layout.templates()) else {
         return Ok(None);
     };

@@ -1,5 +1,6 @@
 //! Per-page cost of each build stage, on one entry of the synthetic benchmark corpus
-//! (bench/corpus/): front matter, value expansion, Markdown, highlighting, template.
+//! (bench/corpus/): front matter, page content (value expansion), Markdown, highlighting,
+//! template.
 //! Whole-site numbers, and Hugo beside them, come from bench/run.sh.
 
 #[path = "../bench/corpus/mod.rs"]
@@ -12,12 +13,11 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode};
 
 use glossary::content::{split_front_matter, EntryId};
-use glossary::pipeline::{assess_all, Project};
+use glossary::pipeline::{assess_all, page_shown, Project};
 use glossary::render::highlight::code_block;
 use glossary::render::markdown::{render, LinkPolicy};
 use glossary::render::pages::{render_page, render_page_markdown};
 use glossary::render::templates::load_templates;
-use glossary::render::values::expand_body;
 
 fn stages(c: &mut Criterion) {
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -45,10 +45,14 @@ fn stages(c: &mut Criterion) {
             glossary::content::parse_front_matter(&entry.path, &split).expect("parses")
         })
     });
-    let resolved = &assessment.resolved;
-    c.bench_function("values: expand value() calls", |b| {
-        b.iter(|| expand_body(entry, resolved).expect("expands"))
-    });
+    c.bench_function(
+        "page content: records cited, tables, value() calls expanded",
+        |b| b.iter(|| page_shown(&project, entry).expect("expands")),
+    );
+    let shown = assessment
+        .shown
+        .as_ref()
+        .expect("assess_all keeps what pages show");
     let page_path = entry.id.url_path();
     let policy = LinkPolicy {
         page_path: &page_path,
@@ -56,7 +60,7 @@ fn stages(c: &mut Criterion) {
         figures: None,
     };
     c.bench_function("markdown: body to HTML (code block cached)", |b| {
-        b.iter(|| render(&assessment.markdown, entry.body_line, &policy))
+        b.iter(|| render(&shown.markdown, entry.body_line, &policy))
     });
     c.bench_function("highlight: 16-line CUDA block (cached)", |b| {
         b.iter(|| code_block("cuda", &code))
@@ -85,7 +89,7 @@ fn stages(c: &mut Criterion) {
     let input = project.render_input(&assessments, &tera, &ids, &ids, today, false);
     c.bench_function("template: term page", |b| {
         b.iter_batched(
-            || render_page_markdown(&input, entry, Some(assessment)),
+            || render_page_markdown(&input, entry, Some(assessment)).expect("renders"),
             |r| render_page(&input, entry, assessment, r).expect("renders"),
             BatchSize::SmallInput,
         )

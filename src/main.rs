@@ -4,6 +4,9 @@ use clap::{Parser, Subcommand};
 
 use glossary::cmd;
 
+// `--features system-alloc` leaves the system's malloc in place, so heap profilers that
+// hook it (heaptrack: bench/memory.sh's breakdown) see every allocation.
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

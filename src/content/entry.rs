@@ -87,6 +87,9 @@ pub struct Entry {
     pub body: String,
     /// 1-based line of the file on which the body starts, so body errors can name a line.
     pub body_line: usize,
+    /// Once the text is dropped ([`Entry::thin`]): a hash of it, so reading it again
+    /// (`content::reread`) can tell whether the file changed in between.
+    pub thinned: Option<u64>,
 }
 
 impl Entry {
@@ -99,6 +102,7 @@ impl Entry {
     /// build, once the entry is assessed (its digest taken, its body expanded), so a large
     /// site's texts are not all in memory at once. Nothing may read the text afterwards.
     pub fn thin(&mut self) {
+        self.thinned = Some(text_hash(&self.raw));
         self.raw = String::new();
         self.body = String::new();
     }
@@ -107,6 +111,15 @@ impl Entry {
     pub fn term_uses(&self) -> &[TermUse] {
         &self.meta.terms
     }
+}
+
+/// The hash [`Entry::thin`] keeps: not cryptographic, it only tells whether a file changed
+/// during one build.
+pub(crate) fn text_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
 }
 
 /// Front matter of every kind. Fields that belong to one kind only are checked at load.

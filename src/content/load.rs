@@ -249,6 +249,7 @@ fn placeholder(kind: Kind, path: PathBuf) -> Entry {
         body,
         body_line,
         raw,
+        thinned: None,
     }
 }
 
@@ -297,5 +298,58 @@ fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
         body,
         body_line,
         raw,
+        thinned: None,
     })
+}
+
+/// `e` with its text read again after [`Entry::thin`]. An error if the file changed since
+/// it was read: a page made from the new text would not be the one that was assessed.
+pub fn reread(e: &Entry) -> Result<Entry> {
+    let raw = std::fs::read_to_string(&e.path).map_err(|err| Error::io(&e.path, err))?;
+    if e.thinned
+        .is_some_and(|h| h != super::entry::text_hash(&raw))
+    {
+        return Err(Error::content(
+            &e.path,
+            None,
+            "the file changed while the site was being built; build again",
+        ));
+    }
+    let split = split_front_matter(&e.path, &raw)?;
+    Ok(Entry {
+        id: e.id.clone(),
+        path: e.path.clone(),
+        meta: e.meta.clone(),
+        body: split.body.to_string(),
+        body_line: split.body_line,
+        raw: String::new(),
+        thinned: e.thinned,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A thinned entry reads back the body it was read with, and refuses a file that
+    /// changed since: its page would not be the one that was assessed.
+    #[test]
+    fn reread_gives_the_body_back_and_refuses_a_changed_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("it.md");
+        std::fs::write(&path, "---\ntitle: T\nsummary: S.\n---\nThe body.\n").unwrap();
+        let mut e = parse_entry(Kind::Term, path.clone()).unwrap();
+        let (body, body_line) = (e.body.clone(), e.body_line);
+        e.thin();
+        assert!(e.body.is_empty() && e.raw.is_empty());
+        let back = reread(&e).unwrap();
+        assert_eq!(
+            (back.body.as_str(), back.body_line),
+            (body.as_str(), body_line)
+        );
+
+        std::fs::write(&path, "---\ntitle: T\nsummary: S.\n---\nAnother body.\n").unwrap();
+        let err = reread(&e).unwrap_err().to_string();
+        assert!(err.contains("it.md") && err.contains("changed"), "{err}");
+    }
 }

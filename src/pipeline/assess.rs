@@ -9,9 +9,10 @@ use rayon::prelude::*;
 use crate::content::{Entry, EntryId};
 use crate::error::{Error, Result};
 use crate::measure::claims::check_claim;
+use crate::measure::{Citation, Staleness};
 use crate::render::tables::{side_by_side, TableView};
 use crate::render::values::{expand_body, Resolved};
-use crate::render::Assessment;
+use crate::render::{Assessment, Shown};
 use crate::review::{
     check_signoffs, cited_records, decide, signed_digest, signed_material, Facts, SignOff,
     SignatureChecks,
@@ -114,47 +115,12 @@ pub(crate) fn assess_checked(
     keep: Keep,
     checked: Option<&SignatureChecks>,
 ) -> Result<Assessment> {
-    let library = &project.library;
-    let mut stale: Vec<(String, String)> = Vec::new();
-    let mut resolved: Resolved = HashMap::new();
-    let mut citations = HashMap::new();
-    for (exp, node) in cited_records(entry) {
-        let c = library.cite(&project.config, &exp, &node);
-        resolved.insert(
-            (exp.clone(), node.clone()),
-            c.as_ref().map(|c| c.record.clone()).map_err(Clone::clone),
-        );
-        if let Err(why) = &c {
-            stale.push((format!("{exp}/{node}"), why.to_string()));
-        }
-        citations.insert((exp, node), c);
-    }
-
-    let mut tables = Vec::new();
-    for t in &entry.meta.measured {
-        let per_node: Vec<_> = t
-            .nodes()
-            .iter()
-            .filter_map(|n| {
-                let c = citations.get(&(t.experiment.clone(), n.clone()))?;
-                Some((n.as_str(), c.as_ref()))
-            })
-            .collect();
-        if per_node.is_empty() {
-            continue;
-        }
-        let (view, problems) = side_by_side(t, &per_node);
-        // A stale record is reported once, above; row problems of a current record here.
-        for (node, p) in problems {
-            if citations
-                .get(&(t.experiment.clone(), node.clone()))
-                .is_some_and(|c| c.is_ok())
-            {
-                stale.push((format!("{}/{node}", t.experiment), p.to_string()));
-            }
-        }
-        tables.push(view);
-    }
+    let Made {
+        shown,
+        stale,
+        citations,
+        resolved,
+    } = page_content(project, entry)?;
 
     let mut unsupported = Vec::new();
     for claim in &entry.meta.claims {
@@ -175,30 +141,13 @@ pub(crate) fn assess_checked(
         }
     }
 
-    let body = expand_body(entry, &resolved, &project.layout.measurements());
-    let diagram = entry
-        .meta
-        .diagram
-        .as_ref()
-        .map(|d| {
-            crate::render::diagram::render(entry, d, &project.diagrams, &project.config, &resolved)
-        })
-        .transpose();
-    // Both are the author's errors; report both rather than the first.
-    let (body, diagram) = match (body, diagram) {
-        (Ok(body), Ok(diagram)) => (body, diagram),
-        (body, diagram) => {
-            let mut errors = body.err().unwrap_or_default();
-            errors.extend(diagram.err());
-            return Err(Error::Many(errors));
-        }
-    };
-    for (asked, why) in body.problems {
-        stale.push((asked, why));
-    }
-    stale.dedup();
-
-    let cells = shown_cells(project, entry, &tables, &body.markdown, diagram.as_deref());
+    let cells = shown_cells(
+        project,
+        entry,
+        &shown.tables,
+        &shown.markdown,
+        shown.diagram.as_deref(),
+    );
     let (digest, material) = match keep {
         Keep::Digest => (signed_digest(entry, &cells), None),
         Keep::Material => {
@@ -248,10 +197,7 @@ pub(crate) fn assess_checked(
         verdict,
         digest,
         material,
-        markdown: body.markdown,
-        tables,
-        resolved,
-        diagram,
+        shown: Some(shown),
         last_checked,
         warnings,
     })
@@ -302,4 +248,100 @@ fn shown_cells(
         cells.insert("diagram".into(), html.to_string());
     }
     cells
+}
+
+/// What an entry's page shows besides its file ([`page_content`]'s [`Shown`]): what a build
+/// makes again for each page after letting it go.
+pub fn page_shown(project: &Project, entry: &Entry) -> Result<Shown> {
+    Ok(page_content(project, entry)?.shown)
+}
+
+/// What [`page_content`] makes: the page's [`Shown`], with what assessing needs besides.
+pub(crate) struct Made<'p> {
+    pub shown: Shown,
+    /// Records that cannot be cited, and numbers asked of them that they lack.
+    pub stale: Vec<(String, String)>,
+    citations: HashMap<(String, String), std::result::Result<Citation<'p>, Staleness>>,
+    resolved: Resolved,
+}
+
+/// What an entry's page shows besides its file: the cited records resolved, the measured
+/// tables, the body with its numbers expanded, the diagram drawn. The same for the same
+/// file and records, so a build that lets it go after assessing makes it again per page.
+pub(crate) fn page_content<'p>(project: &'p Project, entry: &Entry) -> Result<Made<'p>> {
+    let library = &project.library;
+    let mut stale: Vec<(String, String)> = Vec::new();
+    let mut resolved: Resolved = HashMap::new();
+    let mut citations = HashMap::new();
+    for (exp, node) in cited_records(entry) {
+        let c = library.cite(&project.config, &exp, &node);
+        resolved.insert(
+            (exp.clone(), node.clone()),
+            c.as_ref().map(|c| c.record.clone()).map_err(Clone::clone),
+        );
+        if let Err(why) = &c {
+            stale.push((format!("{exp}/{node}"), why.to_string()));
+        }
+        citations.insert((exp, node), c);
+    }
+
+    let mut tables = Vec::new();
+    for t in &entry.meta.measured {
+        let per_node: Vec<_> = t
+            .nodes()
+            .iter()
+            .filter_map(|n| {
+                let c = citations.get(&(t.experiment.clone(), n.clone()))?;
+                Some((n.as_str(), c.as_ref()))
+            })
+            .collect();
+        if per_node.is_empty() {
+            continue;
+        }
+        let (view, problems) = side_by_side(t, &per_node);
+        // A stale record is reported once, above; row problems of a current record here.
+        for (node, p) in problems {
+            if citations
+                .get(&(t.experiment.clone(), node.clone()))
+                .is_some_and(|c| c.is_ok())
+            {
+                stale.push((format!("{}/{node}", t.experiment), p.to_string()));
+            }
+        }
+        tables.push(view);
+    }
+
+    let body = expand_body(entry, &resolved, &project.layout.measurements());
+    let diagram = entry
+        .meta
+        .diagram
+        .as_ref()
+        .map(|d| {
+            crate::render::diagram::render(entry, d, &project.diagrams, &project.config, &resolved)
+        })
+        .transpose();
+    // Both are the author's errors; report both rather than the first.
+    let (body, diagram) = match (body, diagram) {
+        (Ok(body), Ok(diagram)) => (body, diagram),
+        (body, diagram) => {
+            let mut errors = body.err().unwrap_or_default();
+            errors.extend(diagram.err());
+            return Err(Error::Many(errors));
+        }
+    };
+    for (asked, why) in body.problems {
+        stale.push((asked, why));
+    }
+    stale.dedup();
+
+    Ok(Made {
+        shown: Shown {
+            markdown: body.markdown,
+            tables,
+            diagram,
+        },
+        stale,
+        citations,
+        resolved,
+    })
 }

@@ -16,7 +16,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use assess::{assess, assess_checked, assess_collecting, check_all_signoffs, Keep};
-pub use assess::{assess_all, assess_one};
+pub use assess::{assess_all, assess_one, page_shown};
 pub use output::{copy_dir, write_site, Staging, DRAFTS_MARKER, MARKER};
 pub use project::Project;
 pub use session::{Rebuilt, Session};
@@ -24,11 +24,12 @@ pub use signing::{kept_material, sign_selected, Selection};
 
 use crate::content::{Entry, EntryId};
 use crate::error::{Error, Result};
-use crate::render::pages::{render_site, render_site_into, SiteLinks};
+use crate::render::markdown::RenderedMarkdown;
+use crate::render::pages::{outline_of, render_site, render_site_into_with, SiteLinks};
 use crate::render::site_links::{page_links, SiteLinkIndex};
 use crate::render::templates::load_templates;
-use crate::render::{Assessment, OutputFile};
-use crate::review::{status_report, Gated, Refusal, StatusReport};
+use crate::render::{Assessment, OutputFile, Restore, Shown};
+use crate::review::{status_report, Gated, Refusal, SignOff, StatusReport};
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -100,6 +101,11 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
 
 /// The build of a project with no errors, assessing each entry as it is read. None: there
 /// was an error (nothing written); `build_whole` reports it.
+///
+/// Each entry read is assessed and its pass 1 outline made (`render::pages::outline_of`)
+/// while its text is in memory; then its text and what its page shows are dropped, and
+/// made again from its file when its page is rendered (`content::reread`, which refuses a
+/// file changed in between, then `assess::page_content`).
 fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let today = opts.today;
     type Checks = std::collections::HashMap<EntryId, crate::review::SignatureChecks>;
@@ -112,38 +118,69 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         let unsigned = crate::review::SignatureChecks::default();
         let checked = checks.get(&e.id).unwrap_or(&unsigned);
         let assessed = assess_checked(project, e, today, Keep::Digest, Some(checked));
+        let assessed = assessed.map(|mut a| {
+            let outline = a
+                .shown
+                .take()
+                .map(|shown| outline_of(&project.layout, &project.config, e, &shown.markdown));
+            (a, outline)
+        });
         e.thin();
         Some(assessed)
     };
-    let (project, mut visited, failed) =
-        Project::load_visiting(&opts.root, check_all_signoffs, &visit)?;
+    // Every signature verified up front; then only who signed what and when is kept.
+    let prepare = |project: &mut Project| {
+        let checks = check_all_signoffs(project);
+        project.signoffs.values_mut().for_each(SignOff::thin);
+        checks
+    };
+    let (project, checks, mut visited, failed) =
+        Project::load_visiting(&opts.root, prepare, &visit)?;
     if failed {
         return Ok(None);
     }
     // Entries are sorted by id; so are their assessments, once sorted.
     visited.sort_by(|a, b| a.0.cmp(&b.0));
     let mut visited = visited.into_iter().peekable();
-    let mut assessments = Vec::with_capacity(project.content.entries.len());
+    let n = project.content.entries.len();
+    let unsigned = crate::review::SignatureChecks::default();
+    let (mut assessments, mut outlines) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for e in &project.content.entries {
         let made = match visited.next_if(|(id, _)| id == &e.id) {
             Some((_, Some(made))) => made,
-            _ => assess(&project, e, today, Keep::Digest),
+            _ => {
+                let checked = checks.get(&e.id).unwrap_or(&unsigned);
+                assess_checked(&project, e, today, Keep::Digest, Some(checked)).map(|a| (a, None))
+            }
         };
         match made {
-            Ok(a) => assessments.push(a),
+            Ok((a, outline)) => {
+                assessments.push(a);
+                outlines.push(outline);
+            }
             Err(_) => return Ok(None),
         }
     }
-    drop(visited);
+    drop((visited, checks));
     let Ok(tera) = load_templates(&project.layout.templates()) else {
         return Ok(None);
     };
     let out = output_dir(opts, &project);
     let static_dir = project.layout.templates().join("static");
     let staging = Staging::begin(&out, opts.drafts)?;
-    let site = render_through(opts, &project, &tera, &assessments, &|f| {
-        staging.write(&f.path, &f.bytes)
-    });
+    let restore =
+        |e: &Entry| -> Result<Shown> { page_shown(&project, &crate::content::reread(e)?) };
+    let site = render_through_prepared(
+        opts,
+        &project,
+        &tera,
+        &assessments,
+        Prepared {
+            outlines,
+            restore: Some(&restore),
+        },
+        &|f| staging.write(&f.path, &f.bytes),
+    );
     // A render error may name a line only the dropped text gives: report from the whole
     // project. The staging folder is abandoned; the site is untouched.
     let Ok(mut site) = site else { return Ok(None) };
@@ -201,6 +238,15 @@ pub(crate) struct Rendered {
     pub files_made: usize,
 }
 
+/// What a build made before rendering that the render would otherwise make itself.
+#[derive(Default)]
+pub(crate) struct Prepared<'a> {
+    /// Pass 1 outlines, by entry (`content.entries` order), where already made.
+    pub outlines: Vec<Option<RenderedMarkdown>>,
+    /// How to make again what assessments let go.
+    pub restore: Option<&'a Restore<'a>>,
+}
+
 /// Render every file and hand each to `sink` as it is made (`build` streams them into the
 /// staging folder, so pages are never all in memory at once), gathering the links
 /// templates made for the caller to check.
@@ -211,28 +257,39 @@ pub(crate) fn render_through(
     assessments: &[Assessment],
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<Rendered> {
+    render_through_prepared(opts, project, tera, assessments, Prepared::default(), sink)
+}
+
+/// [`render_through`], with what the build [`Prepared`].
+fn render_through_prepared<'a>(
+    opts: &BuildOptions,
+    project: &'a Project,
+    tera: &'a tera::Tera,
+    assessments: &'a [Assessment],
+    prepared: Prepared<'a>,
+    sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
+) -> Result<Rendered> {
     let report = BuildReport::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages = pages_of(opts, assessments, &published);
     let gathered = std::sync::Mutex::new((SiteLinkIndex::default(), 0usize));
-    let links = render_site_into(
-        &project.render_input(
-            assessments,
-            tera,
-            &pages,
-            &published,
-            opts.today,
-            opts.drafts,
-        ),
-        &|f| {
-            let facts = page_links(&f);
-            sink(f)?;
-            let mut g = gathered.lock().unwrap_or_else(|p| p.into_inner());
-            g.0.insert(facts);
-            g.1 += 1;
-            Ok(())
-        },
-    )?;
+    let mut input = project.render_input(
+        assessments,
+        tera,
+        &pages,
+        &published,
+        opts.today,
+        opts.drafts,
+    );
+    input.restore = prepared.restore;
+    let links = render_site_into_with(&input, prepared.outlines, &|f| {
+        let facts = page_links(&f);
+        sink(f)?;
+        let mut g = gathered.lock().unwrap_or_else(|p| p.into_inner());
+        g.0.insert(facts);
+        g.1 += 1;
+        Ok(())
+    })?;
     let (site_links, files_made) = gathered.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(Rendered {
         report,

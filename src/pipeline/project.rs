@@ -101,17 +101,19 @@ impl Project {
     /// it is read, with the project as loaded so far: everything but the content and the
     /// diagram presets (an entry with a diagram is best left for after the load), and
     /// what `prepare` made of that project before the content was read (a build verifies
-    /// every signature there, in batches). A build assesses and thins each entry there, so
-    /// it never holds every entry's text.
+    /// every signature there, in batches, then lets the signatures' text go), which is
+    /// handed back. A build assesses and thins each entry there, so it never holds every
+    /// entry's text.
     ///
     /// Whether there were errors is all this tells: their messages may lack the lines a
     /// thinned entry's text would give. On any error, load with `load_collecting` to
     /// report them.
+    #[allow(clippy::type_complexity)]
     pub(crate) fn load_visiting<P: Sync, T: Send>(
         root: &Path,
-        prepare: impl FnOnce(&Project) -> P,
+        prepare: impl FnOnce(&mut Project) -> P,
         visit: &(dyn Fn(&Project, &P, &mut Entry) -> T + Sync),
-    ) -> Result<(Project, Vec<(EntryId, T)>, bool)> {
+    ) -> Result<(Project, P, Vec<(EntryId, T)>, bool)> {
         let layout = Layout::new(root);
         let config = Config::load(root)?;
         let mut failed = false;
@@ -136,17 +138,16 @@ impl Project {
             people,
             diagrams: DiagramPresets::default(),
         };
-        let prepared = prepare(&project);
+        let prepared = prepare(&mut project);
         let (content, visited, errors) = load_content_visiting(&project.layout.content(), &|e| {
             visit(&project, &prepared, e)
         });
-        drop(prepared);
         failed |= !errors.is_empty();
         // Signatures for an entry that does not exist.
         failed |= project.signoffs.keys().any(|id| content.get(id).is_none());
         project.content = content;
         failed |= !project.check_entries().is_empty();
-        Ok((project, visited, failed))
+        Ok((project, prepared, visited, failed))
     }
 
     /// What the review workflow (sign, diff, status) reads of this project.
@@ -208,6 +209,7 @@ impl Project {
             today,
             navigation,
             drafts,
+            restore: None,
         }
     }
 }

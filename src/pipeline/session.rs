@@ -713,7 +713,7 @@ impl State {
             if !pages.contains(id) {
                 continue;
             }
-            let r = render_page_markdown(&input, e, assessment_of(id));
+            let r = render_page_markdown(&input, e, assessment_of(id))?;
             if self.links.headings.get(id) != Some(&r.heading_ids) {
                 more.extend(self.linked_from.get(id).into_iter().flatten().cloned());
             }
@@ -721,7 +721,7 @@ impl State {
         }
         for id in more.difference(&now) {
             if let (Some(e), true) = (project.content.get(id), pages.contains(id)) {
-                let r = render_page_markdown(&input, e, assessment_of(id));
+                let r = render_page_markdown(&input, e, assessment_of(id))?;
                 rendered.push((e, r));
             }
         }

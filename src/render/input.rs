@@ -8,13 +8,12 @@ use chrono::NaiveDate;
 use tera::Tera;
 
 use crate::config::{Config, Layout};
-use crate::content::{Content, EntryId};
+use crate::content::{Content, Entry, EntryId};
 use crate::review::{SignOffs, SignedMaterial, Verdict};
 use crate::trust::People;
 
 use super::navigation::Navigation;
 use super::tables::TableView;
-use super::values::Resolved;
 
 /// One entry after assessment: its citations resolved, its claims checked, the numbers in
 /// its prose expanded, and the gate's verdict.
@@ -26,18 +25,29 @@ pub struct Assessment {
     /// The signed text and its stored bytes, kept only where they are used (signing,
     /// `review diff`): a build needs only the digest.
     pub material: Option<SignedMaterial>,
-    /// The body with its `value()`/`ratio()` calls replaced by recorded numbers.
-    pub markdown: String,
-    pub tables: Vec<TableView>,
-    pub resolved: Resolved,
-    /// The entry's diagram as HTML, drawn at assessment rather than at page time so a
-    /// diagram the record contradicts is an error whether or not the entry is published.
-    pub diagram: Option<String>,
+    /// What the page shows besides the entry's file. None where a build let it go once
+    /// the entry was assessed, to be made again for its page ([`RenderInput::restore`]).
+    pub shown: Option<Shown>,
     /// Newest of the cited records' capture dates and the sources' checked dates.
     pub last_checked: Option<NaiveDate>,
     /// Not reasons to refuse, but worth telling the author (old sources).
     pub warnings: Vec<String>,
 }
+
+/// What an entry's page shows that its file alone does not say: made from the file and the
+/// records it cites, the same way each time.
+#[derive(Clone)]
+pub struct Shown {
+    /// The body with its `value()`/`ratio()` calls replaced by recorded numbers.
+    pub markdown: String,
+    pub tables: Vec<TableView>,
+    /// The entry's diagram as HTML, drawn at assessment rather than at page time so a
+    /// diagram the record contradicts is an error whether or not the entry is published.
+    pub diagram: Option<String>,
+}
+
+/// Makes an entry's [`Shown`] again from its file, for a page whose assessment let it go.
+pub type Restore<'a> = dyn Fn(&Entry) -> crate::error::Result<Shown> + Sync + 'a;
 
 /// Everything a whole-site render reads.
 pub struct RenderInput<'a> {
@@ -60,6 +70,8 @@ pub struct RenderInput<'a> {
     pub navigation: std::borrow::Cow<'a, Navigation>,
     /// A `--drafts` preview build (see `pipeline::output` for its own folder and marker).
     pub drafts: bool,
+    /// Where assessments let their [`Shown`] go (a large build), how to make it again.
+    pub restore: Option<&'a Restore<'a>>,
 }
 
 /// One file of the output, by path relative to the site root.

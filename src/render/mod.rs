@@ -24,4 +24,4 @@ pub mod tables;
 pub mod templates;
 pub mod values;
 
-pub use input::{Assessment, OutputFile, RenderInput};
+pub use input::{Assessment, OutputFile, RenderInput, Restore, Shown};

@@ -280,6 +280,7 @@ mod tests {
             meta,
             body: String::new(),
             body_line: 1,
+            thinned: None,
         }
     }
 

@@ -12,7 +12,7 @@ use crate::content::{Entry, EntryId, Kind};
 use crate::error::{Error, Location, Result};
 
 use super::inline::{render_inline, Inline, InlineContext};
-use super::input::{Assessment, OutputFile, RenderInput};
+use super::input::{Assessment, OutputFile, RenderInput, Shown};
 use super::links::LinkTarget;
 use super::markdown::{render as render_markdown, LinkPolicy, RenderedMarkdown, TocItem};
 use super::navigation::{list_label, NavLink, SidebarGroup};
@@ -158,16 +158,31 @@ pub fn render_site_into(
     input: &RenderInput<'_>,
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<SiteLinks> {
+    render_site_into_with(input, Vec::new(), sink)
+}
+
+/// [`render_site_into`], with pass 1 already done for some entries: `outlines[i]`, where
+/// given, is entry `i`'s (in `input.content.entries` order; see [`outline_of`]).
+pub fn render_site_into_with(
+    input: &RenderInput<'_>,
+    mut outlines: Vec<Option<RenderedMarkdown>>,
+    sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
+) -> Result<SiteLinks> {
     let by_id: HashMap<&EntryId, &Assessment> =
         input.assessments.iter().map(|a| (&a.id, a)).collect();
     // Pass 1: headings, links and text of every entry (no HTML, no highlighting), so every
     // page's heading ids are known before links are checked, and a broken link is an error
     // even in an entry that is not published.
     let entries: Vec<&Entry> = input.content.entries.iter().collect();
+    outlines.resize_with(entries.len(), || None);
     let outlines: Vec<RenderedMarkdown> = entries
         .par_iter()
-        .map(|e| page_outline(input, e, by_id.get(&e.id).copied()))
-        .collect();
+        .zip(outlines.into_par_iter())
+        .map(|(e, given)| match given {
+            Some(outline) => Ok(outline),
+            None => page_outline(input, e, by_id.get(&e.id).copied()),
+        })
+        .collect::<Result<_>>()?;
     let headings: HashMap<&EntryId, &[String]> = entries
         .iter()
         .zip(&outlines)
@@ -222,9 +237,10 @@ pub fn render_site_into(
                 .filter(|e| input.pages.contains(&e.id))
                 .try_for_each(|e| {
                     let a = by_id[&e.id];
+                    let shown = shown_of(input, e, a)?;
                     // The text for search came from pass 1.
-                    let r = page_markdown(input, e, Some(a), super::markdown::render_html);
-                    sink(render_page(input, e, a, r)?)
+                    let r = markdown_of(input, e, &shown.markdown, super::markdown::render_html);
+                    sink(page_file(input, e, a, &shown, r)?)
                 })
         },
     );
@@ -288,8 +304,33 @@ pub fn page_outline(
     input: &RenderInput<'_>,
     e: &Entry,
     a: Option<&Assessment>,
-) -> RenderedMarkdown {
+) -> Result<RenderedMarkdown> {
     page_markdown(input, e, a, super::markdown::outline)
+}
+
+/// Pass 1 for one entry whose expanded body is `markdown`, without a [`RenderInput`]: a
+/// build does it while the entry's text is still in memory. Pass 1 does not depend on
+/// which entries get pages (only whether a link becomes text, which it does not record).
+pub fn outline_of(
+    layout: &crate::config::Layout,
+    config: &crate::config::Config,
+    e: &Entry,
+    markdown: &str,
+) -> RenderedMarkdown {
+    let page_path = e.id.url_path();
+    let none = HashSet::new();
+    let policy = LinkPolicy {
+        page_path: &page_path,
+        linkable: &none,
+        figures: Some((
+            &e.path,
+            super::figures::Figures {
+                layout,
+                allow: &config.content,
+            },
+        )),
+    };
+    super::markdown::outline(markdown, e.body_line, &policy)
 }
 
 /// Pass 2 for one page: its Markdown (after value expansion) to HTML.
@@ -297,7 +338,7 @@ pub fn render_page_markdown(
     input: &RenderInput<'_>,
     e: &Entry,
     a: Option<&Assessment>,
-) -> RenderedMarkdown {
+) -> Result<RenderedMarkdown> {
     page_markdown(input, e, a, render_markdown)
 }
 
@@ -307,10 +348,38 @@ fn page_markdown(
     e: &Entry,
     a: Option<&Assessment>,
     pass: fn(&str, usize, &LinkPolicy<'_>) -> RenderedMarkdown,
+) -> Result<RenderedMarkdown> {
+    Ok(match a {
+        Some(a) => markdown_of(input, e, &shown_of(input, e, a)?.markdown, pass),
+        None => markdown_of(input, e, &e.body, pass),
+    })
+}
+
+fn markdown_of(
+    input: &RenderInput<'_>,
+    e: &Entry,
+    md: &str,
+    pass: fn(&str, usize, &LinkPolicy<'_>) -> RenderedMarkdown,
 ) -> RenderedMarkdown {
     let page_path = e.id.url_path();
-    let md = a.map(|a| a.markdown.as_str()).unwrap_or(&e.body);
     pass(md, e.body_line, &link_policy(input, &page_path, &e.path))
+}
+
+/// What the page shows of its assessment, made again from the entry's file where the build
+/// let it go.
+fn shown_of<'a>(
+    input: &RenderInput<'_>,
+    e: &Entry,
+    a: &'a Assessment,
+) -> Result<std::borrow::Cow<'a, Shown>> {
+    match (&a.shown, input.restore) {
+        (Some(shown), _) => Ok(std::borrow::Cow::Borrowed(shown)),
+        (None, Some(restore)) => Ok(std::borrow::Cow::Owned(restore(e)?)),
+        (None, None) => Err(Error::Other(format!(
+            "{}: its assessment kept nothing to render and there is no way to make it again",
+            e.id
+        ))),
+    }
 }
 
 /// Pass 2 for one page: the template around its rendered Markdown.
@@ -320,11 +389,22 @@ pub fn render_page(
     a: &Assessment,
     r: RenderedMarkdown,
 ) -> Result<OutputFile> {
+    page_file(input, e, a, &*shown_of(input, e, a)?, r)
+}
+
+fn page_file(
+    input: &RenderInput<'_>,
+    e: &Entry,
+    a: &Assessment,
+    shown: &Shown,
+    r: RenderedMarkdown,
+) -> Result<OutputFile> {
     let html = render_entry(
         input,
         &site_ctx(input.config, input.drafts, ENTRY_ROOT, input.pages),
         e,
         a,
+        shown,
         r,
     )?;
     Ok(OutputFile {
@@ -535,6 +615,7 @@ fn render_entry(
     site: &SiteCtx<'_>,
     e: &Entry,
     a: &Assessment,
+    shown: &Shown,
     r: RenderedMarkdown,
 ) -> Result<String> {
     let content = input.content;
@@ -612,14 +693,14 @@ fn render_entry(
         draft: (!a.verdict.is_published())
             .then(|| a.verdict.refusals.iter().map(|r| r.to_string()).collect()),
         body: r.html,
-        tables: &a.tables,
-        charts: a
+        tables: &shown.tables,
+        charts: shown
             .tables
             .iter()
             .enumerate()
             .map(|(i, t)| super::chart::chart(t, i))
             .collect(),
-        diagram: a.diagram.clone(),
+        diagram: shown.diagram.clone(),
         related,
         meet,
         terms,

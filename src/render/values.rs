@@ -494,6 +494,7 @@ mod tests {
             meta,
             body: body.into(),
             body_line: 1,
+            thinned: None,
         }
     }
 

@@ -129,6 +129,7 @@ mod tests {
             meta: serde_yaml::from_str::<FrontMatter>("title: t\nsummary: s\n").unwrap(),
             body: "Body.\n".into(),
             body_line: 5,
+            thinned: None,
         }
     }
 

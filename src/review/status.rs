@@ -303,6 +303,7 @@ mod tests {
             meta: serde_yaml::from_str("title: What is it?\nsummary: S.\n").unwrap(),
             body: "Body.\n".into(),
             body_line: 5,
+            thinned: None,
         }
     }
 

@@ -250,14 +250,38 @@ impl AzIndex {
         }
     }
 
-    /// `index.html` around the rendered groups, in `order`.
+    /// `index.html` around the rendered groups, in `order`. The template is rendered with
+    /// a marker for each group's HTML, put in afterwards: through Tera's context the
+    /// 21 MB of a 100,000-term index would be copied several times over. A template that
+    /// does anything but print `g.html` as it is gets the HTML itself instead.
     fn page(&self, input: &RenderInput<'_>, order: &[(String, usize)]) -> Result<OutputFile> {
+        let html_of = |i: usize| self.groups[&order[i]].1.as_str();
+        let marks: Vec<String> = (0..order.len()).map(group_mark).collect();
+        let marked = self.shell(input, order, &|i| &marks[i])?;
+        let bytes = match splice(&marked, order.len(), &html_of) {
+            Some(bytes) => bytes,
+            None => self.shell(input, order, &html_of)?.into_bytes(),
+        };
+        Ok(OutputFile {
+            path: PathBuf::from("index.html"),
+            bytes,
+        })
+    }
+
+    /// `index.html` with `html(i)` as the `i`th group's HTML.
+    fn shell<'h>(
+        &self,
+        input: &RenderInput<'_>,
+        order: &[(String, usize)],
+        html: &dyn Fn(usize) -> &'h str,
+    ) -> Result<String> {
         let groups: Vec<GroupHtml<'_>> = order
             .iter()
-            .map(|key| GroupHtml {
+            .enumerate()
+            .map(|(i, key)| GroupHtml {
                 letter: &key.0,
                 id: letter_id(&key.0),
-                html: &self.groups[key].1,
+                html: html(i),
             })
             .collect();
         // Symbols and digits first, as they sort; then every letter, linked where used.
@@ -324,12 +348,36 @@ impl AzIndex {
         ctx.insert("letters", &groups);
         ctx.insert("lessons", &lessons);
         ctx.insert("guides", &guides);
-        let html = render_template(input.tera, "index.html", &ctx, &input.layout.templates())?;
-        Ok(OutputFile {
-            path: PathBuf::from("index.html"),
-            bytes: html.into_bytes(),
-        })
+        render_template(input.tera, "index.html", &ctx, &input.layout.templates())
     }
+}
+
+/// Stands for the `i`th group's HTML while `index.html` is rendered. Markup, so a
+/// template that escapes it (or changes it any other way) shows as a missing mark.
+fn group_mark(i: usize) -> String {
+    format!("<!--glossary:az-group:{i}-->")
+}
+
+/// `page` with each group's mark replaced by its HTML; None unless every mark is there
+/// exactly once, in order.
+fn splice<'h>(page: &str, groups: usize, html: &dyn Fn(usize) -> &'h str) -> Option<Vec<u8>> {
+    const OPEN: &str = "<!--glossary:az-group:";
+    let size = page.len() + (0..groups).map(|i| html(i).len()).sum::<usize>();
+    let mut out = Vec::with_capacity(size);
+    let mut rest = page;
+    let mut next = 0;
+    while let Some(at) = rest.find(OPEN) {
+        let mark = group_mark(next);
+        if next == groups || !rest[at..].starts_with(&mark) {
+            return None;
+        }
+        out.extend_from_slice(rest[..at].as_bytes());
+        out.extend_from_slice(html(next).as_bytes());
+        rest = &rest[at + mark.len()..];
+        next += 1;
+    }
+    out.extend_from_slice(rest.as_bytes());
+    (next == groups).then_some(out)
 }
 
 /// A term's rows: one per alias (pointing at it), then its own.
@@ -378,5 +426,30 @@ fn letter_id(letter: &str) -> String {
     match letter {
         "#" => "letter-num".into(),
         l => format!("letter-{}", l.to_lowercase()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_go_where_their_marks_are_and_only_there() {
+        let html = |i: usize| ["<h3>A</h3>", "<h3>B</h3>"][i];
+        let page = format!("<main>{}{}</main>", group_mark(0), group_mark(1));
+        assert_eq!(
+            splice(&page, 2, &html).unwrap(),
+            b"<main><h3>A</h3><h3>B</h3></main>"
+        );
+        // Escaped, missing, repeated or out of order: the template is rendered with the
+        // HTML itself instead.
+        let escaped = page.replace('<', "&lt;");
+        assert_eq!(splice(&escaped, 2, &html), None);
+        let missing = format!("<main>{}</main>", group_mark(0));
+        assert_eq!(splice(&missing, 2, &html), None);
+        let twice = format!("{page}{}", group_mark(1));
+        assert_eq!(splice(&twice, 2, &html), None);
+        let swapped = format!("{}{}", group_mark(1), group_mark(0));
+        assert_eq!(splice(&swapped, 2, &html), None);
     }
 }

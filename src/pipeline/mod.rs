@@ -178,6 +178,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         Prepared {
             outlines,
             restore: Some(&restore),
+            drop_texts: true,
         },
         &|f| staging.write(&f.path, &f.bytes),
     );
@@ -245,6 +246,9 @@ pub(crate) struct Prepared<'a> {
     pub outlines: Vec<Option<RenderedMarkdown>>,
     /// How to make again what assessments let go.
     pub restore: Option<&'a Restore<'a>>,
+    /// Let the search words go once the search index is made (a build; `serve` keeps them
+    /// to remake the index after an edit).
+    pub drop_texts: bool,
 }
 
 /// Render every file and hand each to `sink` as it is made (`build` streams them into the
@@ -282,7 +286,8 @@ fn render_through_prepared<'a>(
         opts.drafts,
     );
     input.restore = prepared.restore;
-    let links = render_site_into_with(&input, prepared.outlines, &|f| {
+    let keep_texts = !prepared.drop_texts;
+    let links = render_site_into_with(&input, prepared.outlines, keep_texts, &|f| {
         let facts = page_links(&f);
         sink(f)?;
         let mut g = gathered.lock().unwrap_or_else(|p| p.into_inner());

@@ -25,7 +25,7 @@ pub use signing::{kept_material, sign_selected, Selection};
 use crate::content::{Entry, EntryId};
 use crate::error::{Error, Result};
 use crate::render::markdown::RenderedMarkdown;
-use crate::render::pages::{outline_of, render_site, render_site_into_with, SiteLinks};
+use crate::render::pages::{outline_of, render_site_into, render_site_into_with, SiteLinks};
 use crate::render::site_links::{page_links, SiteLinkIndex};
 use crate::render::templates::load_templates;
 use crate::render::{Assessment, OutputFile, Restore, Shown};
@@ -363,7 +363,8 @@ pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<BuildReport> {
 }
 
 /// The errors rendering finds (body links, templates, links templates make), every page
-/// rendered as a draft into memory.
+/// rendered as a draft. Each file is dropped once its links are noted, so `check` never
+/// holds the site's HTML (at 100,000 entries that is over a gigabyte).
 fn render_errors(
     project: &Project,
     tera: &tera::Tera,
@@ -373,13 +374,21 @@ fn render_errors(
     let report = BuildReport::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
-    let files =
-        render_site(&project.render_input(assessments, tera, &pages, &published, today, false));
-    let checked = files.and_then(|files| {
-        crate::render::site_links::check_site_links(
-            &files,
-            &project.layout.templates().join("static"),
-        )
+    let index = std::sync::Mutex::new(SiteLinkIndex::default());
+    let made = render_site_into(
+        &project.render_input(assessments, tera, &pages, &published, today, false),
+        &|f| {
+            let facts = page_links(&f);
+            index
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(facts);
+            Ok(())
+        },
+    );
+    let checked = made.and_then(|_| {
+        let index = index.into_inner().unwrap_or_else(|p| p.into_inner());
+        index.check(&project.layout.templates().join("static"), None)
     });
     checked.err().map(Error::flatten).unwrap_or_default()
 }

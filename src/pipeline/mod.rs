@@ -25,7 +25,7 @@ pub use signing::{kept_material, sign_selected, Selection};
 use crate::content::{Entry, EntryId};
 use crate::error::{Error, Result};
 use crate::render::markdown::RenderedMarkdown;
-use crate::render::pages::{outline_of, render_site, render_site_into_with, SiteLinks};
+use crate::render::pages::{outline_of, render_site_into, render_site_into_with, SiteLinks};
 use crate::render::site_links::{page_links, SiteLinkIndex};
 use crate::render::templates::load_templates;
 use crate::render::{Assessment, OutputFile, Restore, Shown};
@@ -178,6 +178,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         Prepared {
             outlines,
             restore: Some(&restore),
+            drop_texts: true,
         },
         &|f| staging.write(&f.path, &f.bytes),
     );
@@ -245,6 +246,9 @@ pub(crate) struct Prepared<'a> {
     pub outlines: Vec<Option<RenderedMarkdown>>,
     /// How to make again what assessments let go.
     pub restore: Option<&'a Restore<'a>>,
+    /// Let the search words go once the search index is made (a build; `serve` keeps them
+    /// to remake the index after an edit).
+    pub drop_texts: bool,
 }
 
 /// Render every file and hand each to `sink` as it is made (`build` streams them into the
@@ -282,7 +286,8 @@ fn render_through_prepared<'a>(
         opts.drafts,
     );
     input.restore = prepared.restore;
-    let links = render_site_into_with(&input, prepared.outlines, &|f| {
+    let keep_texts = !prepared.drop_texts;
+    let links = render_site_into_with(&input, prepared.outlines, keep_texts, &|f| {
         let facts = page_links(&f);
         sink(f)?;
         let mut g = gathered.lock().unwrap_or_else(|p| p.into_inner());
@@ -358,7 +363,8 @@ pub fn check(root: &std::path::Path, today: NaiveDate) -> Result<BuildReport> {
 }
 
 /// The errors rendering finds (body links, templates, links templates make), every page
-/// rendered as a draft into memory.
+/// rendered as a draft. Each file is dropped once its links are noted, so `check` never
+/// holds the site's HTML (at 100,000 entries that is over a gigabyte).
 fn render_errors(
     project: &Project,
     tera: &tera::Tera,
@@ -368,13 +374,21 @@ fn render_errors(
     let report = BuildReport::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
-    let files =
-        render_site(&project.render_input(assessments, tera, &pages, &published, today, false));
-    let checked = files.and_then(|files| {
-        crate::render::site_links::check_site_links(
-            &files,
-            &project.layout.templates().join("static"),
-        )
+    let index = std::sync::Mutex::new(SiteLinkIndex::default());
+    let made = render_site_into(
+        &project.render_input(assessments, tera, &pages, &published, today, false),
+        &|f| {
+            let facts = page_links(&f);
+            index
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(facts);
+            Ok(())
+        },
+    );
+    let checked = made.and_then(|_| {
+        let index = index.into_inner().unwrap_or_else(|p| p.into_inner());
+        index.check(&project.layout.templates().join("static"), None)
     });
     checked.err().map(Error::flatten).unwrap_or_default()
 }

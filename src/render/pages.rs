@@ -158,14 +158,16 @@ pub fn render_site_into(
     input: &RenderInput<'_>,
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<SiteLinks> {
-    render_site_into_with(input, Vec::new(), sink)
+    render_site_into_with(input, Vec::new(), true, sink)
 }
 
 /// [`render_site_into`], with pass 1 already done for some entries: `outlines[i]`, where
-/// given, is entry `i`'s (in `input.content.entries` order; see [`outline_of`]).
+/// given, is entry `i`'s (in `input.content.entries` order; see [`outline_of`]). Without
+/// `keep_texts` the [`SiteLinks`] returned have no `texts` (a build has no use for them).
 pub fn render_site_into_with(
     input: &RenderInput<'_>,
     mut outlines: Vec<Option<RenderedMarkdown>>,
+    keep_texts: bool,
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<SiteLinks> {
     let by_id: HashMap<&EntryId, &Assessment> =
@@ -175,7 +177,7 @@ pub fn render_site_into_with(
     // even in an entry that is not published.
     let entries: Vec<&Entry> = input.content.entries.iter().collect();
     outlines.resize_with(entries.len(), || None);
-    let outlines: Vec<RenderedMarkdown> = entries
+    let mut outlines: Vec<RenderedMarkdown> = entries
         .par_iter()
         .zip(outlines.into_par_iter())
         .map(|(e, given)| match given {
@@ -217,19 +219,30 @@ pub fn render_site_into_with(
         })?;
     }
     statics.into_iter().try_for_each(sink)?;
-    let published: Vec<PublishedPage<'_>> = entries
-        .iter()
-        .zip(&outlines)
-        .filter(|(e, _)| input.published.contains(&e.id))
-        .map(|(e, r)| published_page(input, e, &r.text))
+    // The search words go to the site-wide thread, which lets them go once the search
+    // index is made unless the caller keeps them (`serve` does): at 100,000 entries they
+    // are about 120 MB, and the A-Z index is made after.
+    let mut texts: Vec<String> = outlines
+        .iter_mut()
+        .map(|r| std::mem::take(&mut r.text))
         .collect();
     // Pass 2: Markdown and templates, each page handed over as soon as it is rendered. The
     // site-wide files (one thread: the search index is one document) are made alongside.
     let (site_wide, pages) = rayon::join(
-        || {
+        || -> Result<Option<Vec<String>>> {
+            let texts = std::mem::take(&mut texts);
+            let published: Vec<PublishedPage<'_>> = entries
+                .iter()
+                .zip(&texts)
+                .filter(|(e, _)| input.published.contains(&e.id))
+                .map(|(e, text)| published_page(input, e, text))
+                .collect();
             let files = render_site_wide(input, &published)?;
+            drop(published);
+            let kept = keep_texts.then_some(texts);
             files.into_iter().try_for_each(sink)?;
-            sink(super::index_page::render_index(input)?)
+            sink(super::index_page::render_index(input)?)?;
+            Ok(kept)
         },
         || {
             entries
@@ -244,16 +257,17 @@ pub fn render_site_into_with(
                 })
         },
     );
-    site_wide?;
+    let texts = site_wide?.unwrap_or_default();
     pages?;
-    drop(published);
 
     let mut links = SiteLinks::default();
-    for (e, r) in entries.iter().zip(outlines) {
+    for (i, (e, r)) in entries.iter().zip(outlines).enumerate() {
         links.links_to.insert(e.id.clone(), linked_entries(&r));
         links.headings.insert(e.id.clone(), r.heading_ids);
         if input.published.contains(&e.id) {
-            links.texts.insert(e.id.clone(), r.text);
+            if let Some(text) = texts.get(i) {
+                links.texts.insert(e.id.clone(), text.clone());
+            }
         }
     }
     Ok(links)

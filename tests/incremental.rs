@@ -269,3 +269,91 @@ fn a_rename_on_a_large_site_rebuilds_the_pages_near_its_old_and_new_places_as_a_
         .unwrap();
     assert_same_as_full_build(&root, &out, true);
 }
+
+/// The session's `index.html` after `edit` alone (what `serve` shows first), against a
+/// full build of the same files.
+fn assert_index_as_built(root: &Path, made: &glossary::pipeline::Rebuilt, drafts: bool) {
+    let index = made
+        .files
+        .iter()
+        .find(|f| f.path == Path::new("index.html"))
+        .expect("the edit did not remake index.html");
+    let full_out = root.parent().unwrap().join("full-index");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_glossary"));
+    cmd.args(["build", "--root"])
+        .arg(root)
+        .arg("--out")
+        .arg(&full_out);
+    if drafts {
+        cmd.arg("--drafts");
+    }
+    let run = cmd.output().unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let built = std::fs::read(full_out.join("index.html")).unwrap();
+    assert!(
+        index.bytes == built,
+        "the session's index.html differs from a full build's"
+    );
+}
+
+#[test]
+fn a_name_change_remakes_the_index_as_a_full_build_writes_it() {
+    for drafts in [true, false] {
+        let tmp = corpus(60);
+        let root = tmp.path().join("project");
+        let out = tmp.path().join("site");
+        let (mut session, _) = Session::start(options(&root, &out, drafts)).unwrap();
+        let files = term_files(&root);
+        let renamed = |from: &Path, session: &mut Session, to: &str| {
+            let text = std::fs::read_to_string(from).unwrap();
+            let line = text.lines().find(|l| l.starts_with("name: ")).unwrap();
+            std::fs::write(from, text.replacen(line, &format!("name: \"{to}\""), 1)).unwrap();
+            session.edit(&[from.to_path_buf()]).unwrap()
+        };
+
+        // To another letter, to the front of its own, and under `#`; each edit alone, as
+        // the author sees it before the rest catches up.
+        let made = renamed(&files[10], &mut session, "Aaa moved");
+        assert_index_as_built(&root, &made, drafts);
+        let made = renamed(&files[11], &mut session, "zzz last");
+        assert_index_as_built(&root, &made, drafts);
+        let made = renamed(&files[10], &mut session, "3D moved again");
+        assert_index_as_built(&root, &made, drafts);
+
+        // Aliases are rows of their own, possibly under other letters.
+        edit(
+            &files[12],
+            "summary: ",
+            "aliases: [\"Qq alias\", \"bb alias\"]\nsummary: ",
+        );
+        let made = session.edit(&[files[12].clone()]).unwrap();
+        assert_index_as_built(&root, &made, drafts);
+
+        // A summary linking to another term: without drafts, that term's page goes when
+        // its edit unpublishes it, and the link turns into text in the index.
+        let target = files[20].file_stem().unwrap().to_string_lossy().to_string();
+        edit(
+            &files[13],
+            "summary: \"",
+            &format!("summary: \"See [the other](../{target}/). "),
+        );
+        resign(&root, &files[13]);
+        let made = session
+            .edit(&[files[13].clone(), signature_file(&root, &files[13])])
+            .unwrap();
+        assert_index_as_built(&root, &made, drafts);
+        let made = renamed(&files[20], &mut session, "Linked and renamed");
+        assert_index_as_built(&root, &made, drafts);
+
+        // A broken save changes nothing; the next good one shows the right rows.
+        edit(&files[14], "summary: \"", "summary: [\"");
+        assert!(session.edit(&[files[14].clone()]).is_err());
+        edit(&files[14], "summary: [\"", "summary: \"");
+        let made = renamed(&files[15], &mut session, "After the fix");
+        assert_index_as_built(&root, &made, drafts);
+    }
+}

@@ -8,6 +8,7 @@ pub mod escape;
 pub mod feed;
 pub mod figures;
 pub mod highlight;
+pub mod index_page;
 pub mod inline;
 mod input;
 pub mod links;

@@ -33,16 +33,18 @@ pub fn list_label(e: &Entry) -> &str {
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, Debug, PartialEq)]
 struct Group {
     title: String,
+    /// See [`Placing::bucket`].
+    bucket: usize,
     /// Positions in `Navigation::order`, contiguous.
     start: usize,
     end: usize,
 }
 
 /// The site's reading order for one build.
-#[derive(Clone)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Navigation {
     /// Every page of the build, in reading order: (id, label).
     order: Vec<(EntryId, String)>,
@@ -77,67 +79,27 @@ pub struct SidebarGroup {
 
 impl Navigation {
     pub fn new(config: &Config, content: &Content, pages: &HashSet<EntryId>) -> Navigation {
-        let declared: HashMap<&str, usize> = config
-            .sections
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.slug.as_str(), i))
-            .collect();
-        // Bucket 0..n: declared sections; then lessons, guides, terms without one. A
-        // section this build does not know (checked at load) falls to its kind's bucket.
-        let n = config.sections.len();
-        let bucket = |e: &Entry| -> usize {
-            match e.meta.section.as_deref().and_then(|s| declared.get(s)) {
-                Some(&i) => i,
-                None => {
-                    n + match e.id.kind {
-                        Kind::Lesson => 0,
-                        Kind::Guide => 1,
-                        Kind::Term => 2,
-                    }
-                }
-            }
-        };
-        let mut listed: Vec<(usize, &Entry)> = content
+        let placing = Placing::new(config);
+        let mut listed: Vec<&Entry> = content
             .entries
             .iter()
             .filter(|e| pages.contains(&e.id))
-            .map(|e| (bucket(e), e))
             .collect();
-        listed.sort_by_cached_key(|(b, e)| {
-            (
-                *b,
-                e.meta.order.unwrap_or(i64::MAX),
-                e.meta.day.unwrap_or(u32::MAX),
-                sort_key(list_label(e)),
-                e.id.clone(),
-            )
-        });
+        listed.sort_by_cached_key(|e| placing.key(e));
         let mut groups: Vec<Group> = Vec::new();
-        let mut open_bucket = None;
         let mut order = Vec::with_capacity(listed.len());
-        for (i, (b, e)) in listed.iter().enumerate() {
-            if open_bucket != Some(*b) {
-                if let Some(g) = groups.last_mut() {
-                    g.end = i;
-                }
-                let title = match b.checked_sub(n) {
-                    None => config.sections[*b].title.clone(),
-                    Some(0) => "Lessons".into(),
-                    Some(1) => "Guides".into(),
-                    Some(_) => "Terms".into(),
-                };
-                groups.push(Group {
-                    title,
+        for (i, e) in listed.iter().enumerate() {
+            let b = placing.bucket(e);
+            match groups.last_mut() {
+                Some(g) if g.bucket == b => g.end = i + 1,
+                _ => groups.push(Group {
+                    title: placing.title(b),
+                    bucket: b,
                     start: i,
-                    end: i,
-                });
-                open_bucket = Some(*b);
+                    end: i + 1,
+                }),
             }
             order.push((e.id.clone(), list_label(e).to_string()));
-        }
-        if let Some(g) = groups.last_mut() {
-            g.end = order.len();
         }
         let position = order
             .iter()
@@ -148,6 +110,73 @@ impl Navigation {
             order,
             groups,
             position,
+        }
+    }
+
+    /// Put `id` where `content` and `pages` now place it (or take it out when it has no
+    /// page): what [`Navigation::new`] would make, without sorting every page again (a
+    /// renamed term on a 100,000-page site moves in microseconds, not 60 ms).
+    pub fn relocate(
+        &mut self,
+        config: &Config,
+        content: &Content,
+        pages: &HashSet<EntryId>,
+        id: &EntryId,
+    ) {
+        let placing = Placing::new(config);
+        let removed = self.position.remove(id);
+        if let Some(i) = removed {
+            self.order.remove(i);
+            for g in &mut self.groups {
+                if g.start > i {
+                    g.start -= 1;
+                }
+                if g.end > i {
+                    g.end -= 1;
+                }
+            }
+            self.groups.retain(|g| g.start < g.end);
+        }
+        let inserted = content.get(id).filter(|_| pages.contains(id)).map(|e| {
+            let key = placing.key(e);
+            let j = self.order.partition_point(|(other, _)| {
+                content.get(other).map(|o| placing.key(o)) < Some(key.clone())
+            });
+            self.order
+                .insert(j, (id.clone(), list_label(e).to_string()));
+            let b = placing.bucket(e);
+            let joined = self.groups.iter().any(|g| g.bucket == b);
+            for g in &mut self.groups {
+                if g.bucket == b {
+                    g.end += 1;
+                } else if g.start >= j {
+                    g.start += 1;
+                    g.end += 1;
+                }
+            }
+            if !joined {
+                let at = self.groups.partition_point(|g| g.bucket < b);
+                let title = placing.title(b);
+                self.groups.insert(
+                    at,
+                    Group {
+                        title,
+                        bucket: b,
+                        start: j,
+                        end: j + 1,
+                    },
+                );
+            }
+            j
+        });
+        // Only the positions between the old and the new place shift.
+        let (from, to) = match (removed, inserted) {
+            (Some(i), Some(j)) => (i.min(j), i.max(j) + 1),
+            (Some(i), None) | (None, Some(i)) => (i, self.order.len()),
+            (None, None) => (0, 0),
+        };
+        for p in from..to.min(self.order.len()) {
+            self.position.insert(self.order[p].0.clone(), p);
         }
     }
 
@@ -247,6 +276,60 @@ impl Navigation {
         self.groups
             .iter()
             .any(|g| titles.contains(g.title.as_str()))
+    }
+}
+
+/// Where an entry goes in the reading order: its bucket (a declared section, else
+/// lessons, guides, terms without one) and its place in it.
+struct Placing<'a> {
+    config: &'a Config,
+    declared: HashMap<&'a str, usize>,
+}
+
+impl<'a> Placing<'a> {
+    fn new(config: &'a Config) -> Placing<'a> {
+        let declared = config
+            .sections
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.slug.as_str(), i))
+            .collect();
+        Placing { config, declared }
+    }
+
+    /// 0..n: the declared sections; then lessons, guides, terms without one. A section
+    /// this build does not know (checked at load) falls to its kind's bucket.
+    fn bucket(&self, e: &Entry) -> usize {
+        match e.meta.section.as_deref().and_then(|s| self.declared.get(s)) {
+            Some(&i) => i,
+            None => {
+                self.config.sections.len()
+                    + match e.id.kind {
+                        Kind::Lesson => 0,
+                        Kind::Guide => 1,
+                        Kind::Term => 2,
+                    }
+            }
+        }
+    }
+
+    fn key(&self, e: &Entry) -> (usize, i64, u32, String, EntryId) {
+        (
+            self.bucket(e),
+            e.meta.order.unwrap_or(i64::MAX),
+            e.meta.day.unwrap_or(u32::MAX),
+            sort_key(list_label(e)),
+            e.id.clone(),
+        )
+    }
+
+    fn title(&self, bucket: usize) -> String {
+        match bucket.checked_sub(self.config.sections.len()) {
+            None => self.config.sections[bucket].title.clone(),
+            Some(0) => "Lessons".into(),
+            Some(1) => "Guides".into(),
+            Some(_) => "Terms".into(),
+        }
     }
 }
 
@@ -419,5 +502,54 @@ mod tests {
         assert_eq!(index_letter("__syncthreads"), "S");
         assert_eq!(index_letter("3D grid"), "#");
         assert_eq!(sort_key("__syncthreads"), "syncthreads");
+    }
+
+    #[test]
+    fn relocating_one_entry_gives_what_a_new_order_would() {
+        let (config, mut content, mut pages) = site();
+        let mut nav = Navigation::new(&config, &content, &pages);
+        let moves: Vec<(&str, &str, bool)> = vec![
+            // Renamed within its section, to another section, out of every section, a
+            // page that goes (the last of its group), and comes back.
+            (
+                "warp",
+                "title: W\nname: a warp\nsummary: s\nsection: hw\n",
+                true,
+            ),
+            (
+                "block",
+                "title: B\nname: block\nsummary: s\nsection: hw\norder: 1\n",
+                true,
+            ),
+            ("sm", "title: S\nname: zz\nsummary: s\n", true),
+            ("loose", "title: L\nname: loose\nsummary: s\n", false),
+            (
+                "grid",
+                "title: G\nname: grid\nsummary: s\nsection: sw\n",
+                false,
+            ),
+            (
+                "grid",
+                "title: G\nname: grid\nsummary: s\nsection: sw\n",
+                true,
+            ),
+            ("loose", "title: L\nname: aaa\nsummary: s\n", true),
+        ];
+        for (slug, yaml, has_page) in moves {
+            let e = entry(Kind::Term, slug, yaml);
+            let id = e.id.clone();
+            content.replace(e);
+            if has_page {
+                pages.insert(id.clone());
+            } else {
+                pages.remove(&id);
+            }
+            nav.relocate(&config, &content, &pages, &id);
+            assert_eq!(
+                nav,
+                Navigation::new(&config, &content, &pages),
+                "after {slug}"
+            );
+        }
     }
 }

@@ -15,7 +15,7 @@ use super::inline::{render_inline, Inline, InlineContext};
 use super::input::{Assessment, OutputFile, RenderInput, Shown};
 use super::links::LinkTarget;
 use super::markdown::{render as render_markdown, LinkPolicy, RenderedMarkdown, TocItem};
-use super::navigation::{list_label, sort_key, NavLink, SidebarGroup};
+use super::navigation::{list_label, NavLink, SidebarGroup};
 use super::site_wide::{render_site_wide, PublishedPage};
 use super::tables::TableView;
 use super::templates::render as render_template;
@@ -283,7 +283,7 @@ pub fn render_site_into_with(
             drop(published);
             let kept = keep_texts.then_some(texts);
             files.into_iter().try_for_each(sink)?;
-            sink(render_index(input)?)?;
+            sink(super::index_page::render_index(input)?)?;
             Ok(kept)
         },
         || {
@@ -640,7 +640,7 @@ pub fn entry_inline(input: &RenderInput<'_>, entry: &Entry, text: &str, root: &s
     )
 }
 
-fn link_to(
+pub(super) fn link_to(
     input: &RenderInput<'_>,
     entry: &Entry,
     note: Option<&str>,
@@ -778,149 +778,4 @@ fn render_entry(
     tctx.insert("root", ENTRY_ROOT);
     let template = format!("{}.html", e.id.kind.singular());
     render_template(input.tera, &template, &tctx, &input.layout.templates())
-}
-
-/// One row of the A-Z index: a term, or one of its aliases pointing at it.
-#[derive(Serialize)]
-struct IndexRow {
-    /// What the row is listed as.
-    name: String,
-    /// For an alias row: the entry it stands for.
-    see: Option<LinkCtx>,
-    /// For a term row: the term.
-    term: Option<LinkCtx>,
-}
-
-#[derive(Serialize)]
-struct LetterGroup {
-    letter: String,
-    /// The heading's id, `letter-a` (`letter-num` for digits and symbols).
-    id: String,
-    rows: Vec<IndexRow>,
-}
-
-/// A letter of the jump bar; `id` is None when no name starts with it.
-#[derive(Serialize)]
-struct LetterLink {
-    letter: String,
-    id: Option<String>,
-}
-
-fn letter_id(letter: &str) -> String {
-    match letter {
-        "#" => "letter-num".into(),
-        l => format!("letter-{}", l.to_lowercase()),
-    }
-}
-
-/// The home page: the contents by section (when glossary.toml declares sections), every
-/// term A-Z with its aliases and a jump bar of letters, lessons by day, guides.
-pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
-    let site = &site_ctx(input.config, input.drafts, "", input.pages);
-    let content = input.content;
-    let listed = |kind| {
-        content
-            .of_kind(kind)
-            .filter(|e| input.pages.contains(&e.id))
-    };
-    let mut rows: Vec<(String, IndexRow)> = Vec::new();
-    for e in listed(Kind::Term) {
-        let link = link_to(input, e, None, true);
-        for alias in &e.meta.aliases {
-            let see = LinkCtx {
-                summary: None,
-                aliases: Vec::new(),
-                ..link.clone()
-            };
-            rows.push((
-                sort_key(alias),
-                IndexRow {
-                    name: alias.clone(),
-                    see: Some(see),
-                    term: None,
-                },
-            ));
-        }
-        rows.push((
-            sort_key(&link.name),
-            IndexRow {
-                name: link.name.clone(),
-                see: None,
-                term: Some(link),
-            },
-        ));
-    }
-    rows.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.name.cmp(&b.1.name)));
-    let mut groups: Vec<LetterGroup> = Vec::new();
-    for (_, row) in rows {
-        let letter = super::navigation::index_letter(&row.name);
-        match groups.last_mut() {
-            Some(g) if g.letter == letter => g.rows.push(row),
-            _ => groups.push(LetterGroup {
-                id: letter_id(&letter),
-                letter,
-                rows: vec![row],
-            }),
-        }
-    }
-    // Symbols and digits first, as they sort; then every letter, linked where used.
-    let mut jump: Vec<LetterLink> = groups
-        .iter()
-        .filter(|g| g.letter == "#")
-        .map(|g| LetterLink {
-            letter: g.letter.clone(),
-            id: Some(g.id.clone()),
-        })
-        .collect();
-    jump.extend(('A'..='Z').map(|c| {
-        let letter = c.to_string();
-        let used = groups.iter().any(|g| g.letter == letter);
-        LetterLink {
-            id: used.then(|| letter_id(&letter)),
-            letter,
-        }
-    }));
-    // Letters outside A-Z (Greek, accented) get their own entries after Z.
-    jump.extend(
-        groups
-            .iter()
-            .filter(|g| {
-                g.letter != "#"
-                    && !(g.letter.len() == 1 && g.letter.as_bytes()[0].is_ascii_uppercase())
-            })
-            .map(|g| LetterLink {
-                letter: g.letter.clone(),
-                id: Some(g.id.clone()),
-            }),
-    );
-    let mut lessons: Vec<LinkCtx> = listed(Kind::Lesson)
-        .map(|e| link_to(input, e, None, true))
-        .collect();
-    lessons.sort_by_key(|l| (l.day, l.name.clone()));
-    let mut guides: Vec<LinkCtx> = listed(Kind::Guide)
-        .map(|e| link_to(input, e, None, true))
-        .collect();
-    guides.sort_by_key(|g| sort_key(&g.name));
-    let contents = if input.navigation.has_sections(&input.config) {
-        input.navigation.sidebar(None, "")
-    } else {
-        Vec::new()
-    };
-    let mut ctx = Context::new();
-    ctx.insert("site", site);
-    ctx.insert("root", "");
-    ctx.insert(
-        "canonical",
-        &format!("{}/", input.config.base_url.trim_end_matches('/')),
-    );
-    ctx.insert("contents", &contents);
-    ctx.insert("jump", &jump);
-    ctx.insert("letters", &groups);
-    ctx.insert("lessons", &lessons);
-    ctx.insert("guides", &guides);
-    let html = render_template(input.tera, "index.html", &ctx, &input.layout.templates())?;
-    Ok(OutputFile {
-        path: PathBuf::from("index.html"),
-        bytes: html.into_bytes(),
-    })
 }

@@ -1,0 +1,455 @@
+//! The home page, `index.html`: the contents by section (when glossary.toml declares
+//! sections), every term A-Z with its aliases and a jump bar of letters, lessons by day,
+//! guides.
+//!
+//! The A-Z list is the largest file of a large site (21 MB at 100,000 terms) and the page
+//! an author looks at after renaming a term, so it is made in parts: each letter group is
+//! rendered on its own through `index_letter.html`, and `index.html` puts the groups'
+//! HTML in place. [`AzIndex`] keeps every row and every group's HTML between `serve`
+//! rebuilds: after an edit only the changed entries' rows are remade and only the groups
+//! they leave or join are rendered again. A build makes the same parts the same way, so
+//! both write the same bytes.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+use serde::Serialize;
+use tera::Context;
+
+use super::input::{OutputFile, RenderInput};
+use super::navigation::{index_letter, sort_key};
+use super::pages::{link_to, site_ctx, LinkCtx};
+use super::templates::render as render_template;
+use crate::content::{Entry, EntryId, Kind};
+use crate::error::Result;
+
+/// The template of one letter group; it sees only `g` (`letter`, `id`, `rows`).
+pub const LETTER_TEMPLATE: &str = "index_letter.html";
+
+/// The home page of a build.
+pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
+    AzIndex::new(input).render(input)
+}
+
+/// One row of the A-Z index: a term, or one of its aliases pointing at it.
+#[derive(Serialize)]
+struct IndexRow {
+    /// What the row is listed as.
+    name: String,
+    /// For an alias row: the entry it stands for.
+    see: Option<LinkCtx>,
+    /// For a term row: the term.
+    term: Option<LinkCtx>,
+}
+
+/// Where a row sorts: by [`sort_key`], then name, then (for equal names) as the terms
+/// come in id order, an entry's aliases before its name.
+type RowKey = (String, String, EntryId, usize);
+
+struct Row {
+    row: IndexRow,
+    /// Its heading, [`index_letter`] of its name.
+    letter: String,
+    /// Unique to this row as made: a group whose rows have the same versions as when it
+    /// was rendered renders the same.
+    version: u64,
+}
+
+#[derive(Serialize)]
+struct LetterGroup<'a> {
+    letter: &'a str,
+    /// The heading's id, `letter-a` (`letter-num` for digits and symbols).
+    id: String,
+    rows: Vec<&'a IndexRow>,
+}
+
+/// A rendered letter group, as `index.html` sees it.
+#[derive(Serialize)]
+struct GroupHtml<'a> {
+    letter: &'a str,
+    id: String,
+    html: &'a str,
+}
+
+/// A letter of the jump bar; `id` is None when no name starts with it.
+#[derive(Serialize)]
+struct LetterLink {
+    letter: String,
+    id: Option<String>,
+}
+
+/// The A-Z rows of every term with a page, and the HTML of each letter group, kept
+/// between renders. Rows are remade only for the entries [`AzIndex::touch`] names (and,
+/// when pages came or went, for those whose summary has markup: it may link to them).
+pub struct AzIndex {
+    rows: BTreeMap<RowKey, Row>,
+    /// Each term's rows' keys.
+    keys: HashMap<EntryId, Vec<RowKey>>,
+    /// Terms whose summary has inline markup (its links depend on which pages exist).
+    marked_up: BTreeSet<EntryId>,
+    /// Rendered groups by (letter, which group of that letter): the versions of their rows
+    /// and their HTML.
+    groups: HashMap<(String, usize), (Vec<u64>, String)>,
+    next_version: u64,
+    /// Entries whose rows may be stale: remade by the next render, forgotten by
+    /// [`AzIndex::settle`] once that render is kept.
+    touched: BTreeSet<EntryId>,
+    pages_changed: bool,
+}
+
+impl AzIndex {
+    /// Every term's rows; no group rendered yet.
+    pub fn new(input: &RenderInput<'_>) -> AzIndex {
+        let made: Vec<(EntryId, Vec<(RowKey, IndexRow)>, bool)> = input
+            .content
+            .of_kind(Kind::Term)
+            .collect::<Vec<_>>()
+            .par_iter()
+            .filter(|e| input.pages.contains(&e.id))
+            .map(|e| (e.id.clone(), term_rows(input, e), has_markup(e)))
+            .collect();
+        let mut az = AzIndex {
+            rows: BTreeMap::new(),
+            keys: HashMap::with_capacity(made.len()),
+            marked_up: BTreeSet::new(),
+            groups: HashMap::new(),
+            next_version: 0,
+            touched: BTreeSet::new(),
+            pages_changed: false,
+        };
+        let mut all = Vec::with_capacity(made.len());
+        for (id, rows, marked_up) in made {
+            if marked_up {
+                az.marked_up.insert(id.clone());
+            }
+            az.keys
+                .insert(id, rows.iter().map(|(k, _)| k.clone()).collect());
+            for (key, row) in rows {
+                all.push((key, az.row(row)));
+            }
+        }
+        az.rows = all.into_iter().collect();
+        az
+    }
+
+    /// `ids` changed (their text, or whether they are published or have a page): their
+    /// rows are remade at the next render.
+    pub fn touch<'a>(&mut self, ids: impl IntoIterator<Item = &'a EntryId>) {
+        self.touched
+            .extend(ids.into_iter().filter(|id| id.kind == Kind::Term).cloned());
+    }
+
+    /// Some entry gained or lost its page: summaries that link to it change.
+    pub fn pages_changed(&mut self) {
+        self.pages_changed = true;
+    }
+
+    /// The render since the last touch is the one kept: forget what was touched.
+    pub fn settle(&mut self) {
+        self.touched.clear();
+        self.pages_changed = false;
+    }
+
+    /// The home page as `input` has it, remaking the touched rows and the groups whose
+    /// rows changed. What was touched stays touched until [`AzIndex::settle`], so a render
+    /// that is thrown away (the edit failed and was undone) is not trusted later.
+    pub fn render(&mut self, input: &RenderInput<'_>) -> Result<OutputFile> {
+        let mut remake: BTreeSet<EntryId> = self.touched.clone();
+        if self.pages_changed {
+            remake.extend(self.marked_up.iter().cloned());
+        }
+        for id in &remake {
+            for key in self.keys.remove(id).unwrap_or_default() {
+                self.rows.remove(&key);
+            }
+            self.marked_up.remove(id);
+            let Some(e) = input.content.get(id) else {
+                continue;
+            };
+            if !input.pages.contains(id) {
+                continue;
+            }
+            if has_markup(e) {
+                self.marked_up.insert(id.clone());
+            }
+            let rows = term_rows(input, e);
+            self.keys
+                .insert(id.clone(), rows.iter().map(|(k, _)| k.clone()).collect());
+            for (key, row) in rows {
+                let row = self.row(row);
+                self.rows.insert(key, row);
+            }
+        }
+
+        // Groups are runs of rows under one heading, in sorted order.
+        let mut runs: Vec<(&str, usize, Vec<&Row>)> = Vec::new();
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for row in self.rows.values() {
+            match runs.last_mut() {
+                Some((letter, _, rows)) if *letter == row.letter => rows.push(row),
+                _ => {
+                    let nth = seen.entry(&row.letter).or_insert(0);
+                    runs.push((&row.letter, *nth, vec![row]));
+                    *nth += 1;
+                }
+            }
+        }
+        let versions = |rows: &[&Row]| rows.iter().map(|r| r.version).collect::<Vec<u64>>();
+        let stale: Vec<usize> = (0..runs.len())
+            .filter(|&i| {
+                let (letter, nth, rows) = &runs[i];
+                match self.groups.get(&(letter.to_string(), *nth)) {
+                    Some((v, _)) => *v != versions(rows),
+                    None => true,
+                }
+            })
+            .collect();
+        let rendered: Vec<(usize, String)> = stale
+            .par_iter()
+            .map(|&i| {
+                let (letter, _, rows) = &runs[i];
+                let g = LetterGroup {
+                    letter,
+                    id: letter_id(letter),
+                    rows: rows.iter().map(|r| &r.row).collect(),
+                };
+                let mut ctx = Context::new();
+                ctx.insert("g", &g);
+                let html =
+                    render_template(input.tera, LETTER_TEMPLATE, &ctx, &input.layout.templates())?;
+                Ok((i, html))
+            })
+            .collect::<Result<_>>()?;
+        let mut groups: HashMap<(String, usize), (Vec<u64>, String)> =
+            HashMap::with_capacity(runs.len());
+        let mut fresh: HashMap<usize, String> = rendered.into_iter().collect();
+        for (i, (letter, nth, rows)) in runs.iter().enumerate() {
+            let key = (letter.to_string(), *nth);
+            // Not rendered now: cached with these very rows (see `stale`).
+            let html = fresh
+                .remove(&i)
+                .or_else(|| self.groups.remove(&key).map(|(_, html)| html))
+                .unwrap_or_default();
+            groups.insert(key, (versions(rows), html));
+        }
+        let order: Vec<(String, usize)> = runs
+            .iter()
+            .map(|(letter, nth, _)| (letter.to_string(), *nth))
+            .collect();
+        self.groups = groups;
+        self.page(input, &order)
+    }
+
+    fn row(&mut self, row: IndexRow) -> Row {
+        self.next_version += 1;
+        Row {
+            letter: index_letter(&row.name),
+            row,
+            version: self.next_version,
+        }
+    }
+
+    /// `index.html` around the rendered groups, in `order`. The template is rendered with
+    /// a marker for each group's HTML, put in afterwards: through Tera's context the
+    /// 21 MB of a 100,000-term index would be copied several times over. A template that
+    /// does anything but print `g.html` as it is gets the HTML itself instead.
+    fn page(&self, input: &RenderInput<'_>, order: &[(String, usize)]) -> Result<OutputFile> {
+        let html_of = |i: usize| self.groups[&order[i]].1.as_str();
+        let marks: Vec<String> = (0..order.len()).map(group_mark).collect();
+        let marked = self.shell(input, order, &|i| &marks[i])?;
+        let bytes = match splice(&marked, order.len(), &html_of) {
+            Some(bytes) => bytes,
+            None => self.shell(input, order, &html_of)?.into_bytes(),
+        };
+        Ok(OutputFile {
+            path: PathBuf::from("index.html"),
+            bytes,
+        })
+    }
+
+    /// `index.html` with `html(i)` as the `i`th group's HTML.
+    fn shell<'h>(
+        &self,
+        input: &RenderInput<'_>,
+        order: &[(String, usize)],
+        html: &dyn Fn(usize) -> &'h str,
+    ) -> Result<String> {
+        let groups: Vec<GroupHtml<'_>> = order
+            .iter()
+            .enumerate()
+            .map(|(i, key)| GroupHtml {
+                letter: &key.0,
+                id: letter_id(&key.0),
+                html: html(i),
+            })
+            .collect();
+        // Symbols and digits first, as they sort; then every letter, linked where used.
+        let mut jump: Vec<LetterLink> = groups
+            .iter()
+            .filter(|g| g.letter == "#")
+            .map(|g| LetterLink {
+                letter: g.letter.to_string(),
+                id: Some(g.id.clone()),
+            })
+            .collect();
+        jump.extend(('A'..='Z').map(|c| {
+            let letter = c.to_string();
+            let used = groups.iter().any(|g| g.letter == letter);
+            LetterLink {
+                id: used.then(|| letter_id(&letter)),
+                letter,
+            }
+        }));
+        // Letters outside A-Z (Greek, accented) get their own entries after Z.
+        jump.extend(
+            groups
+                .iter()
+                .filter(|g| {
+                    g.letter != "#"
+                        && !(g.letter.len() == 1 && g.letter.as_bytes()[0].is_ascii_uppercase())
+                })
+                .map(|g| LetterLink {
+                    letter: g.letter.to_string(),
+                    id: Some(g.id.clone()),
+                }),
+        );
+        let listed = |kind| {
+            input
+                .content
+                .of_kind(kind)
+                .filter(|e| input.pages.contains(&e.id))
+        };
+        let mut lessons: Vec<LinkCtx> = listed(Kind::Lesson)
+            .map(|e| link_to(input, e, None, true))
+            .collect();
+        lessons.sort_by_key(|l| (l.day, l.name.clone()));
+        let mut guides: Vec<LinkCtx> = listed(Kind::Guide)
+            .map(|e| link_to(input, e, None, true))
+            .collect();
+        guides.sort_by_key(|g| sort_key(&g.name));
+        let contents = if input.navigation.has_sections(input.config) {
+            input.navigation.sidebar(None, "")
+        } else {
+            Vec::new()
+        };
+        let mut ctx = Context::new();
+        ctx.insert(
+            "site",
+            &site_ctx(input.config, input.drafts, "", input.pages),
+        );
+        ctx.insert("root", "");
+        ctx.insert(
+            "canonical",
+            &format!("{}/", input.config.base_url.trim_end_matches('/')),
+        );
+        ctx.insert("contents", &contents);
+        ctx.insert("jump", &jump);
+        ctx.insert("letters", &groups);
+        ctx.insert("lessons", &lessons);
+        ctx.insert("guides", &guides);
+        render_template(input.tera, "index.html", &ctx, &input.layout.templates())
+    }
+}
+
+/// Stands for the `i`th group's HTML while `index.html` is rendered. Markup, so a
+/// template that escapes it (or changes it any other way) shows as a missing mark.
+fn group_mark(i: usize) -> String {
+    format!("<!--glossary:az-group:{i}-->")
+}
+
+/// `page` with each group's mark replaced by its HTML; None unless every mark is there
+/// exactly once, in order.
+fn splice<'h>(page: &str, groups: usize, html: &dyn Fn(usize) -> &'h str) -> Option<Vec<u8>> {
+    const OPEN: &str = "<!--glossary:az-group:";
+    let size = page.len() + (0..groups).map(|i| html(i).len()).sum::<usize>();
+    let mut out = Vec::with_capacity(size);
+    let mut rest = page;
+    let mut next = 0;
+    while let Some(at) = rest.find(OPEN) {
+        let mark = group_mark(next);
+        if next == groups || !rest[at..].starts_with(&mark) {
+            return None;
+        }
+        out.extend_from_slice(rest[..at].as_bytes());
+        out.extend_from_slice(html(next).as_bytes());
+        rest = &rest[at + mark.len()..];
+        next += 1;
+    }
+    out.extend_from_slice(rest.as_bytes());
+    (next == groups).then_some(out)
+}
+
+/// A term's rows: one per alias (pointing at it), then its own.
+fn term_rows(input: &RenderInput<'_>, e: &Entry) -> Vec<(RowKey, IndexRow)> {
+    let link = link_to(input, e, None, true);
+    let place = |name: &str, at: usize| (sort_key(name), name.to_string(), e.id.clone(), at);
+    let mut rows: Vec<(RowKey, IndexRow)> = e
+        .meta
+        .aliases
+        .iter()
+        .enumerate()
+        .map(|(i, alias)| {
+            let see = LinkCtx {
+                summary: None,
+                aliases: Vec::new(),
+                ..link.clone()
+            };
+            (
+                place(alias, i),
+                IndexRow {
+                    name: alias.clone(),
+                    see: Some(see),
+                    term: None,
+                },
+            )
+        })
+        .collect();
+    rows.push((
+        place(&link.name, e.meta.aliases.len()),
+        IndexRow {
+            name: link.name.clone(),
+            see: None,
+            term: Some(link),
+        },
+    ));
+    rows
+}
+
+/// Whether `e`'s summary may link to other entries: a link needs `[` (or `<` for an
+/// autolink) in the Markdown (see `inline::render_inline`).
+fn has_markup(e: &Entry) -> bool {
+    e.meta.summary.contains(['[', '<'])
+}
+
+fn letter_id(letter: &str) -> String {
+    match letter {
+        "#" => "letter-num".into(),
+        l => format!("letter-{}", l.to_lowercase()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_go_where_their_marks_are_and_only_there() {
+        let html = |i: usize| ["<h3>A</h3>", "<h3>B</h3>"][i];
+        let page = format!("<main>{}{}</main>", group_mark(0), group_mark(1));
+        assert_eq!(
+            splice(&page, 2, &html).unwrap(),
+            b"<main><h3>A</h3><h3>B</h3></main>"
+        );
+        // Escaped, missing, repeated or out of order: the template is rendered with the
+        // HTML itself instead.
+        let escaped = page.replace('<', "&lt;");
+        assert_eq!(splice(&escaped, 2, &html), None);
+        let missing = format!("<main>{}</main>", group_mark(0));
+        assert_eq!(splice(&missing, 2, &html), None);
+        let twice = format!("{page}{}", group_mark(1));
+        assert_eq!(splice(&twice, 2, &html), None);
+        let swapped = format!("{}{}", group_mark(1), group_mark(0));
+        assert_eq!(splice(&swapped, 2, &html), None);
+    }
+}

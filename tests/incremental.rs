@@ -357,3 +357,41 @@ fn a_name_change_remakes_the_index_as_a_full_build_writes_it() {
         assert_index_as_built(&root, &made, drafts);
     }
 }
+
+#[test]
+fn site_wide_files_given_up_for_a_waiting_save_stay_deferred_and_come_later() {
+    let tmp = corpus(40);
+    let root = tmp.path().join("project");
+    let out = tmp.path().join("site");
+    let (mut session, site) = Session::start(options(&root, &out, true)).unwrap();
+    site.write_to(&out).unwrap();
+    let files = term_files(&root);
+    // Unpublished by the edit: the search index, sitemap and feed are behind.
+    edit(&files[3], "## How it works", "## How it really works");
+    session
+        .edit(&[files[3].clone()])
+        .unwrap()
+        .write_to(&out)
+        .unwrap();
+    // A save is always waiting: the pages are caught up, the site-wide files given up.
+    let waiting = || true;
+    let mut given_up = false;
+    for _ in 0..100 {
+        let r = session
+            .catch_up_until(&waiting)
+            .expect("the site-wide files were not left for later")
+            .unwrap();
+        r.write_to(&out).unwrap();
+        if r.files.is_empty() && r.removed.is_empty() {
+            given_up = true;
+            break;
+        }
+    }
+    assert!(given_up);
+    assert!(session.is_behind());
+    while let Some(more) = session.catch_up() {
+        more.unwrap().write_to(&out).unwrap();
+    }
+    assert!(!session.is_behind());
+    assert_same_as_full_build(&root, &out, true);
+}

@@ -36,6 +36,7 @@ use crate::render::pages::{
     check_inline_links, check_links, linked_entries, page_path, render_page, render_page_markdown,
     render_site_wide_from, SiteLinks,
 };
+use crate::render::search::Stop;
 use crate::render::site_links::{page_links, PageLinks, SiteLinkIndex};
 use crate::render::templates::load_templates;
 use crate::review::{load_signoff, signoff_path};
@@ -223,6 +224,13 @@ impl Session {
     /// then the site-wide files. None when nothing is left (or the last slice failed:
     /// then the next edit retries).
     pub fn catch_up(&mut self) -> Option<Result<Rebuilt>> {
+        self.catch_up_until(&|| false)
+    }
+
+    /// [`Session::catch_up`], giving up the site-wide files (seconds of work at 100,000
+    /// entries) as soon as `stop` says a save is waiting: they stay deferred, and the
+    /// save is not kept waiting for them.
+    pub fn catch_up_until(&mut self, stop: Stop<'_>) -> Option<Result<Rebuilt>> {
         let state = &mut self.state;
         if state.stalled {
             return None;
@@ -236,15 +244,14 @@ impl Session {
                 .collect();
         } else if state.deferred_site_wide {
             next.site_wide = true;
+            next.stop = Some(stop);
         } else {
             return None;
         }
         let result = state.apply(&self.opts, &BTreeSet::new(), &Undo::default(), &next);
         match &result {
-            Ok(_) => {
-                state.deferred_index &= !next.index;
-                state.deferred_site_wide &= !next.site_wide;
-            }
+            // `apply` says whether the site-wide files were made.
+            Ok(_) => state.deferred_index &= !next.index,
             Err(_) => {
                 state.deferred.extend(next.pages);
                 state.stalled = true;
@@ -424,10 +431,12 @@ impl Session {
 
 /// What to render now besides the changed entries' pages (deferred work).
 #[derive(Default)]
-struct Next {
+struct Next<'a> {
     pages: BTreeSet<EntryId>,
     index: bool,
     site_wide: bool,
+    /// When to give up the site-wide files.
+    stop: Option<Stop<'a>>,
 }
 
 /// The entries and signatures an incremental rebuild replaced, to put back on failure.
@@ -817,15 +826,19 @@ impl State {
         let (index, wide) = rayon::join(
             || index_changed.then(|| az.render(&input)).transpose(),
             || {
+                let stop = next.stop.unwrap_or(&|| false);
                 site_wide
-                    .then(|| render_site_wide_from(&input, texts))
+                    .then(|| render_site_wide_from(&input, texts, stop))
                     .transpose()
+                    .map(Option::flatten)
             },
         );
         // The index's links and ids come with it (see `AzIndex::render`).
         let mut index_facts = None;
+        let wide_made;
         match index.and_then(|i| wide.map(|w| (i, w))) {
             Ok((index, wide)) => {
+                wide_made = wide.is_some();
                 if let Some((file, facts)) = index {
                     index_facts = Some((file.path.to_string_lossy().replace('\\', "/"), facts));
                     files.push(file);
@@ -842,7 +855,7 @@ impl State {
             .filter(|id| self.pages.contains(*id) && !pages.contains(*id))
             .map(page_path)
             .collect();
-        let new_search_files = site_wide.then(|| search_files(&files));
+        let new_search_files = wide_made.then(|| search_files(&files));
         if let Some(new) = &new_search_files {
             removed.extend(self.search_files.difference(new).cloned());
         }
@@ -935,7 +948,7 @@ impl State {
         for id in &made_now {
             self.deferred.remove(id);
         }
-        self.deferred_site_wide |= wide_behind;
+        self.deferred_site_wide = (self.deferred_site_wide && !wide_made) || wide_behind;
         self.deferred_index = (self.deferred_index || index_behind) && !index_changed;
         if report_changed {
             self.report = BuildReport::from_assessments(&self.assessments);

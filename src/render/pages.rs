@@ -469,11 +469,13 @@ fn page_file(
     })
 }
 
-/// The site-wide files for the published entries whose body text is in `texts`.
+/// The site-wide files for the published entries whose body text is in `texts`; None
+/// when `stop` gave them up (see `search::Stop`).
 pub fn render_site_wide_from(
     input: &RenderInput<'_>,
     texts: &HashMap<EntryId, String>,
-) -> Result<Vec<OutputFile>> {
+    stop: super::search::Stop<'_>,
+) -> Result<Option<Vec<OutputFile>>> {
     let published: Vec<PublishedPage<'_>> = input
         .content
         .entries
@@ -481,7 +483,7 @@ pub fn render_site_wide_from(
         .filter(|e| input.published.contains(&e.id))
         .filter_map(|e| Some(published_page(input, e, texts.get(&e.id)?)))
         .collect();
-    render_site_wide(input, &published)
+    super::site_wide::render_site_wide_until(input, &published, stop)
 }
 
 fn published_page<'a>(

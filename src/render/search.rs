@@ -101,7 +101,21 @@ pub fn distinct_words(s: &str) -> String {
     out
 }
 
+/// Asked now and then while the index is made; true gives up (None): `serve` makes the
+/// index between saves and drops it for a save that comes meanwhile (at 100,000 entries
+/// it takes seconds).
+pub type Stop<'a> = &'a (dyn Fn() -> bool + Sync);
+
 pub fn index_files(input: &RenderInput<'_>, pages: &[PublishedPage<'_>]) -> Vec<OutputFile> {
+    index_files_until(input, pages, &|| false).unwrap_or_default()
+}
+
+/// [`index_files`], or None when `stop` says so.
+pub fn index_files_until(
+    input: &RenderInput<'_>,
+    pages: &[PublishedPage<'_>],
+    stop: Stop<'_>,
+) -> Option<Vec<OutputFile>> {
     // Ids in name order, so equal scores rank alphabetically by id alone.
     let mut order: Vec<&PublishedPage<'_>> = pages.iter().collect();
     order.sort_by_cached_key(|p| (p.entry.name().to_lowercase(), p.file_url()));
@@ -112,12 +126,18 @@ pub fn index_files(input: &RenderInput<'_>, pages: &[PublishedPage<'_>]) -> Vec<
         .iter()
         .map(|p| entry_inline(input, p.entry, &p.entry.meta.summary, ""))
         .collect();
+    if stop() {
+        return None;
+    }
 
     let mut index: HashMap<String, Postings> = HashMap::new();
     let mut best: HashMap<String, Field> = HashMap::new();
     // (the words of a whole title, name or alias, its entry id)
     let mut whole_names: Vec<(Vec<String>, u32)> = Vec::new();
     for (id, page) in order.iter().enumerate() {
+        if id % 1024 == 0 && stop() {
+            return None;
+        }
         let id = id as u32;
         best.clear();
         let meta = &page.entry.meta;
@@ -171,6 +191,9 @@ pub fn index_files(input: &RenderInput<'_>, pages: &[PublishedPage<'_>]) -> Vec<
         }
     }
 
+    if stop() {
+        return None;
+    }
     let n = order.len();
     let mut records: Vec<(String, String)> = index
         .into_iter()
@@ -215,7 +238,7 @@ pub fn index_files(input: &RenderInput<'_>, pages: &[PublishedPage<'_>]) -> Vec<
     }
     manifest.push_str("}});\n");
     files.push(script("manifest.js".into(), manifest));
-    files
+    Some(files)
 }
 
 /// The shard file name for `key`: hex of its UTF-8, so any word makes a safe file name.

@@ -55,11 +55,21 @@ pub fn render_site_wide(
     input: &RenderInput<'_>,
     pages: &[PublishedPage<'_>],
 ) -> Result<Vec<OutputFile>> {
+    Ok(render_site_wide_until(input, pages, &|| false)?.unwrap_or_default())
+}
+
+/// [`render_site_wide`], or None when `stop` gave up the search index (see
+/// `search::Stop`).
+pub fn render_site_wide_until(
+    input: &RenderInput<'_>,
+    pages: &[PublishedPage<'_>],
+    stop: super::search::Stop<'_>,
+) -> Result<Option<Vec<OutputFile>>> {
     let config = input.config;
-    let ((mut files, feeds), pages_made) = rayon::join(
+    let ((files, feeds), pages_made) = rayon::join(
         || {
             rayon::join(
-                || super::search::index_files(input, pages),
+                || super::search::index_files_until(input, pages, stop),
                 || {
                     let mut v = vec![
                         super::sitemap::sitemap(&config.base_url, pages, input.drafts),
@@ -106,9 +116,13 @@ pub fn render_site_wide(
             Ok(made)
         },
     );
+    let pages_made = pages_made?;
+    let Some(mut files) = files else {
+        return Ok(None);
+    };
     files.extend(feeds);
-    files.extend(pages_made?);
-    Ok(files)
+    files.extend(pages_made);
+    Ok(Some(files))
 }
 
 /// A 404 page is served for any missing path, at any depth, so its links cannot be

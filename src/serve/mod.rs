@@ -61,9 +61,11 @@ pub fn serve(opts: &ServeOptions) -> Result<()> {
     let rebuilder = std::cell::RefCell::new(rebuilder);
     watch.run(
         |changed| state.publish(rebuilder.borrow_mut().rebuild(changed)),
-        || match rebuilder.borrow_mut().catch_up() {
+        |waiting| match rebuilder.borrow_mut().catch_up(waiting) {
             Some(outcome) => {
-                state.publish(outcome);
+                if !outcome.changes_nothing() {
+                    state.publish(outcome);
+                }
                 true
             }
             None => false,

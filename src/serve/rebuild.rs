@@ -33,6 +33,14 @@ pub enum RebuildOutcome {
     Failed { message: String, took: Duration },
 }
 
+impl RebuildOutcome {
+    /// A good build that changed no file (deferred work given up for a save).
+    pub fn changes_nothing(&self) -> bool {
+        matches!(self, RebuildOutcome::Built { update, .. }
+            if !update.full && update.files.is_empty() && update.removed.is_empty())
+    }
+}
+
 pub struct Rebuilder {
     root: PathBuf,
     drafts: bool,
@@ -124,14 +132,15 @@ impl Rebuilder {
         RebuildOutcome::Failed { message, took }
     }
 
-    /// Work an edit deferred (see `Session::catch_up`), one slice at a time; None when
-    /// there is none left.
-    pub fn catch_up(&mut self) -> Option<RebuildOutcome> {
+    /// Work an edit deferred (see `Session::catch_up_until`), one slice at a time; None
+    /// when there is none left. A slice given up because `waiting` says a save is waiting
+    /// changes nothing (see [`RebuildOutcome::changes_nothing`]).
+    pub fn catch_up(&mut self, waiting: crate::render::search::Stop<'_>) -> Option<RebuildOutcome> {
         if self.broken {
             return None;
         }
         let started = Instant::now();
-        let Some(result) = self.session.as_mut()?.catch_up() else {
+        let Some(result) = self.session.as_mut()?.catch_up_until(waiting) else {
             if let Some((count, took)) = self.behind.take() {
                 println!(
                     "caught up: {count} files that list the changed entries written in {:.1} ms",

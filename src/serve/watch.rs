@@ -11,7 +11,8 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind};
@@ -29,7 +30,10 @@ pub const OPEN_WRITE_WAIT: Duration = Duration::from_millis(100);
 pub struct SourceWatch {
     root: PathBuf,
     layout: Layout,
-    rx: mpsc::Receiver<notify::Result<notify::Event>>,
+    rx: mpsc::Receiver<(bool, notify::Result<notify::Event>)>,
+    /// Events on sources sent so far: deferred work gives up when more were sent than
+    /// [`SourceWatch::run`] has taken.
+    sent: Arc<AtomicU64>,
     // Dropping it ends the watch.
     _watcher: RecommendedWatcher,
 }
@@ -39,7 +43,21 @@ impl SourceWatch {
         let root = root.canonicalize().map_err(|e| Error::io(root, e))?;
         let layout = Layout::new(&root);
         let (tx, rx) = mpsc::channel();
-        let mut watcher = notify::recommended_watcher(tx)
+        let sent = Arc::new(AtomicU64::new(0));
+        let counted = sent.clone();
+        let sources = (root.clone(), layout.clone());
+        let handler = move |event: notify::Result<notify::Event>| {
+            let on_source = match &event {
+                Ok(e) => e.paths.iter().any(|p| is_source(&sources.0, &sources.1, p)),
+                Err(_) => true,
+            };
+            // Counted before it is sent: `run` never takes more than were counted.
+            if on_source {
+                counted.fetch_add(1, Ordering::SeqCst);
+            }
+            let _ = tx.send((on_source, event));
+        };
+        let mut watcher = notify::recommended_watcher(handler)
             .map_err(|e| Error::Other(format!("cannot watch {}: {e}", root.display())))?;
         let dirs = [layout.content(), layout.templates(), layout.measurements()];
         for dir in dirs.iter().filter(|d| d.is_dir()) {
@@ -56,40 +74,47 @@ impl SourceWatch {
             root,
             layout,
             rx,
+            sent,
             _watcher: watcher,
         })
     }
 
     fn is_source(&self, p: &Path) -> bool {
-        p.starts_with(self.layout.content())
-            || p.starts_with(self.layout.templates())
-            || p.starts_with(self.layout.measurements())
-            || p == self.root.join(CONFIG_FILE)
+        is_source(&self.root, &self.layout, p)
     }
 
     /// Call `on_change` with the changed paths after each burst of changes. While
     /// `on_idle` has work left (it returns true) and no change is waiting, it is called
-    /// again: deferred work runs only while the author is not saving. Runs until the
-    /// watcher fails.
+    /// again: deferred work runs only while the author is not saving, and is handed a
+    /// test of whether a change arrived meanwhile, to give up long work for it. Runs until
+    /// the watcher fails.
     pub fn run(
         self,
         mut on_change: impl FnMut(&[PathBuf]),
-        mut on_idle: impl FnMut() -> bool,
+        mut on_idle: impl FnMut(&(dyn Fn() -> bool + Sync)) -> bool,
     ) -> Result<()> {
         let stopped = || Error::Other("the file watcher stopped".into());
         let mut idle_work = false;
+        // Source events taken from the channel (see `sent`).
+        let taken = std::cell::Cell::new(0u64);
+        let take = |(on_source, event): (bool, notify::Result<notify::Event>)| {
+            taken.set(taken.get() + u64::from(on_source));
+            event
+        };
         loop {
             let first = if idle_work {
                 match self.rx.try_recv() {
-                    Ok(event) => event,
+                    Ok(event) => take(event),
                     Err(mpsc::TryRecvError::Empty) => {
-                        idle_work = on_idle();
+                        let seen = taken.get();
+                        let sent = &self.sent;
+                        idle_work = on_idle(&|| sent.load(Ordering::SeqCst) > seen);
                         continue;
                     }
                     Err(mpsc::TryRecvError::Disconnected) => return Err(stopped()),
                 }
             } else {
-                self.rx.recv().map_err(|_| stopped())?
+                take(self.rx.recv().map_err(|_| stopped())?)
             };
             let mut burst = Burst::default();
             burst.note(first, |p| self.is_source(p));
@@ -100,7 +125,7 @@ impl SourceWatch {
                     OPEN_WRITE_WAIT
                 };
                 match self.rx.recv_timeout(quiet) {
-                    Ok(event) => burst.note(event, |p| self.is_source(p)),
+                    Ok(event) => burst.note(take(event), |p| self.is_source(p)),
                     Err(mpsc::RecvTimeoutError::Timeout) => break,
                     Err(mpsc::RecvTimeoutError::Disconnected) => return Err(stopped()),
                 }
@@ -114,6 +139,13 @@ impl SourceWatch {
             }
         }
     }
+}
+
+fn is_source(root: &Path, layout: &Layout, p: &Path) -> bool {
+    p.starts_with(layout.content())
+        || p.starts_with(layout.templates())
+        || p.starts_with(layout.measurements())
+        || p == root.join(CONFIG_FILE)
 }
 
 /// The events of one save.

@@ -512,7 +512,7 @@ impl State {
             opts.drafts,
             std::borrow::Cow::Borrowed(&navigation),
         );
-        let mut az = AzIndex::new(&input);
+        let mut az = AzIndex::new(&input, true);
         az.render(&input)?;
         az.settle();
         let site = Rebuilt {
@@ -591,7 +591,7 @@ impl State {
         }
 
         // Which pages have one, and which are published, after the change (copied only
-        // when an entry changed).
+        // when an entry gains or loses its page or publication).
         let mut new_pages: Option<(HashSet<EntryId>, HashSet<EntryId>)> = None;
         let mut later: BTreeSet<EntryId> = BTreeSet::new();
         let mut index_changed = next.index;
@@ -604,21 +604,30 @@ impl State {
                 Some(old) => self.shown(old),
                 None => self.shown(e),
             };
-            let (pages, published) =
-                new_pages.get_or_insert_with(|| (self.pages.clone(), self.published.clone()));
-            if a.verdict.is_published() {
-                published.insert(e.id.clone());
-            } else {
-                published.remove(&e.id);
-            }
-            if opts.drafts || a.verdict.is_published() {
-                pages.insert(e.id.clone());
-            } else {
-                pages.remove(&e.id);
+            let is_published = a.verdict.is_published();
+            let has_page = opts.drafts || is_published;
+            let (had_page, was_published) = match &new_pages {
+                Some((p, q)) => (p.contains(&e.id), q.contains(&e.id)),
+                None => (self.pages.contains(&e.id), self.published.contains(&e.id)),
+            };
+            // Copied only when one changes: two sets of 100,000 ids take milliseconds.
+            if (has_page, is_published) != (had_page, was_published) {
+                let (pages, published) =
+                    new_pages.get_or_insert_with(|| (self.pages.clone(), self.published.clone()));
+                if is_published {
+                    published.insert(e.id.clone());
+                } else {
+                    published.remove(&e.id);
+                }
+                if has_page {
+                    pages.insert(e.id.clone());
+                } else {
+                    pages.remove(&e.id);
+                }
             }
             let after = Shown {
-                has_page: pages.contains(&e.id),
-                published: published.contains(&e.id),
+                has_page,
+                published: is_published,
                 ..self.shown(e)
             };
             // Sidebars and previous/next links show where an entry sits in the reading
@@ -813,9 +822,14 @@ impl State {
                     .transpose()
             },
         );
+        // The index's links and ids come with it (see `AzIndex::render`).
+        let mut index_facts = None;
         match index.and_then(|i| wide.map(|w| (i, w))) {
             Ok((index, wide)) => {
-                files.extend(index);
+                if let Some((file, facts)) = index {
+                    index_facts = Some((file.path.to_string_lossy().replace('\\', "/"), facts));
+                    files.push(file);
+                }
                 files.extend(wide.into_iter().flatten());
             }
             Err(e) => {
@@ -834,7 +848,16 @@ impl State {
         }
 
         // The links templates made in the new files, checked against the whole site.
-        let facts: Vec<(String, PageLinks)> = files.par_iter().map(page_links).collect();
+        let mut facts: Vec<(String, PageLinks)> = files
+            .par_iter()
+            .filter(|f| {
+                index_facts
+                    .as_ref()
+                    .is_none_or(|(p, _)| f.path != Path::new(p))
+            })
+            .map(page_links)
+            .collect();
+        facts.extend(index_facts);
         let made: Vec<String> = facts.iter().map(|(p, _)| p.clone()).collect();
         let mut links_undo: Vec<(String, Option<PageLinks>)> = Vec::new();
         for path in &removed {

@@ -20,6 +20,7 @@ use tera::Context;
 use super::input::{OutputFile, RenderInput};
 use super::navigation::{index_letter, sort_key};
 use super::pages::{link_to, site_ctx, LinkCtx};
+use super::site_links::{page_links, PageLinks};
 use super::templates::render as render_template;
 use crate::content::{Entry, EntryId, Kind};
 use crate::error::Result;
@@ -29,7 +30,7 @@ pub const LETTER_TEMPLATE: &str = "index_letter.html";
 
 /// The home page of a build.
 pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
-    AzIndex::new(input).render(input)
+    Ok(AzIndex::new(input, false).render(input)?.0)
 }
 
 /// One row of the A-Z index: a term, or one of its aliases pointing at it.
@@ -54,6 +55,16 @@ struct Row {
     /// Unique to this row as made: a group whose rows have the same versions as when it
     /// was rendered renders the same.
     version: u64,
+}
+
+/// A rendered letter group.
+struct Group {
+    /// The versions of its rows when rendered.
+    versions: Vec<u64>,
+    html: String,
+    /// Its links and ids, as a piece of `index.html` (lines counted from its start).
+    facts: PageLinks,
+    lines: usize,
 }
 
 #[derive(Serialize)]
@@ -88,9 +99,10 @@ pub struct AzIndex {
     keys: HashMap<EntryId, Vec<RowKey>>,
     /// Terms whose summary has inline markup (its links depend on which pages exist).
     marked_up: BTreeSet<EntryId>,
-    /// Rendered groups by (letter, which group of that letter): the versions of their rows
-    /// and their HTML.
-    groups: HashMap<(String, usize), (Vec<u64>, String)>,
+    /// Rendered groups by (letter, which group of that letter).
+    groups: HashMap<(String, usize), Group>,
+    /// Whether to note each group's links and ids (see [`AzIndex::render`]).
+    facts: bool,
     next_version: u64,
     /// Entries whose rows may be stale: remade by the next render, forgotten by
     /// [`AzIndex::settle`] once that render is kept.
@@ -99,8 +111,9 @@ pub struct AzIndex {
 }
 
 impl AzIndex {
-    /// Every term's rows; no group rendered yet.
-    pub fn new(input: &RenderInput<'_>) -> AzIndex {
+    /// Every term's rows; no group rendered yet. With `facts`, each group's links and ids
+    /// are noted as it is rendered, for [`AzIndex::render`] to hand back.
+    pub fn new(input: &RenderInput<'_>, facts: bool) -> AzIndex {
         let made: Vec<(EntryId, Vec<(RowKey, IndexRow)>, bool)> = input
             .content
             .of_kind(Kind::Term)
@@ -114,6 +127,7 @@ impl AzIndex {
             keys: HashMap::with_capacity(made.len()),
             marked_up: BTreeSet::new(),
             groups: HashMap::new(),
+            facts,
             next_version: 0,
             touched: BTreeSet::new(),
             pages_changed: false,
@@ -154,7 +168,13 @@ impl AzIndex {
     /// The home page as `input` has it, remaking the touched rows and the groups whose
     /// rows changed. What was touched stays touched until [`AzIndex::settle`], so a render
     /// that is thrown away (the edit failed and was undone) is not trusted later.
-    pub fn render(&mut self, input: &RenderInput<'_>) -> Result<OutputFile> {
+    ///
+    /// With facts, also the page's links and ids for the link check: every id, but the
+    /// links of the parts made now only. A group's HTML follows from its rows alone, so
+    /// the links of a group rendered before were checked then and are unchanged; checking
+    /// the 100,000 links of a large index on every save would take longer than the rest
+    /// of the save.
+    pub fn render(&mut self, input: &RenderInput<'_>) -> Result<(OutputFile, PageLinks)> {
         let mut remake: BTreeSet<EntryId> = self.touched.clone();
         if self.pages_changed {
             remake.extend(self.marked_up.iter().cloned());
@@ -200,12 +220,13 @@ impl AzIndex {
             .filter(|&i| {
                 let (letter, nth, rows) = &runs[i];
                 match self.groups.get(&(letter.to_string(), *nth)) {
-                    Some((v, _)) => *v != versions(rows),
+                    Some(g) => g.versions != versions(rows),
                     None => true,
                 }
             })
             .collect();
-        let rendered: Vec<(usize, String)> = stale
+        let facts = self.facts;
+        let rendered: Vec<(usize, Group)> = stale
             .par_iter()
             .map(|&i| {
                 let (letter, _, rows) = &runs[i];
@@ -218,27 +239,47 @@ impl AzIndex {
                 ctx.insert("g", &g);
                 let html =
                     render_template(input.tera, LETTER_TEMPLATE, &ctx, &input.layout.templates())?;
-                Ok((i, html))
+                let (html, facts, lines) = if facts {
+                    let piece = OutputFile {
+                        path: PathBuf::from("index.html"),
+                        bytes: html.into_bytes(),
+                    };
+                    let facts = page_links(&piece).1;
+                    let lines = piece.bytes.iter().filter(|&&b| b == b'\n').count();
+                    // Made from a String just now.
+                    let html = String::from_utf8(piece.bytes).unwrap_or_default();
+                    (html, facts, lines)
+                } else {
+                    (html, PageLinks::default(), 0)
+                };
+                let versions = versions(rows);
+                Ok((
+                    i,
+                    Group {
+                        versions,
+                        html,
+                        facts,
+                        lines,
+                    },
+                ))
             })
             .collect::<Result<_>>()?;
-        let mut groups: HashMap<(String, usize), (Vec<u64>, String)> =
-            HashMap::with_capacity(runs.len());
-        let mut fresh: HashMap<usize, String> = rendered.into_iter().collect();
-        for (i, (letter, nth, rows)) in runs.iter().enumerate() {
+        let made_now: BTreeSet<usize> = rendered.iter().map(|(i, _)| *i).collect();
+        let mut groups: HashMap<(String, usize), Group> = HashMap::with_capacity(runs.len());
+        let mut fresh: HashMap<usize, Group> = rendered.into_iter().collect();
+        for (i, (letter, nth, _)) in runs.iter().enumerate() {
             let key = (letter.to_string(), *nth);
             // Not rendered now: cached with these very rows (see `stale`).
-            let html = fresh
-                .remove(&i)
-                .or_else(|| self.groups.remove(&key).map(|(_, html)| html))
-                .unwrap_or_default();
-            groups.insert(key, (versions(rows), html));
+            if let Some(g) = fresh.remove(&i).or_else(|| self.groups.remove(&key)) {
+                groups.insert(key, g);
+            }
         }
         let order: Vec<(String, usize)> = runs
             .iter()
             .map(|(letter, nth, _)| (letter.to_string(), *nth))
             .collect();
         self.groups = groups;
-        self.page(input, &order)
+        self.page(input, &order, &made_now)
     }
 
     fn row(&mut self, row: IndexRow) -> Row {
@@ -254,18 +295,51 @@ impl AzIndex {
     /// a marker for each group's HTML, put in afterwards: through Tera's context the
     /// 21 MB of a 100,000-term index would be copied several times over. A template that
     /// does anything but print `g.html` as it is gets the HTML itself instead.
-    fn page(&self, input: &RenderInput<'_>, order: &[(String, usize)]) -> Result<OutputFile> {
-        let html_of = |i: usize| self.groups[&order[i]].1.as_str();
+    fn page(
+        &self,
+        input: &RenderInput<'_>,
+        order: &[(String, usize)],
+        made_now: &BTreeSet<usize>,
+    ) -> Result<(OutputFile, PageLinks)> {
+        let group = |i: usize| self.groups.get(&order[i]);
+        let html_of = |i: usize| group(i).map_or("", |g| g.html.as_str());
         let marks: Vec<String> = (0..order.len()).map(group_mark).collect();
         let marked = self.shell(input, order, &|i| &marks[i])?;
-        let bytes = match splice(&marked, order.len(), &html_of) {
-            Some(bytes) => bytes,
-            None => self.shell(input, order, &html_of)?.into_bytes(),
-        };
-        Ok(OutputFile {
+        let file = |bytes| OutputFile {
             path: PathBuf::from("index.html"),
             bytes,
-        })
+        };
+        let Some(bytes) = splice(&marked, order.len(), &html_of) else {
+            // The groups are not where the marks were: the page is checked whole.
+            let page = file(self.shell(input, order, &html_of)?.into_bytes());
+            let facts = if self.facts {
+                page_links(&page).1
+            } else {
+                PageLinks::default()
+            };
+            return Ok((page, facts));
+        };
+        let mut facts = PageLinks::default();
+        if self.facts {
+            // The shell's own links and ids, then each group's at the line it starts on.
+            let pieces: Vec<&str> = marked.split(OPEN_MARK).collect();
+            let mut lines = 0;
+            for (i, piece) in pieces.iter().enumerate() {
+                // Past the first piece, each starts with the rest of a mark.
+                let text = match i {
+                    0 => piece,
+                    _ => piece.split_once("-->").map_or("", |(_, rest)| rest),
+                };
+                let shell = page_links(&file(text.as_bytes().to_vec())).1;
+                facts.append(&shell, lines, false);
+                lines += text.matches('\n').count();
+                if let Some(g) = (i < order.len()).then(|| group(i)).flatten() {
+                    facts.append(&g.facts, lines, !made_now.contains(&i));
+                    lines += g.lines;
+                }
+            }
+        }
+        Ok((file(bytes), facts))
     }
 
     /// `index.html` with `html(i)` as the `i`th group's HTML.
@@ -355,18 +429,19 @@ impl AzIndex {
 /// Stands for the `i`th group's HTML while `index.html` is rendered. Markup, so a
 /// template that escapes it (or changes it any other way) shows as a missing mark.
 fn group_mark(i: usize) -> String {
-    format!("<!--glossary:az-group:{i}-->")
+    format!("{OPEN_MARK}{i}-->")
 }
+
+const OPEN_MARK: &str = "<!--glossary:az-group:";
 
 /// `page` with each group's mark replaced by its HTML; None unless every mark is there
 /// exactly once, in order.
 fn splice<'h>(page: &str, groups: usize, html: &dyn Fn(usize) -> &'h str) -> Option<Vec<u8>> {
-    const OPEN: &str = "<!--glossary:az-group:";
     let size = page.len() + (0..groups).map(|i| html(i).len()).sum::<usize>();
     let mut out = Vec::with_capacity(size);
     let mut rest = page;
     let mut next = 0;
-    while let Some(at) = rest.find(OPEN) {
+    while let Some(at) = rest.find(OPEN_MARK) {
         let mark = group_mark(next);
         if next == groups || !rest[at..].starts_with(&mark) {
             return None;

@@ -74,6 +74,20 @@ pub fn page_links(f: &OutputFile) -> (String, PageLinks) {
     (path, page)
 }
 
+impl PageLinks {
+    /// Add what `part`, a piece of the same file starting `lines` lines into it, has: its
+    /// ids, and its links unless `ids_only` (a piece whose links were checked when it was
+    /// made and have not changed since: serve's A-Z index re-renders a letter group or two
+    /// of a 100,000-link page).
+    pub fn append(&mut self, part: &PageLinks, lines: usize, ids_only: bool) {
+        self.ids.extend(part.ids.iter().cloned());
+        if !ids_only {
+            self.links
+                .extend(part.links.iter().map(|(v, line)| (v.clone(), line + lines)));
+        }
+    }
+}
+
 impl SiteLinkIndex {
     pub fn insert(&mut self, (path, page): (String, PageLinks)) {
         let mut intern = |s: String| self.strings.insert_full(s.into_boxed_str()).0 as u32;

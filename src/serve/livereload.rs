@@ -180,16 +180,20 @@ pub fn script(generation: u64, key: &str) -> String {
 /// the end).
 pub fn inject(html: &[u8], generation: u64, key: &str) -> Vec<u8> {
     let script = script(generation, key);
-    let needle = b"</body>";
-    let at = html
-        .windows(needle.len())
-        .rposition(|w| w.eq_ignore_ascii_case(needle))
-        .unwrap_or(html.len());
+    let at = script_at(html);
     let mut out = Vec::with_capacity(html.len() + script.len());
     out.extend_from_slice(&html[..at]);
     out.extend_from_slice(script.as_bytes());
     out.extend_from_slice(&html[at..]);
     out
+}
+
+/// Where [`inject`] puts the script: before the last `</body>`, else at the end.
+pub fn script_at(html: &[u8]) -> usize {
+    let needle = b"</body>";
+    html.windows(needle.len())
+        .rposition(|w| w.eq_ignore_ascii_case(needle))
+        .unwrap_or(html.len())
 }
 
 /// The page shown instead of the HTML page `key` while the build is broken.

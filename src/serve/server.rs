@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tiny_http::{Header, Method, Request, Response, Server};
 
-use super::livereload::{error_page, inject, Site, SiteState, ENDPOINT};
+use super::livereload::{error_page, script, script_at, Site, SiteState, ENDPOINT};
 
 /// Where a request path leads.
 #[derive(Debug, PartialEq, Eq)]
@@ -66,19 +66,75 @@ fn respond(request: Request, state: &SiteState) -> std::io::Result<()> {
                     generation,
                 } => {
                     let body = if mime == HTML {
-                        inject(&bytes, generation, &key)
+                        Body::injected(bytes, script(generation, &key))
                     } else {
-                        bytes.to_vec()
+                        Body::injected(bytes, String::new())
                     };
+                    let len = body.len();
                     request.respond(
-                        Response::from_data(body)
-                            .with_status_code(status)
-                            .with_header(content_type(mime))
-                            .with_header(no_store()),
+                        Response::new(
+                            status.into(),
+                            vec![content_type(mime), no_store()],
+                            body,
+                            Some(len),
+                            None,
+                        )
+                        // With its length, not in chunks: the A-Z index of a large site is
+                        // 21 MB, and chunks of 8 KB cost both sides a pass each.
+                        .with_chunked_threshold(usize::MAX),
                     )
                 }
             }
         }
+    }
+}
+
+/// A served file as it goes out: the site's bytes (shared, not copied: a large index is
+/// tens of MB and a polling page asks for it again and again) with the live-reload
+/// `script` put in before `</body>` (see `livereload::inject`).
+struct Body {
+    bytes: Arc<Vec<u8>>,
+    script: Vec<u8>,
+    /// Where the script goes in `bytes`.
+    at: usize,
+    /// How much has been read.
+    read: usize,
+}
+
+impl Body {
+    fn injected(bytes: Arc<Vec<u8>>, script: String) -> Body {
+        let at = if script.is_empty() {
+            bytes.len()
+        } else {
+            script_at(&bytes)
+        };
+        Body {
+            bytes,
+            script: script.into_bytes(),
+            at,
+            read: 0,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.bytes.len() + self.script.len()
+    }
+}
+
+impl std::io::Read for Body {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let (before, script) = (self.at, self.script.len());
+        let from: &[u8] = if self.read < before {
+            &self.bytes[self.read..before]
+        } else if self.read < before + script {
+            &self.script[self.read - before..]
+        } else {
+            &self.bytes[(self.read - script).min(self.bytes.len())..]
+        };
+        let n = from.len().min(buf.len());
+        buf[..n].copy_from_slice(&from[..n]);
+        self.read += n;
+        Ok(n)
     }
 }
 
@@ -259,6 +315,35 @@ fn text(status: u16, body: &str) -> Response<std::io::Cursor<Vec<u8>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_served_page_is_the_file_with_the_script_as_inject_makes_it() {
+        use std::io::Read;
+        for html in [
+            &b"<html><body><p>x</p></body></html>"[..],
+            b"no body tag",
+            b"",
+        ] {
+            let want = super::super::livereload::inject(html, 4, "a/index.html");
+            let mut body = Body::injected(Arc::new(html.to_vec()), script(4, "a/index.html"));
+            assert_eq!(body.len(), want.len());
+            // Small reads cross the script's ends.
+            let mut got = Vec::new();
+            let mut buf = [0u8; 7];
+            loop {
+                let n = body.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&buf[..n]);
+            }
+            assert_eq!(got, want);
+        }
+        let mut plain = Body::injected(Arc::new(b"body{}".to_vec()), String::new());
+        let mut got = Vec::new();
+        plain.read_to_end(&mut got).unwrap();
+        assert_eq!(got, b"body{}");
+    }
 
     #[test]
     fn site_paths_resolve_to_files() {

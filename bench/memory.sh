@@ -11,6 +11,11 @@
 # corpus and the output live under WORK (default /dev/shm, a RAM disk, so the file system
 # does not dominate); a 100,000-entry corpus takes about 1.6 GB and its site about 1.6 GB,
 # and both are removed after each N. Run by hand, never in CI.
+#
+# Where the memory goes: heaptrack sees only malloc, so build with the system allocator
+# (`cargo build --release --features system-alloc`), run
+# `heaptrack glossary build --root CORPUS --out OUT`, then
+# `heaptrack_print -f heaptrack.*.zst --print-peaks 1` lists what is live at the peak.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -23,7 +23,7 @@
 //! loading every matching entry's name.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -87,7 +87,7 @@ fn words(s: &str) -> impl Iterator<Item = Cow<'_, str>> {
 /// The body's distinct words in first-seen order: all the index needs of a body, and a
 /// fraction of its size (kept per published entry between serve rebuilds).
 pub fn distinct_words(s: &str) -> String {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = foldhash::HashSet::default();
     let mut out = String::with_capacity(s.len() / 2);
     for word in words(s) {
         if !seen.contains(&word) {
@@ -130,8 +130,8 @@ pub fn index_files_until(
         return None;
     }
 
-    let mut index: HashMap<String, Postings> = HashMap::new();
-    let mut best: HashMap<String, Field> = HashMap::new();
+    let mut index: foldhash::HashMap<String, Postings> = Default::default();
+    let mut best: foldhash::HashMap<String, Field> = Default::default();
     // (the words of a whole title, name or alias, its entry id)
     let mut whole_names: Vec<(Vec<String>, u32)> = Vec::new();
     for (id, page) in order.iter().enumerate() {

@@ -31,7 +31,7 @@ pub fn check_site_links(files: &[OutputFile], static_dir: &Path) -> Result<()> {
 /// 10,000-entry build's heap.
 #[derive(Default)]
 pub struct SiteLinkIndex {
-    strings: IndexSet<Box<str>>,
+    strings: IndexSet<Box<str>, foldhash::fast::RandomState>,
     pages: HashMap<Box<str>, Packed>,
 }
 

@@ -134,3 +134,33 @@ fn hostile_input_gives_errors_not_panics() {
         "CRLF front matter is valid:\n{err}"
     );
 }
+
+/// A template set from before the A-Z index was rendered a letter group at a time lacks
+/// `index_letter.html`: the build says which file is missing and how to add it, and leaves
+/// the previous site as it was.
+#[test]
+fn a_template_set_without_the_letter_group_template_says_what_to_add() {
+    let site = empty_site();
+    let root = site.path();
+    write(
+        root,
+        "content/terms/a.md",
+        &term("What is a?", "An a.", "", "Body."),
+    );
+    std::fs::remove_file(root.join("templates/index_letter.html")).unwrap();
+    write(root, "site/.glossary-site", "");
+    write(root, "site/index.html", "previous build\n");
+    let before = snapshot(&root.join("site"));
+    let out = run(root, &["build"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("index_letter.html") && err.contains("template is missing"),
+        "{err}"
+    );
+    assert!(
+        err.contains("g.html"),
+        "says how index.html prints a group: {err}"
+    );
+    assert!(snapshot(&root.join("site")) == before, "site/ changed");
+}

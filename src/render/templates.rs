@@ -12,11 +12,27 @@ pub fn load_templates(dir: &Path) -> Result<Tera> {
         path: dir.to_path_buf(),
         message: error_chain(&e),
     })?;
-    for required in ["term.html", "lesson.html", "guide.html", "index.html"] {
+    for required in [
+        "term.html",
+        "lesson.html",
+        "guide.html",
+        "index.html",
+        super::index_page::LETTER_TEMPLATE,
+    ] {
         if !tera.get_template_names().any(|n| n == required) {
+            let mut message = String::from("template is missing");
+            if required == super::index_page::LETTER_TEMPLATE {
+                // Template sets made before the A-Z index was rendered a letter at a time.
+                message.push_str(
+                    ": the home page's A-Z index renders each letter group through it; copy \
+                     templates/index_letter.html from glossary's own templates, and in \
+                     index.html print each group with `{% for g in letters %}{{ g.html | safe \
+                     }}{% endfor %}`",
+                );
+            }
             return Err(Error::Template {
                 path: dir.join(required),
-                message: "template is missing".into(),
+                message,
             });
         }
     }

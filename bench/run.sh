@@ -222,5 +222,8 @@ stat() {
     echo "- $(verdict "$ratio" 0.1000001) cold 10,000 on a RAM disk at or under 0.10 of $(label hugo)'s wall: $g s vs $h s ($ratio)"
     echo "- $(verdict "$r" 200) peak RSS at 10,000 under 200 MB: $(printf %.0f "$r") MB"
   fi
-} | tee "$TABLE"
+} | tee "$TABLE.tmp"
+# Written aside and moved at the end: tee truncating the tracked results file at the start
+# made every run report its commit as -dirty.
+mv "$TABLE.tmp" "$TABLE"
 echo "table written to $TABLE" >&2

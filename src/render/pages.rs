@@ -167,20 +167,6 @@ const ENTRY_ROOT: &str = "../../";
 /// A lesson or guide shows its contents when its body has at least this many headings.
 const TOC_MIN_HEADINGS: usize = 3;
 
-/// Render every page of the site into memory. Link errors from all pages are reported
-/// together.
-pub fn render_site(input: &RenderInput<'_>) -> Result<Vec<OutputFile>> {
-    let files = std::sync::Mutex::new(Vec::new());
-    render_site_into(input, &|f| {
-        files.lock().unwrap_or_else(|p| p.into_inner()).push(f);
-        Ok(())
-    })?;
-    let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
-    // Pages are rendered in parallel; list them in a stable order.
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(files)
-}
-
 /// What a whole-site render learned, for incremental rebuilds (`pipeline::Session`).
 #[derive(Default)]
 pub struct SiteLinks {

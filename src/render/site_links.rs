@@ -13,15 +13,6 @@ use rayon::prelude::*;
 use super::input::OutputFile;
 use crate::error::{Error, Location, Result};
 
-/// Check `files` (plus the static files under `static_dir`, served at `static/`).
-pub fn check_site_links(files: &[OutputFile], static_dir: &Path) -> Result<()> {
-    let mut index = SiteLinkIndex::default();
-    for (path, page) in files.par_iter().map(page_links).collect::<Vec<_>>() {
-        index.insert((path, page));
-    }
-    index.check(static_dir, None)
-}
-
 /// The links and ids of each generated file, gathered as files are made, so a build that
 /// streams its pages to disk can check them without holding the pages.
 ///
@@ -335,6 +326,15 @@ mod tests {
             path: PathBuf::from(path),
             bytes: html.as_bytes().to_vec(),
         }
+    }
+
+    /// Check `files` (plus the static files under `static_dir`, served at `static/`).
+    fn check_site_links(files: &[OutputFile], static_dir: &Path) -> Result<()> {
+        let mut index = SiteLinkIndex::default();
+        for f in files {
+            index.insert(page_links(f));
+        }
+        index.check(static_dir, None)
     }
 
     fn check(files: &[OutputFile]) -> Vec<String> {

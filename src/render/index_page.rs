@@ -114,7 +114,9 @@ impl AzIndex {
     /// Every term's rows; no group rendered yet. With `facts`, each group's links and ids
     /// are noted as it is rendered, for [`AzIndex::render`] to hand back.
     pub fn new(input: &RenderInput<'_>, facts: bool) -> AzIndex {
-        let made: Vec<(EntryId, Vec<(RowKey, IndexRow)>, bool)> = input
+        // (the term, its rows, whether its summary has markup)
+        type Made = (EntryId, Vec<(RowKey, IndexRow)>, bool);
+        let made: Vec<Made> = input
             .content
             .of_kind(Kind::Term)
             .collect::<Vec<_>>()
@@ -446,7 +448,7 @@ fn splice<'h>(page: &str, groups: usize, html: &dyn Fn(usize) -> &'h str) -> Opt
         if next == groups || !rest[at..].starts_with(&mark) {
             return None;
         }
-        out.extend_from_slice(rest[..at].as_bytes());
+        out.extend_from_slice(&rest.as_bytes()[..at]);
         out.extend_from_slice(html(next).as_bytes());
         rest = &rest[at + mark.len()..];
         next += 1;

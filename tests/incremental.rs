@@ -33,9 +33,9 @@ fn options(root: &Path, out: &Path, drafts: bool) -> BuildOptions {
     }
 }
 
-/// Build `root` from scratch with the real binary and compare with the session's output.
-fn assert_same_as_full_build(root: &Path, session_out: &Path, drafts: bool) {
-    let full_out = root.parent().unwrap().join("full");
+/// Build `root` from scratch with the real binary into `<root>/../<name>`, which it returns.
+fn full_build(root: &Path, name: &str, drafts: bool) -> PathBuf {
+    let full_out = root.parent().unwrap().join(name);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_glossary"));
     cmd.args(["build", "--root"])
         .arg(root)
@@ -50,6 +50,12 @@ fn assert_same_as_full_build(root: &Path, session_out: &Path, drafts: bool) {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
+    full_out
+}
+
+/// Build `root` from scratch with the real binary and compare with the session's output.
+fn assert_same_as_full_build(root: &Path, session_out: &Path, drafts: bool) {
+    let full_out = full_build(root, "full", drafts);
     let (full, incremental) = (snapshot(&full_out), snapshot(session_out));
     let only = |a: &BTreeMap<PathBuf, Vec<u8>>, b: &BTreeMap<PathBuf, Vec<u8>>| {
         a.keys()
@@ -278,21 +284,7 @@ fn assert_index_as_built(root: &Path, made: &glossary::pipeline::Rebuilt, drafts
         .iter()
         .find(|f| f.path == Path::new("index.html"))
         .expect("the edit did not remake index.html");
-    let full_out = root.parent().unwrap().join("full-index");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_glossary"));
-    cmd.args(["build", "--root"])
-        .arg(root)
-        .arg("--out")
-        .arg(&full_out);
-    if drafts {
-        cmd.arg("--drafts");
-    }
-    let run = cmd.output().unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let full_out = full_build(root, "full-index", drafts);
     let built = std::fs::read(full_out.join("index.html")).unwrap();
     assert!(
         index.bytes == built,

@@ -109,13 +109,13 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
 fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let today = opts.today;
     type Checks = std::collections::HashMap<EntryId, crate::review::SignatureChecks>;
+    // An entry no signature file names has nothing to verify (the default checks).
+    let unsigned = crate::review::SignatureChecks::default();
     let visit = |project: &Project, checks: &Checks, e: &mut Entry| {
         // A diagram's preset is loaded after the content: such an entry is assessed then.
         if e.meta.diagram.is_some() {
             return None;
         }
-        // An entry no signature file names has nothing to verify (the default checks).
-        let unsigned = crate::review::SignatureChecks::default();
         let checked = checks.get(&e.id).unwrap_or(&unsigned);
         let assessed = assess_checked(project, e, today, Keep::Digest, Some(checked));
         let assessed = assessed.map(|mut a| {
@@ -143,7 +143,6 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     visited.sort_by(|a, b| a.0.cmp(&b.0));
     let mut visited = visited.into_iter().peekable();
     let n = project.content.entries.len();
-    let unsigned = crate::review::SignatureChecks::default();
     let (mut assessments, mut outlines) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for e in &project.content.entries {
         let made = match visited.next_if(|(id, _)| id == &e.id) {

@@ -285,17 +285,16 @@ pub fn render_site_into_with(
                 })
         },
     );
-    let texts = site_wide?.unwrap_or_default();
+    let mut texts = site_wide?.map(Vec::into_iter);
     pages?;
 
     let mut links = SiteLinks::default();
-    for (i, (e, r)) in entries.iter().zip(outlines).enumerate() {
+    for (e, r) in entries.iter().zip(outlines) {
         links.links_to.insert(e.id.clone(), linked_entries(&r));
         links.headings.insert(e.id.clone(), r.heading_ids);
-        if input.published.contains(&e.id) {
-            if let Some(text) = texts.get(i) {
-                links.texts.insert(e.id.clone(), text.clone());
-            }
+        let text = texts.as_mut().and_then(Iterator::next);
+        if let (true, Some(text)) = (input.published.contains(&e.id), text) {
+            links.texts.insert(e.id.clone(), text);
         }
     }
     Ok(links)

@@ -302,12 +302,14 @@ fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
     })
 }
 
-/// `e` with its text read again after [`Entry::thin`]. An error if the file changed since
-/// it was read: a page made from the new text would not be the one that was assessed.
+/// `e` with its text and its whole front matter read again after [`Entry::thin`]. An error
+/// if the file changed since it was read: a page made from the new text would not be the
+/// one that was assessed.
 pub fn reread(e: &Entry) -> Result<Entry> {
     let raw = std::fs::read_to_string(&e.path).map_err(|err| Error::io(&e.path, err))?;
     if e.thinned
-        .is_some_and(|h| h != super::entry::text_hash(&raw))
+        .as_ref()
+        .is_some_and(|t| t.hash != super::entry::text_hash(&raw))
     {
         return Err(Error::content(
             &e.path,
@@ -316,14 +318,24 @@ pub fn reread(e: &Entry) -> Result<Entry> {
         ));
     }
     let split = split_front_matter(&e.path, &raw)?;
+    let mut meta = e.meta.clone();
+    if let Some(t) = &e.thinned {
+        meta.unthin(&t.page_only).map_err(|err| {
+            Error::content(
+                &e.path,
+                None,
+                format!("reading its front matter back: {err}"),
+            )
+        })?;
+    }
     Ok(Entry {
         id: e.id.clone(),
         path: e.path.clone(),
-        meta: e.meta.clone(),
+        meta,
         body: split.body.to_string(),
         body_line: split.body_line,
         raw: String::new(),
-        thinned: e.thinned,
+        thinned: None,
     })
 }
 
@@ -331,22 +343,26 @@ pub fn reread(e: &Entry) -> Result<Entry> {
 mod tests {
     use super::*;
 
-    /// A thinned entry reads back the body it was read with, and refuses a file that
-    /// changed since: its page would not be the one that was assessed.
+    /// A thinned entry reads back the body and the sources it was read with, and refuses a
+    /// file that changed since: its page would not be the one that was assessed.
     #[test]
     fn reread_gives_the_body_back_and_refuses_a_changed_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("it.md");
-        std::fs::write(&path, "---\ntitle: T\nsummary: S.\n---\nThe body.\n").unwrap();
+        let sources = "sources:\n  - {title: A, url: 'https://a.example', checked: 2026-01-02}\n";
+        let text = format!("---\ntitle: T\nsummary: S.\n{sources}---\nThe body.\n");
+        std::fs::write(&path, text).unwrap();
         let mut e = parse_entry(Kind::Term, path.clone()).unwrap();
         let (body, body_line) = (e.body.clone(), e.body_line);
         e.thin();
-        assert!(e.body.is_empty() && e.raw.is_empty());
+        assert!(e.body.is_empty() && e.raw.is_empty() && e.meta.sources.is_empty());
         let back = reread(&e).unwrap();
         assert_eq!(
             (back.body.as_str(), back.body_line),
             (body.as_str(), body_line)
         );
+        assert_eq!(back.meta.summary, "S.");
+        assert_eq!(back.meta.sources[0].url, "https://a.example");
 
         std::fs::write(&path, "---\ntitle: T\nsummary: S.\n---\nAnother body.\n").unwrap();
         let err = reread(&e).unwrap_err().to_string();

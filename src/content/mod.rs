@@ -13,6 +13,7 @@ mod validate;
 
 pub use entry::{
     Claim, ClaimTest, DiagramRef, Entry, EntryId, FrontMatter, Kind, Source, TableRef, TermUse,
+    Thinned,
 };
 pub use front_matter::{line_of_reference, parse_front_matter, split_front_matter};
 pub use load::{

@@ -103,9 +103,10 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
 /// was an error (nothing written); `build_whole` reports it.
 ///
 /// Each entry read is assessed and its pass 1 outline made (`render::pages::outline_of`)
-/// while its text is in memory; then its text and what its page shows are dropped, and
-/// made again from its file when its page is rendered (`content::reread`, which refuses a
-/// file changed in between, then `assess::page_content`).
+/// while its text is in memory; then its text, what only its page reads of its front
+/// matter and what its page shows are dropped, and made again from its file when its page
+/// is rendered (`content::reread`, which refuses a file changed in between, then
+/// `assess::page_content`).
 fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let today = opts.today;
     type Checks = std::collections::HashMap<EntryId, crate::review::SignatureChecks>;
@@ -167,8 +168,11 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let out = output_dir(opts, &project);
     let static_dir = project.layout.templates().join("static");
     let staging = Staging::begin(&out, opts.drafts)?;
-    let restore =
-        |e: &Entry| -> Result<Shown> { page_shown(&project, &crate::content::reread(e)?) };
+    let restore = |e: &Entry| -> Result<(Entry, Shown)> {
+        let whole = crate::content::reread(e)?;
+        let shown = page_shown(&project, &whole)?;
+        Ok((whole, shown))
+    };
     let site = render_through_prepared(
         opts,
         &project,

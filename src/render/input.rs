@@ -46,8 +46,9 @@ pub struct Shown {
     pub diagram: Option<String>,
 }
 
-/// Makes an entry's [`Shown`] again from its file, for a page whose assessment let it go.
-pub type Restore<'a> = dyn Fn(&Entry) -> crate::error::Result<Shown> + Sync + 'a;
+/// Makes an entry whole again from its file ([`Entry::thin`] dropped its text and part of
+/// its front matter), with its [`Shown`], for a page whose assessment let it go.
+pub type Restore<'a> = dyn Fn(&Entry) -> crate::error::Result<(Entry, Shown)> + Sync + 'a;
 
 /// Everything a whole-site render reads.
 pub struct RenderInput<'a> {

@@ -1,6 +1,7 @@
 //! Turning assessed entries into pages: the page contexts templates see, link checks, and
 //! the index. Which entries get pages was decided by the gate before this runs.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -278,10 +279,10 @@ pub fn render_site_into_with(
                 .filter(|e| input.pages.contains(&e.id))
                 .try_for_each(|e| {
                     let a = by_id[&e.id];
-                    let shown = shown_of(input, e, a)?;
+                    let (e, shown) = shown_of(input, e, a)?;
                     // The text for search came from pass 1.
-                    let r = markdown_of(input, e, &shown.markdown, super::markdown::render_html);
-                    sink(page_file(input, e, a, &shown, r)?)
+                    let r = markdown_of(input, &e, &shown.markdown, super::markdown::render_html);
+                    sink(page_file(input, &e, a, &shown, r)?)
                 })
         },
     );
@@ -391,7 +392,7 @@ fn page_markdown(
     pass: fn(&str, usize, &LinkPolicy<'_>) -> RenderedMarkdown,
 ) -> Result<RenderedMarkdown> {
     Ok(match a {
-        Some(a) => markdown_of(input, e, &shown_of(input, e, a)?.markdown, pass),
+        Some(a) => markdown_of(input, e, &shown_of(input, e, a)?.1.markdown, pass),
         None => markdown_of(input, e, &e.body, pass),
     })
 }
@@ -406,16 +407,19 @@ fn markdown_of(
     pass(md, e.body_line, &link_policy(input, &page_path, &e.path))
 }
 
-/// What the page shows of its assessment, made again from the entry's file where the build
-/// let it go.
+/// The entry as its page reads it and what the page shows of its assessment, both made
+/// again from the entry's file where the build let them go (`Entry::thin`).
 fn shown_of<'a>(
     input: &RenderInput<'_>,
-    e: &Entry,
+    e: &'a Entry,
     a: &'a Assessment,
-) -> Result<std::borrow::Cow<'a, Shown>> {
+) -> Result<(Cow<'a, Entry>, Cow<'a, Shown>)> {
     match (&a.shown, input.restore) {
-        (Some(shown), _) => Ok(std::borrow::Cow::Borrowed(shown)),
-        (None, Some(restore)) => Ok(std::borrow::Cow::Owned(restore(e)?)),
+        (Some(shown), _) => Ok((Cow::Borrowed(e), Cow::Borrowed(shown))),
+        (None, Some(restore)) => {
+            let (whole, shown) = restore(e)?;
+            Ok((Cow::Owned(whole), Cow::Owned(shown)))
+        }
         (None, None) => Err(Error::Other(format!(
             "{}: its assessment kept nothing to render and there is no way to make it again",
             e.id
@@ -430,7 +434,8 @@ pub fn render_page(
     a: &Assessment,
     r: RenderedMarkdown,
 ) -> Result<OutputFile> {
-    page_file(input, e, a, &*shown_of(input, e, a)?, r)
+    let (e, shown) = shown_of(input, e, a)?;
+    page_file(input, &e, a, &shown, r)
 }
 
 fn page_file(

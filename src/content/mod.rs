@@ -20,4 +20,6 @@ pub use load::{
     load_content, load_content_collecting, load_content_visiting, load_entry, read_entry, reread,
     Content,
 };
-pub use validate::{check_references, check_section, is_valid_slug, Known};
+pub use validate::{
+    check_references, check_section, check_tables_and_claims, is_valid_slug, Known,
+};

@@ -126,19 +126,20 @@ pub fn check_section(e: &Entry, sections: &[crate::config::Section]) -> Option<E
     ))
 }
 
+/// An error in `e`'s front matter, at the line of `key:` that mentions `needle` when the
+/// entry's text is at hand.
+fn error_at(e: &Entry, key: &str, needle: &str, msg: String) -> Error {
+    let line = split_front_matter(&e.path, &e.raw)
+        .ok()
+        .and_then(|s| line_of_reference(&s, key, needle));
+    Error::content(&e.path, line.map(|line| Location { line, column: 1 }), msg)
+}
+
 /// `is_term` says whether a term slug exists.
 pub(super) fn check_one(e: &Entry, is_term: &dyn Fn(&str) -> bool) -> Vec<Error> {
-    let mut errors = Vec::new();
+    let mut errors = check_tables_and_claims(e);
     let m = &e.meta;
-    let at = |key: &str, needle: &str| {
-        split_front_matter(&e.path, &e.raw)
-            .ok()
-            .and_then(|s| line_of_reference(&s, key, needle))
-            .map(|line| Location { line, column: 1 })
-    };
-    let mut err = |key: &str, needle: &str, msg: String| {
-        errors.push(Error::content(&e.path, at(key, needle), msg));
-    };
+    let mut err = |key: &str, needle: &str, msg: String| errors.push(error_at(e, key, needle, msg));
 
     if m.title.trim().is_empty() {
         err("title", "title", "`title` is empty".into());
@@ -204,6 +205,34 @@ pub(super) fn check_one(e: &Entry, is_term: &dyn Fn(&str) -> bool) -> Vec<Error>
             );
         }
     }
+    if m.diagram.is_some() && e.id.kind != Kind::Term {
+        err(
+            "diagram",
+            "diagram",
+            format!(
+                "`diagram` is only for terms; a {} page has no Diagram section",
+                e.id.kind.singular()
+            ),
+        );
+    }
+    if let Some(d) = &m.diagram {
+        if d.alt.as_deref().is_none_or(|a| a.trim().is_empty()) {
+            err(
+                "diagram",
+                "diagram",
+                format!("diagram `{}` has no `alt` text: it is the figure's accessible name and is required", d.kind),
+            );
+        }
+    }
+    errors
+}
+
+/// The checks of an entry's measured tables and claims alone: part of [`check_one`], and
+/// what a build makes of each entry before `Entry::thin` sets these fields aside.
+pub fn check_tables_and_claims(e: &Entry) -> Vec<Error> {
+    let mut errors = Vec::new();
+    let m = &e.meta;
+    let mut err = |key: &str, needle: &str, msg: String| errors.push(error_at(e, key, needle, msg));
     for c in &m.claims {
         if let Err(why) = c.test() {
             err("claims", &c.column, format!("claim \"{}\": {why}", c.says));
@@ -282,25 +311,6 @@ pub(super) fn check_one(e: &Entry, is_term: &dyn Fn(&str) -> bool) -> Vec<Error>
                     );
                 }
             }
-        }
-    }
-    if m.diagram.is_some() && e.id.kind != Kind::Term {
-        err(
-            "diagram",
-            "diagram",
-            format!(
-                "`diagram` is only for terms; a {} page has no Diagram section",
-                e.id.kind.singular()
-            ),
-        );
-    }
-    if let Some(d) = &m.diagram {
-        if d.alt.as_deref().is_none_or(|a| a.trim().is_empty()) {
-            err(
-                "diagram",
-                "diagram",
-                format!("diagram `{}` has no `alt` text: it is the figure's accessible name and is required", d.kind),
-            );
         }
     }
     errors

@@ -117,6 +117,19 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         if e.meta.diagram.is_some() {
             return None;
         }
+        // What thinning sets aside is checked now: the checks after the load would find
+        // it gone. (Only that something failed matters here; `build_whole` reports it.)
+        let alone = crate::content::check_tables_and_claims(e).into_iter();
+        if let Some(error) = alone
+            .chain(project::check_citations(
+                e,
+                &project.config,
+                &project.library,
+            ))
+            .next()
+        {
+            return Some(Err(error));
+        }
         let checked = checks.get(&e.id).unwrap_or(&unsigned);
         let assessed = assess_checked(project, e, today, Keep::Digest, Some(checked));
         let assessed = assessed.map(|mut a| {

@@ -148,7 +148,7 @@ pub fn load_content_visiting<T: Send>(
         for item in WalkDir::new(&dir)
             .min_depth(1)
             .follow_links(true)
-            .sort_by_file_name()
+            .sort_by(by_file_name)
         {
             let item = match item {
                 Ok(item) if item.path_is_symlink() => {
@@ -300,6 +300,14 @@ fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
         raw,
         thinned: None,
     })
+}
+
+/// Orders one folder's listing by file name, as walkdir's `sort_by_file_name` does, but
+/// by the whole paths' bytes: they share the folder's prefix, so the order is the same,
+/// without taking each name apart again per comparison (sorting a 100,000-file folder
+/// that way was a visible serial stretch at the start of a build).
+pub fn by_file_name(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::Ordering {
+    a.path().as_os_str().cmp(b.path().as_os_str())
 }
 
 /// `e` with its text and its whole front matter read again after [`Entry::thin`]. An error

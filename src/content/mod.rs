@@ -17,8 +17,8 @@ pub use entry::{
 };
 pub use front_matter::{line_of_reference, parse_front_matter, split_front_matter};
 pub use load::{
-    load_content, load_content_collecting, load_content_visiting, load_entry, read_entry, reread,
-    Content,
+    by_file_name, load_content, load_content_collecting, load_content_visiting, load_entry,
+    read_entry, reread, Content,
 };
 pub use validate::{
     check_references, check_section, check_tables_and_claims, is_valid_slug, Known,

@@ -83,10 +83,22 @@ impl Project {
     /// Per entry, what needs the rest of the project: citations, section, diagram (whose
     /// preset is kept for rendering).
     fn check_entries(&mut self) -> Vec<Error> {
-        let mut errors = Vec::new();
-        for entry in &self.content.entries {
-            errors.extend(check_citations(entry, &self.config, &self.library));
-            errors.extend(crate::content::check_section(entry, &self.config.sections));
+        use rayon::prelude::*;
+        // Citations and sections are checked in parallel: one thread over 100,000 entries
+        // left the other core idle for most of a second. Diagrams load their presets (once
+        // each), so they are checked after, in order.
+        let (config, library) = (&self.config, &self.library);
+        let mut per_entry: Vec<Vec<Error>> = self
+            .content
+            .entries
+            .par_iter()
+            .map(|entry| {
+                let mut errors = check_citations(entry, config, library);
+                errors.extend(crate::content::check_section(entry, &config.sections));
+                errors
+            })
+            .collect();
+        for (entry, errors) in self.content.entries.iter().zip(&mut per_entry) {
             errors.extend(check_diagram(
                 entry,
                 &self.config,
@@ -94,7 +106,7 @@ impl Project {
                 &mut self.diagrams,
             ));
         }
-        errors
+        per_entry.into_iter().flatten().collect()
     }
 
     /// Load as [`Project::load_collecting`] does, handing each entry to `visit` as soon as

@@ -219,12 +219,17 @@ pub fn render_site_into_with(
         .zip(&outlines)
         .map(|(e, r)| (&e.id, r.heading_ids.as_slice()))
         .collect();
-    let mut errors = Vec::new();
-    for (e, r) in entries.iter().zip(&outlines) {
-        let headings_of = |id: &EntryId| headings.get(id).copied();
-        errors.extend(check_links(input, e, r, input.pages, &headings_of));
-        errors.extend(check_inline_links(input, e, input.pages, &headings_of));
-    }
+    // Each entry's links checked in parallel, the errors kept in entry order.
+    let headings_of = |id: &EntryId| headings.get(id).copied();
+    let mut errors: Vec<Error> = entries
+        .par_iter()
+        .zip(&outlines)
+        .flat_map_iter(|(e, r)| {
+            let mut errors = check_links(input, e, r, input.pages, &headings_of);
+            errors.extend(check_inline_links(input, e, input.pages, &headings_of));
+            errors
+        })
+        .collect();
     // Figures the pages show, each file once, and the project's static/ files.
     let mut copies: std::collections::BTreeMap<&str, &std::path::Path> = Default::default();
     for (e, r) in entries.iter().zip(&outlines) {

@@ -111,11 +111,15 @@ fn load_signoffs_of(
     }
     let mut files = Vec::new();
     let texts = reviews_dir.join(TEXTS_DIR);
-    for item in WalkDir::new(reviews_dir).min_depth(1).sort_by_file_name() {
+    // The signed texts (one file per signature) are not signature files: not walked.
+    for item in WalkDir::new(reviews_dir)
+        .min_depth(1)
+        .sort_by(crate::content::by_file_name)
+        .into_iter()
+        .filter_entry(|i| i.path() != texts)
+    {
         match item {
-            Ok(i) if i.file_type().is_file() && !i.path().starts_with(&texts) => {
-                files.push(i.into_path())
-            }
+            Ok(i) if i.file_type().is_file() => files.push(i.into_path()),
             Ok(_) => {}
             Err(e) => errors.push(Error::Other(format!("{}: {e}", reviews_dir.display()))),
         }

@@ -181,7 +181,7 @@ impl Navigation {
     }
 
     fn url(&self, i: usize, root: &str) -> String {
-        format!("{root}{}index.html", self.order[i].0.url_path())
+        self.order[i].0.page_url(root)
     }
 
     fn link(&self, i: usize, root: &str) -> NavLink {

@@ -618,12 +618,6 @@ pub fn check_inline_links<'h>(
     errors
 }
 
-/// URL from an entry page to another entry's page. Explicit `index.html` so the site also
-/// works opened straight from disk.
-fn entry_url(id: &EntryId) -> String {
-    format!("{ENTRY_ROOT}{}index.html", id.url_path())
-}
-
 /// An entry's inline Markdown field (summary, credit, licence) as a page at `root` shows it.
 pub fn entry_inline(input: &RenderInput<'_>, entry: &Entry, text: &str, root: &str) -> Inline {
     let written_at = entry.id.url_path();
@@ -648,13 +642,7 @@ pub(super) fn link_to(
     let root = if root_relative { "" } else { ENTRY_ROOT };
     LinkCtx {
         name: list_label(entry).to_string(),
-        url: linked.then(|| {
-            if root_relative {
-                format!("{}index.html", entry.id.url_path())
-            } else {
-                entry_url(&entry.id)
-            }
-        }),
+        url: linked.then(|| entry.id.page_url(root)),
         summary: Some(entry_inline(input, entry, &entry.meta.summary, root).html),
         aliases: entry.meta.aliases.clone(),
         note: note.map(str::to_string),

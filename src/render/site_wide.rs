@@ -35,7 +35,7 @@ pub struct PublishedPage<'a> {
 impl PublishedPage<'_> {
     /// Root-relative URL of the page file (`terms/occupancy/index.html`).
     pub fn file_url(&self) -> String {
-        format!("{}index.html", self.entry.id.url_path())
+        self.entry.id.page_url("")
     }
 
     /// The absolute, canonical URL (`https://…/terms/occupancy/`).

@@ -194,7 +194,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         Prepared {
             outlines,
             restore: Some(&restore),
-            drop_texts: true,
+            drop_links: true,
         },
         &|f| staging.write(&f.path, &f.bytes),
     );
@@ -262,9 +262,10 @@ pub(crate) struct Prepared<'a> {
     pub outlines: Vec<Option<RenderedMarkdown>>,
     /// How to make again what assessments let go.
     pub restore: Option<&'a Restore<'a>>,
-    /// Let the search words go once the search index is made (a build; `serve` keeps them
-    /// to remake the index after an edit).
-    pub drop_texts: bool,
+    /// Let pass 1's outlines go before pass 2 and the search words once the search index
+    /// is made, returning no [`SiteLinks`] (a build; `serve` keeps them to remake pages
+    /// and the index after an edit).
+    pub drop_links: bool,
 }
 
 /// Render every file and hand each to `sink` as it is made (`build` streams them into the
@@ -302,8 +303,8 @@ fn render_through_prepared<'a>(
         opts.drafts,
     );
     input.restore = prepared.restore;
-    let keep_texts = !prepared.drop_texts;
-    let links = render_site_into_with(&input, prepared.outlines, keep_texts, &|f| {
+    let keep_links = !prepared.drop_links;
+    let links = render_site_into_with(&input, prepared.outlines, keep_links, &|f| {
         let facts = page_links(&f);
         sink(f)?;
         let mut g = gathered.lock().unwrap_or_else(|p| p.into_inner());

@@ -192,11 +192,12 @@ pub fn render_site_into(
 
 /// [`render_site_into`], with pass 1 already done for some entries: `outlines[i]`, where
 /// given, is entry `i`'s (in `input.content.entries` order; see [`outline_of`]). Without
-/// `keep_texts` the [`SiteLinks`] returned have no `texts` (a build has no use for them).
+/// `keep_links` the [`SiteLinks`] returned are empty (a build has no use for them), and
+/// pass 1's outlines and texts are let go as soon as they are used.
 pub fn render_site_into_with(
     input: &RenderInput<'_>,
     mut outlines: Vec<Option<RenderedMarkdown>>,
-    keep_texts: bool,
+    keep_links: bool,
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<SiteLinks> {
     let by_id: HashMap<&EntryId, &Assessment> =
@@ -260,6 +261,11 @@ pub fn render_site_into_with(
         .iter_mut()
         .map(|r| std::mem::take(&mut r.text))
         .collect();
+    // Past the link checks, only `serve` reads the outlines (what links where): a build
+    // lets them go before pass 2, about 0.7 KB an entry.
+    if !keep_links {
+        outlines = Vec::new();
+    }
     // Pass 2: Markdown and templates, each page handed over as soon as it is rendered. The
     // site-wide files (one thread: the search index is one document) are made alongside.
     let (site_wide, pages) = rayon::join(
@@ -273,7 +279,7 @@ pub fn render_site_into_with(
                 .collect();
             let files = render_site_wide(input, &published)?;
             drop(published);
-            let kept = keep_texts.then_some(texts);
+            let kept = keep_links.then_some(texts);
             files.into_iter().try_for_each(sink)?;
             sink(super::index_page::render_index(input)?)?;
             Ok(kept)

@@ -17,6 +17,7 @@ use super::input::{Assessment, OutputFile, RenderInput, Shown};
 use super::links::LinkTarget;
 use super::markdown::{render as render_markdown, LinkPolicy, RenderedMarkdown, TocItem};
 use super::navigation::{list_label, NavLink, SidebarGroup};
+use super::search::Bodies;
 use super::site_wide::{render_site_wide, PublishedPage};
 use super::tables::TableView;
 use super::templates::render as render_template;
@@ -254,9 +255,9 @@ pub fn render_site_into_with(
         })?;
     }
     statics.into_iter().try_for_each(sink)?;
-    // The search words go to the site-wide thread, which lets them go once the search
-    // index is made unless the caller keeps them (`serve` does): at 100,000 entries they
-    // are about 120 MB, and the A-Z index is made after.
+    // The search words go to the site-wide thread; the search index lets each go once it
+    // is noted unless the caller keeps them (`serve` does): at 100,000 entries they are
+    // about 120 MB, and the A-Z index is made after.
     let mut texts: Vec<String> = outlines
         .iter_mut()
         .map(|r| std::mem::take(&mut r.text))
@@ -270,14 +271,25 @@ pub fn render_site_into_with(
     // site-wide files (one thread: the search index is one document) are made alongside.
     let (site_wide, pages) = rayon::join(
         || -> Result<Option<Vec<String>>> {
-            let texts = std::mem::take(&mut texts);
-            let published: Vec<PublishedPage<'_>> = entries
-                .iter()
-                .zip(&texts)
-                .filter(|(e, _)| input.published.contains(&e.id))
-                .map(|(e, text)| published_page(input, e, text))
+            let mut texts = std::mem::take(&mut texts);
+            let published_at: Vec<usize> = (0..entries.len())
+                .filter(|&i| input.published.contains(&entries[i].id))
                 .collect();
-            let files = render_site_wide(input, &published)?;
+            let published: Vec<PublishedPage<'_>> = published_at
+                .iter()
+                .map(|&i| published_page(input, entries[i]))
+                .collect();
+            let bodies = if keep_links {
+                Bodies::Lent(published_at.iter().map(|&i| texts[i].as_str()).collect())
+            } else {
+                Bodies::Given(
+                    published_at
+                        .iter()
+                        .map(|&i| std::mem::take(&mut texts[i]))
+                        .collect(),
+                )
+            };
+            let files = render_site_wide(input, &published, bodies)?;
             drop(published);
             let kept = keep_links.then_some(texts);
             files.into_iter().try_for_each(sink)?;
@@ -477,21 +489,17 @@ pub fn render_site_wide_from(
     texts: &HashMap<EntryId, String>,
     stop: super::search::Stop<'_>,
 ) -> Result<Option<Vec<OutputFile>>> {
-    let published: Vec<PublishedPage<'_>> = input
+    let (published, bodies): (Vec<PublishedPage<'_>>, Vec<&str>) = input
         .content
         .entries
         .iter()
         .filter(|e| input.published.contains(&e.id))
-        .filter_map(|e| Some(published_page(input, e, texts.get(&e.id)?)))
-        .collect();
-    super::site_wide::render_site_wide_until(input, &published, stop)
+        .filter_map(|e| Some((published_page(input, e), texts.get(&e.id)?.as_str())))
+        .unzip();
+    super::site_wide::render_site_wide_until(input, &published, Bodies::Lent(bodies), stop)
 }
 
-fn published_page<'a>(
-    input: &'a RenderInput<'a>,
-    e: &'a Entry,
-    text: &'a str,
-) -> PublishedPage<'a> {
+fn published_page<'a>(input: &'a RenderInput<'a>, e: &'a Entry) -> PublishedPage<'a> {
     let signoff = input.signoffs.get(&e.id);
     let dates = signoff
         .into_iter()
@@ -500,7 +508,6 @@ fn published_page<'a>(
         .map(|s| s.date());
     PublishedPage {
         entry: e,
-        text,
         updated: dates.max(),
         author: signoff
             .and_then(|s| s.author.as_ref())

@@ -104,30 +104,55 @@ pub fn distinct_words(s: &str) -> String {
     out
 }
 
+/// Each published page's body words ([`distinct_words`]), in the order of the pages given
+/// with them: lent where the caller keeps them (`serve` remakes the index after an edit),
+/// given where the index may let each go once it is noted (a build: at 100,000 entries
+/// they are about 120 MB, while the index grows as they are noted).
+pub enum Bodies<'a> {
+    Lent(Vec<&'a str>),
+    Given(Vec<String>),
+}
+
+impl<'a> Bodies<'a> {
+    /// Page `i`'s words; given ones are handed over, to be dropped once noted.
+    fn take(&mut self, i: usize) -> Cow<'a, str> {
+        match self {
+            Bodies::Lent(v) => Cow::Borrowed(v.get(i).copied().unwrap_or_default()),
+            Bodies::Given(v) => Cow::Owned(v.get_mut(i).map(std::mem::take).unwrap_or_default()),
+        }
+    }
+}
+
 /// Asked now and then while the index is made; true gives up (None): `serve` makes the
 /// index between saves and drops it for a save that comes meanwhile (at 100,000 entries
 /// it takes seconds).
 pub type Stop<'a> = &'a (dyn Fn() -> bool + Sync);
 
-pub fn index_files(input: &RenderInput<'_>, pages: &[PublishedPage<'_>]) -> Vec<OutputFile> {
-    index_files_until(input, pages, &|| false).unwrap_or_default()
+pub fn index_files(
+    input: &RenderInput<'_>,
+    pages: &[PublishedPage<'_>],
+    bodies: Bodies<'_>,
+) -> Vec<OutputFile> {
+    index_files_until(input, pages, bodies, &|| false).unwrap_or_default()
 }
 
 /// [`index_files`], or None when `stop` says so.
 pub fn index_files_until(
     input: &RenderInput<'_>,
     pages: &[PublishedPage<'_>],
+    mut bodies: Bodies<'_>,
     stop: Stop<'_>,
 ) -> Option<Vec<OutputFile>> {
-    // Ids in name order, so equal scores rank alphabetically by id alone.
-    let mut order: Vec<&PublishedPage<'_>> = pages.iter().collect();
-    order.sort_by_cached_key(|p| (p.entry.name().to_lowercase(), p.file_url()));
+    // Ids in name order, so equal scores rank alphabetically by id alone; each with its
+    // place in `pages` (and `bodies`).
+    let mut order: Vec<(usize, &PublishedPage<'_>)> = pages.iter().enumerate().collect();
+    order.sort_by_cached_key(|(_, p)| (p.entry.name().to_lowercase(), p.file_url()));
     // The summary as pages show it (inline Markdown: links, code), with links written from
     // the site root: search.js puts the showing page's root in front. Its plain text is
     // what is searched, so link targets and markup are not words.
     let summaries: Vec<super::inline::Inline> = order
         .iter()
-        .map(|p| entry_inline(input, p.entry, &p.entry.meta.summary, ""))
+        .map(|(_, p)| entry_inline(input, p.entry, &p.entry.meta.summary, ""))
         .collect();
     if stop() {
         return None;
@@ -137,7 +162,7 @@ pub fn index_files_until(
     let mut best: foldhash::HashMap<String, Field> = Default::default();
     // (a whole title, name or alias as its words joined by one space, its entry id)
     let mut whole_names: Vec<(String, u32)> = Vec::new();
-    for (id, page) in order.iter().enumerate() {
+    for (id, &(at, page)) in order.iter().enumerate() {
         if id % 1024 == 0 && stop() {
             return None;
         }
@@ -150,7 +175,7 @@ pub fn index_files_until(
                 *slot = (*slot).max(field);
             }
         };
-        note(page.text, Field::Body);
+        note(&bodies.take(at), Field::Body);
         note(&summaries[id as usize].text, Field::Summary);
         note(&meta.title, Field::Title);
         note(page.entry.name(), Field::Title);
@@ -172,7 +197,7 @@ pub fn index_files_until(
             }
         }
     }
-    drop(best);
+    drop((best, bodies));
 
     if stop() {
         return None;
@@ -230,7 +255,7 @@ pub fn index_files_until(
         let docs: Vec<(&str, &str, &str, String)> = chunk
             .iter()
             .zip(summaries)
-            .map(|(p, summary)| {
+            .map(|((_, p), summary)| {
                 (
                     p.entry.name(),
                     p.entry.id.kind.singular(),

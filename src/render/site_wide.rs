@@ -24,8 +24,6 @@ pub const DRAFTS_XML_BANNER: &str =
 /// A published entry as the site-wide files see it.
 pub struct PublishedPage<'a> {
     pub entry: &'a Entry,
-    /// Plain text of the rendered body.
-    pub text: &'a str,
     /// Newest signature date: when the published text was last approved.
     pub updated: Option<NaiveDate>,
     /// The signing author's name, for the feed.
@@ -48,14 +46,16 @@ impl PublishedPage<'_> {
     }
 }
 
-/// Every site-wide file. `pages` is every published entry with its body text, in id order.
+/// Every site-wide file. `pages` is every published entry, in id order, and `bodies` their
+/// body words for search.
 /// The parts are independent, so they are made in parallel: a serve rebuild that touches
 /// a published entry remakes all of them.
 pub fn render_site_wide(
     input: &RenderInput<'_>,
     pages: &[PublishedPage<'_>],
+    bodies: super::search::Bodies<'_>,
 ) -> Result<Vec<OutputFile>> {
-    Ok(render_site_wide_until(input, pages, &|| false)?.unwrap_or_default())
+    Ok(render_site_wide_until(input, pages, bodies, &|| false)?.unwrap_or_default())
 }
 
 /// [`render_site_wide`], or None when `stop` gave up the search index (see
@@ -63,13 +63,14 @@ pub fn render_site_wide(
 pub fn render_site_wide_until(
     input: &RenderInput<'_>,
     pages: &[PublishedPage<'_>],
+    bodies: super::search::Bodies<'_>,
     stop: super::search::Stop<'_>,
 ) -> Result<Option<Vec<OutputFile>>> {
     let config = input.config;
     let ((files, feeds), pages_made) = rayon::join(
         || {
             rayon::join(
-                || super::search::index_files_until(input, pages, stop),
+                || super::search::index_files_until(input, pages, bodies, stop),
                 || {
                     let mut v = vec![
                         super::sitemap::sitemap(&config.base_url, pages, input.drafts),

@@ -24,6 +24,19 @@ fn corpus(n: usize) -> tempfile::TempDir {
     tmp
 }
 
+/// A session on a fresh `n`-entry corpus with its first build written to `<tmp>/site`:
+/// (the temporary folder, kept alive; the project root; the output; the session; the term
+/// files in name order).
+fn started(n: usize, drafts: bool) -> (tempfile::TempDir, PathBuf, PathBuf, Session, Vec<PathBuf>) {
+    let tmp = corpus(n);
+    let root = tmp.path().join("project");
+    let out = tmp.path().join("site");
+    let (session, site) = Session::start(options(&root, &out, drafts)).unwrap();
+    site.write_to(&out).unwrap();
+    let files = term_files(&root);
+    (tmp, root, out, session, files)
+}
+
 fn options(root: &Path, out: &Path, drafts: bool) -> BuildOptions {
     BuildOptions {
         root: root.to_path_buf(),
@@ -125,13 +138,8 @@ fn signature_file(root: &Path, term: &Path) -> PathBuf {
 #[test]
 fn edits_rebuilt_incrementally_match_a_full_build_byte_for_byte() {
     for drafts in [false, true] {
-        let tmp = corpus(40);
-        let root = tmp.path().join("project");
-        let out = tmp.path().join("site");
-        let (mut session, site) = Session::start(options(&root, &out, drafts)).unwrap();
-        site.write_to(&out).unwrap();
+        let (_tmp, root, out, mut session, files) = started(40, drafts);
         assert_eq!(session.report().published.len(), 40);
-        let files = term_files(&root);
 
         // An edited body: the signatures no longer match, so the entry is refused. Without
         // drafts its page goes, and links to it elsewhere (related lists, bodies, the index)
@@ -181,13 +189,8 @@ fn edits_rebuilt_incrementally_match_a_full_build_byte_for_byte() {
 
 #[test]
 fn a_broken_edit_changes_nothing_and_is_retried_with_the_next_change() {
-    let tmp = corpus(12);
-    let root = tmp.path().join("project");
-    let out = tmp.path().join("site");
-    let (mut session, site) = Session::start(options(&root, &out, true)).unwrap();
-    site.write_to(&out).unwrap();
+    let (_tmp, root, out, mut session, files) = started(12, true);
     let before = snapshot(&out);
-    let files = term_files(&root);
 
     edit(&files[2], "summary: \"", "summary: [\"");
     let err = match session.rebuild(&[files[2].clone()]) {
@@ -213,12 +216,7 @@ fn a_broken_edit_changes_nothing_and_is_retried_with_the_next_change() {
 
 #[test]
 fn an_edit_renders_its_own_page_and_the_index_first_and_the_rest_as_it_catches_up() {
-    let tmp = corpus(40);
-    let root = tmp.path().join("project");
-    let out = tmp.path().join("site");
-    let (mut session, site) = Session::start(options(&root, &out, true)).unwrap();
-    site.write_to(&out).unwrap();
-    let files = term_files(&root);
+    let (_tmp, root, out, mut session, files) = started(40, true);
 
     // A new name: the entry moves in the A-Z index. Its page and the index come at once;
     // the pages listing it and the site-wide files (search index, sitemap, feed) follow.
@@ -251,12 +249,7 @@ fn an_edit_renders_its_own_page_and_the_index_first_and_the_rest_as_it_catches_u
 fn a_rename_on_a_large_site_rebuilds_the_pages_near_its_old_and_new_places_as_a_full_build_would() {
     // Over 250 pages, sidebars list a window around each page: a new name that moves
     // an entry far through the order changes only the pages near its two places.
-    let tmp = corpus(300);
-    let root = tmp.path().join("project");
-    let out = tmp.path().join("site");
-    let (mut session, site) = Session::start(options(&root, &out, true)).unwrap();
-    site.write_to(&out).unwrap();
-    let files = term_files(&root);
+    let (_tmp, root, out, mut session, files) = started(300, true);
     edit(&files[150], "name: \"", "name: \"Aaa ");
     let r = session.rebuild(&[files[150].clone()]).unwrap();
     r.write_to(&out).unwrap();
@@ -295,11 +288,7 @@ fn assert_index_as_built(root: &Path, made: &glossary::pipeline::Rebuilt, drafts
 #[test]
 fn a_name_change_remakes_the_index_as_a_full_build_writes_it() {
     for drafts in [true, false] {
-        let tmp = corpus(60);
-        let root = tmp.path().join("project");
-        let out = tmp.path().join("site");
-        let (mut session, _) = Session::start(options(&root, &out, drafts)).unwrap();
-        let files = term_files(&root);
+        let (_tmp, root, _, mut session, files) = started(60, drafts);
         let renamed = |from: &Path, session: &mut Session, to: &str| {
             let text = std::fs::read_to_string(from).unwrap();
             let line = text.lines().find(|l| l.starts_with("name: ")).unwrap();
@@ -352,12 +341,7 @@ fn a_name_change_remakes_the_index_as_a_full_build_writes_it() {
 
 #[test]
 fn site_wide_files_given_up_for_a_waiting_save_stay_deferred_and_come_later() {
-    let tmp = corpus(40);
-    let root = tmp.path().join("project");
-    let out = tmp.path().join("site");
-    let (mut session, site) = Session::start(options(&root, &out, true)).unwrap();
-    site.write_to(&out).unwrap();
-    let files = term_files(&root);
+    let (_tmp, root, out, mut session, files) = started(40, true);
     // Unpublished by the edit: the search index, sitemap and feed are behind.
     edit(&files[3], "## How it works", "## How it really works");
     session

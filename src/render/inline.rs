@@ -135,7 +135,7 @@ fn link_href(dest: &str, cx: &InlineContext<'_>) -> (Option<LinkTarget>, Option<
         LinkTarget::Entry { id, anchor: a } => cx
             .linkable
             .contains(id)
-            .then(|| format!("{}{}index.html{}", cx.root, id.url_path(), anchor(a))),
+            .then(|| id.page_url(cx.root) + &anchor(a)),
         LinkTarget::SamePage { anchor: a } => {
             Some(format!("{}{}index.html#{a}", cx.root, cx.written_at))
         }

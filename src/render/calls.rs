@@ -211,6 +211,22 @@ pub fn find_calls(body: &str) -> (Vec<Call>, Vec<CallError>) {
     (calls, errors)
 }
 
+/// The calls starting at `starts`, offsets [`find_calls`] gave for this same body
+/// ([`Call::span`]'s start): a build finds an entry's calls when it assesses it and, after
+/// letting the text go, finds them again for its page without parsing the Markdown.
+pub fn calls_at(body: &str, starts: &[u32]) -> (Vec<Call>, Vec<CallError>) {
+    let mut calls = Vec::with_capacity(starts.len());
+    let mut errors = Vec::new();
+    for &start in starts {
+        match parse_call(body, start as usize) {
+            Parsed::Call(call) => calls.push(call),
+            Parsed::Bad(e) => errors.push(e),
+            Parsed::NotACall => {}
+        }
+    }
+    (calls, errors)
+}
+
 /// Byte ranges of the body that are never evaluated: code spans, code blocks, HTML.
 fn literal_ranges(body: &str) -> Vec<Range<usize>> {
     let mut ranges: Vec<Range<usize>> = Vec::new();

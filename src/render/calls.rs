@@ -465,6 +465,19 @@ mod tests {
     }
 
     #[test]
+    fn calls_at_finds_again_what_find_calls_found() {
+        let body = "`{{ value(row=\"x\") }}` is code; {{ value(row=\"b128\", column=\"gbps\") }}\n\n\
+                    ```\n{{ ratio(column='a') }}\n```\n{{ page.title }} {{ratio(column='gbps',of=\"x\",to=\"y\")}}\n";
+        let (calls, errors) = find_calls(body);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(calls.len(), 2, "{calls:?}");
+        let starts: Vec<u32> = calls.iter().map(|c| c.span.start as u32).collect();
+        let (again, errors) = calls_at(body, &starts);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(again, calls);
+    }
+
+    #[test]
     fn calls_in_prose_are_found() {
         assert_eq!(
             names("a {{ value(row=\"b128\", column=\"gbps\") }} b {{ratio(column='gbps',of=\"x\",to=\"y\",decimals=3)}}\n"),

@@ -198,6 +198,7 @@ pub(crate) fn assess_checked(
         digest,
         material,
         shown: Some(shown),
+        body_calls: None,
         last_checked,
         warnings,
     })
@@ -251,9 +252,10 @@ fn shown_cells(
 }
 
 /// What an entry's page shows besides its file ([`page_content`]'s [`Shown`]): what a build
-/// makes again for each page after letting it go.
-pub fn page_shown(project: &Project, entry: &Entry) -> Result<Shown> {
-    Ok(page_content(project, entry)?.shown)
+/// makes again for each page after letting it go. `calls`: where the body's calls start,
+/// kept from the entry's assessment ([`Assessment::body_calls`]) for this same text.
+pub fn page_shown(project: &Project, entry: &Entry, calls: Option<&[u32]>) -> Result<Shown> {
+    Ok(page_content_with(project, entry, calls)?.shown)
 }
 
 /// What [`page_content`] makes: the page's [`Shown`], with what assessing needs besides.
@@ -269,6 +271,15 @@ pub(crate) struct Made<'p> {
 /// tables, the body with its numbers expanded, the diagram drawn. The same for the same
 /// file and records, so a build that lets it go after assessing makes it again per page.
 pub(crate) fn page_content<'p>(project: &'p Project, entry: &Entry) -> Result<Made<'p>> {
+    page_content_with(project, entry, None)
+}
+
+/// [`page_content`], with the body's calls already found (`calls`, their starts).
+fn page_content_with<'p>(
+    project: &'p Project,
+    entry: &Entry,
+    calls: Option<&[u32]>,
+) -> Result<Made<'p>> {
     let library = &project.library;
     let mut stale: Vec<(String, String)> = Vec::new();
     let mut resolved: Resolved = HashMap::new();
@@ -311,7 +322,7 @@ pub(crate) fn page_content<'p>(project: &'p Project, entry: &Entry) -> Result<Ma
         tables.push(view);
     }
 
-    let body = expand_body(entry, &resolved, &project.layout.measurements());
+    let body = expand_body(entry, &resolved, &project.layout.measurements(), calls);
     let diagram = entry
         .meta
         .diagram
@@ -339,6 +350,7 @@ pub(crate) fn page_content<'p>(project: &'p Project, entry: &Entry) -> Result<Ma
             markdown: body.markdown,
             tables,
             diagram,
+            calls: body.calls,
         },
         stale,
         citations,

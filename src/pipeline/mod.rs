@@ -133,10 +133,10 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         let checked = checks.get(&e.id).unwrap_or(&unsigned);
         let assessed = assess_checked(project, e, today, Keep::Digest, Some(checked));
         let assessed = assessed.map(|mut a| {
-            let outline = a
-                .shown
-                .take()
-                .map(|shown| outline_of(&project.layout, &project.config, e, &shown.markdown));
+            let outline = a.shown.take().map(|shown| {
+                a.body_calls = Some(shown.calls);
+                outline_of(&project.layout, &project.config, e, &shown.markdown)
+            });
             (a, outline)
         });
         e.thin();
@@ -186,9 +186,11 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let out = output_dir(opts, &project);
     let static_dir = project.layout.templates().join("static");
     let staging = Staging::begin(&out, opts.drafts)?;
-    let restore = |e: &Entry| -> Result<(Entry, Shown)> {
+    let restore = |e: &Entry, a: &Assessment| -> Result<(Entry, Shown)> {
         let whole = crate::content::reread(e)?;
-        let shown = page_shown(&project, &whole)?;
+        // `reread` refuses a file changed since it was assessed, so the calls found then
+        // are where they were.
+        let shown = page_shown(&project, &whole, a.body_calls.as_deref())?;
         Ok((whole, shown))
     };
     let site = render_through_prepared(

@@ -112,6 +112,12 @@ impl Staging {
     /// folder already holds the same bytes.
     pub fn write(&self, rel: &Path, bytes: &[u8]) -> Result<()> {
         let dest = self.dir.join(rel);
+        if !self.recycled {
+            // A fresh folder holds only what this build writes: there is no old copy to
+            // compare with and nothing stale to remove at the end, so neither the lookup
+            // (a `stat` per file, about 2% of a cold build) nor the list of written files.
+            return write_new(&dest, bytes);
+        }
         write_if_changed(&dest, bytes)?;
         self.written
             .lock()
@@ -191,6 +197,14 @@ impl Drop for Staging {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
+}
+
+/// Write `bytes` at `dest` in a folder this build made, creating its parent folders.
+fn write_new(dest: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(dir) = dest.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    std::fs::write(dest, bytes).map_err(|e| Error::io(dest, e))
 }
 
 /// Write `bytes` at `dest` unless the file already holds exactly them.

@@ -211,6 +211,22 @@ pub fn find_calls(body: &str) -> (Vec<Call>, Vec<CallError>) {
     (calls, errors)
 }
 
+/// The calls starting at `starts`, offsets [`find_calls`] gave for this same body
+/// ([`Call::span`]'s start): a build finds an entry's calls when it assesses it and, after
+/// letting the text go, finds them again for its page without parsing the Markdown.
+pub fn calls_at(body: &str, starts: &[u32]) -> (Vec<Call>, Vec<CallError>) {
+    let mut calls = Vec::with_capacity(starts.len());
+    let mut errors = Vec::new();
+    for &start in starts {
+        match parse_call(body, start as usize) {
+            Parsed::Call(call) => calls.push(call),
+            Parsed::Bad(e) => errors.push(e),
+            Parsed::NotACall => {}
+        }
+    }
+    (calls, errors)
+}
+
 /// Byte ranges of the body that are never evaluated: code spans, code blocks, HTML.
 fn literal_ranges(body: &str) -> Vec<Range<usize>> {
     let mut ranges: Vec<Range<usize>> = Vec::new();
@@ -446,6 +462,19 @@ mod tests {
             .unwrap_or_else(|| panic!("no error in {body:?}"));
         let (l, c) = line_column(body, e.offset);
         (l, c, e.message.clone())
+    }
+
+    #[test]
+    fn calls_at_finds_again_what_find_calls_found() {
+        let body = "`{{ value(row=\"x\") }}` is code; {{ value(row=\"b128\", column=\"gbps\") }}\n\n\
+                    ```\n{{ ratio(column='a') }}\n```\n{{ page.title }} {{ratio(column='gbps',of=\"x\",to=\"y\")}}\n";
+        let (calls, errors) = find_calls(body);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(calls.len(), 2, "{calls:?}");
+        let starts: Vec<u32> = calls.iter().map(|c| c.span.start as u32).collect();
+        let (again, errors) = calls_at(body, &starts);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(again, calls);
     }
 
     #[test]

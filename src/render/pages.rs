@@ -445,7 +445,7 @@ fn shown_of<'a>(
     match (&a.shown, input.restore) {
         (Some(shown), _) => Ok((Cow::Borrowed(e), Cow::Borrowed(shown))),
         (None, Some(restore)) => {
-            let (whole, shown) = restore(e)?;
+            let (whole, shown) = restore(e, a)?;
             Ok((Cow::Owned(whole), Cow::Owned(shown)))
         }
         (None, None) => Err(Error::Other(format!(

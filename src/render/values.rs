@@ -29,7 +29,7 @@ use crate::content::Entry;
 use crate::error::{Error, Location};
 use crate::measure::{Record, Staleness};
 
-use super::calls::{find_calls, line_column, Call, MAX_DECIMALS};
+use super::calls::{calls_at, find_calls, line_column, Call, MAX_DECIMALS};
 
 /// The records an entry cites, resolved: `(experiment, node)` -> record or why not.
 pub type Resolved = HashMap<(String, String), std::result::Result<Arc<Record>, Staleness>>;
@@ -37,6 +37,8 @@ pub type Resolved = HashMap<(String, String), std::result::Result<Arc<Record>, S
 /// A body after its function calls ran, and the citation problems they met.
 pub struct ExpandedBody {
     pub markdown: String,
+    /// Where each call starts in the body, for [`calls_at`] the next time.
+    pub calls: Box<[u32]>,
     /// (`what was asked`, why it could not be answered)
     pub problems: Vec<(String, String)>,
 }
@@ -45,12 +47,17 @@ pub struct ExpandedBody {
 /// cannot be evaluated (a bad launch for `occupancy`) are errors at their line:column in
 /// the file, all of them; a number the record lacks is a problem that refuses the entry.
 /// `measurements` is the folder that `ncu(export=...)` paths are relative to.
+/// `known`: where the calls start, from an earlier expansion of this same body.
 pub fn expand_body(
     entry: &Entry,
     resolved: &Resolved,
     measurements: &Path,
+    known: Option<&[u32]>,
 ) -> Result<ExpandedBody, Vec<Error>> {
-    let (calls, bad) = find_calls(&entry.body);
+    let (calls, bad) = match known {
+        Some(starts) => calls_at(&entry.body, starts),
+        None => find_calls(&entry.body),
+    };
     let at = |offset: usize| {
         let (line, column) = line_column(&entry.body, offset);
         Some(Location {
@@ -66,6 +73,7 @@ pub fn expand_body(
         return match errors.is_empty() {
             true => Ok(ExpandedBody {
                 markdown: entry.body.clone(),
+                calls: Box::default(),
                 problems: Vec::new(),
             }),
             false => Err(errors),
@@ -110,6 +118,7 @@ pub fn expand_body(
     }
     Ok(ExpandedBody {
         markdown,
+        calls: calls.iter().map(|c| c.span.start as u32).collect(),
         problems: lookup.take_problems(),
     })
 }
@@ -557,7 +566,7 @@ mod tests {
     }
 
     fn expand(body: &str) -> Result<ExpandedBody, Vec<Error>> {
-        expand_body(&entry(body), &resolved(), Path::new("measurements"))
+        expand_body(&entry(body), &resolved(), Path::new("measurements"), None)
     }
 
     fn fixtures() -> PathBuf {
@@ -594,7 +603,7 @@ mod tests {
     fn bad_calls_are_errors_at_file_line_and_column() {
         let mut e = entry("one\n\n  {{ value(row=\"b128\") }} and {{ occupancy(arch=\"sm_90\", block=4096, regs=32, show=\"warps\") }}\n");
         e.body_line = 6;
-        let errors: Vec<String> = expand_body(&e, &resolved(), Path::new("measurements"))
+        let errors: Vec<String> = expand_body(&e, &resolved(), Path::new("measurements"), None)
             .err()
             .expect("errors")
             .iter()
@@ -626,7 +635,7 @@ mod tests {
              {{ near_best(column=\"median_ms\", best=\"lowest\", within=5, show=\"best\") }}",
         );
         e.meta.measured[0].rows = vec!["b128".into(), "b256".into()];
-        let out = expand_body(&e, &resolved(), Path::new("measurements"))
+        let out = expand_body(&e, &resolved(), Path::new("measurements"), None)
             .unwrap_or_else(|e| panic!("{e:?}"));
         assert!(out.problems.is_empty(), "{:?}", out.problems);
         assert_eq!(out.markdown, "2 / `b128` and `b256` / `b256`");
@@ -641,7 +650,7 @@ mod tests {
         let body = "{{ ncu(export=\"ncu/day45-h200.csv\", launch=\"0\", show=\"waves\") }} | \
              {{ ncu(export=\"ncu/day45-h200.csv\", launch=\"0\", show=\"theoretical\") }} | \
              {{ ncu(export=\"ncu/day45-h200.csv\", launch=\"0\", show=\"rule:waves\") }}";
-        let out = expand_body(&entry(body), &resolved(), &fixtures())
+        let out = expand_body(&entry(body), &resolved(), &fixtures(), None)
             .unwrap_or_else(|e| panic!("{e:?}"))
             .markdown;
         assert!(out.starts_with("496.48 | 100.0% | 496.48 waves:"), "{out}");
@@ -667,7 +676,7 @@ mod tests {
                 "none.csv",
             ),
         ] {
-            let errors = expand_body(&entry(body), &resolved(), &fixtures())
+            let errors = expand_body(&entry(body), &resolved(), &fixtures(), None)
                 .err()
                 .unwrap_or_default();
             let msg: Vec<String> = errors.iter().map(|e| e.to_string()).collect();

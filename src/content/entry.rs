@@ -214,8 +214,10 @@ pub struct FrontMatter {
     /// Statements the record must support, or the entry is refused.
     #[serde(default)]
     pub claims: Vec<Claim>,
+    /// Boxed: few entries have one, and inline it was a fifth of every entry's size, which
+    /// a build keeps for each entry to the end.
     #[serde(default)]
-    pub diagram: Option<DiagramRef>,
+    pub diagram: Option<Box<DiagramRef>>,
 }
 
 impl FrontMatter {

@@ -18,7 +18,7 @@ use super::links::LinkTarget;
 use super::markdown::{render as render_markdown, LinkPolicy, RenderedMarkdown, TocItem};
 use super::navigation::{list_label, NavLink, SidebarGroup};
 use super::search::Bodies;
-use super::site_wide::{render_site_wide, PublishedPage};
+use super::site_wide::{render_site_wide_into, PublishedPage};
 use super::tables::TableView;
 use super::templates::render as render_template;
 
@@ -294,10 +294,9 @@ pub fn render_site_into_with(
                         .collect(),
                 )
             };
-            let files = render_site_wide(input, &published, bodies)?;
+            render_site_wide_into(input, &published, bodies, sink)?;
             drop(published);
             let kept = keep_links.then_some(texts);
-            files.into_iter().try_for_each(sink)?;
             sink(super::index_page::render_index(input)?)?;
             Ok(kept)
         },

@@ -29,6 +29,7 @@ use std::path::PathBuf;
 use super::input::{OutputFile, RenderInput};
 use super::pages::entry_inline;
 use super::site_wide::PublishedPage;
+use crate::error::Result;
 
 /// The global the index scripts call; `search.js` defines it.
 pub const SCRIPT_GLOBAL: &str = "glossarySearch";
@@ -50,50 +51,55 @@ enum Field {
     Title = 2,
 }
 
-/// Per token: the entry ids for each field (disjoint: an entry is listed under the
-/// highest field the token occurs in).
-type Postings = [IdList; 3];
-
-/// Entry ids in increasing order, held as the gaps between them in LEB128 (7 bits a
-/// byte): the index of a 100,000-entry site notes about 18 million ids, most of them a
-/// byte or two apart, so as `u32`s they were about 70 MB of the build's peak.
+/// Per token: the entries it occurs in, each under the highest field it occurs in there,
+/// as `id * 4 + field` in increasing order (entries are noted in id order), held as the
+/// gaps between them in LEB128 (7 bits a byte). The index of a 100,000-entry site notes
+/// about 18 million of these, most a byte or two apart: as three `Vec<u32>` per token,
+/// they and the token table were over 100 MB of the build's peak.
 #[derive(Default)]
-struct IdList {
+struct Postings {
     gaps: Vec<u8>,
     len: u32,
-    last: u32,
+    last: u64,
 }
 
-impl IdList {
-    /// Add `id`, larger than every id already listed.
-    fn push(&mut self, id: u32) {
-        let mut gap = if self.len == 0 { id } else { id - self.last };
+impl Postings {
+    /// Note entry `id` under `field`; `id` is larger than every id already noted.
+    fn push(&mut self, id: u32, field: Field) {
+        let value = (u64::from(id) << 2) | field as u64;
+        let mut gap = if self.len == 0 {
+            value
+        } else {
+            value - self.last
+        };
         while gap >= 0x80 {
             self.gaps.push((gap as u8 & 0x7f) | 0x80);
             gap >>= 7;
         }
         self.gaps.push(gap as u8);
-        self.last = id;
+        self.last = value;
         self.len += 1;
     }
 
+    /// How many entries have the token.
     fn len(&self) -> usize {
         self.len as usize
     }
 
-    fn to_vec(&self) -> Vec<u32> {
-        let mut out = Vec::with_capacity(self.len());
-        let (mut id, mut gap, mut shift) = (0u32, 0u32, 0);
+    /// The ids under each field (indexed by [`Field`]), in increasing order.
+    fn by_field(&self) -> [Vec<u32>; 3] {
+        let mut lists: [Vec<u32>; 3] = Default::default();
+        let (mut value, mut gap, mut shift, mut first) = (0u64, 0u64, 0, true);
         for &b in &self.gaps {
-            gap |= u32::from(b & 0x7f) << shift;
+            gap |= u64::from(b & 0x7f) << shift;
             shift += 7;
             if b < 0x80 {
-                id = if out.is_empty() { gap } else { id + gap };
-                out.push(id);
-                (gap, shift) = (0, 0);
+                value = if first { gap } else { value + gap };
+                lists[(value & 3) as usize].push((value >> 2) as u32);
+                (gap, shift, first) = (0, 0, false);
             }
         }
-        out
+        lists
     }
 }
 
@@ -186,9 +192,28 @@ pub fn index_files(
 pub fn index_files_until(
     input: &RenderInput<'_>,
     pages: &[PublishedPage<'_>],
-    mut bodies: Bodies<'_>,
+    bodies: Bodies<'_>,
     stop: Stop<'_>,
 ) -> Option<Vec<OutputFile>> {
+    let mut files = Vec::new();
+    let made = index_files_into(input, pages, bodies, stop, &mut |f| {
+        files.push(f);
+        Ok(())
+    });
+    made.ok()??;
+    Some(files)
+}
+
+/// The index files, each handed to `out` as soon as it is made (a build writes them at
+/// once: held until the end, the shards were about 45 MB at 100,000 entries besides the
+/// index they are made from). None when `stop` says so.
+pub fn index_files_into(
+    input: &RenderInput<'_>,
+    pages: &[PublishedPage<'_>],
+    mut bodies: Bodies<'_>,
+    stop: Stop<'_>,
+    out: &mut dyn FnMut(OutputFile) -> Result<()>,
+) -> Result<Option<()>> {
     // Ids in name order, so equal scores rank alphabetically by id alone; each with its
     // place in `pages` (and `bodies`).
     let mut order: Vec<(usize, &PublishedPage<'_>)> = pages.iter().enumerate().collect();
@@ -196,12 +221,12 @@ pub fn index_files_until(
     // The summary as pages show it (inline Markdown: links, code), with links written from
     // the site root: search.js puts the showing page's root in front. Its plain text is
     // what is searched, so link targets and markup are not words.
-    let summaries: Vec<super::inline::Inline> = order
+    let mut summaries: Vec<super::inline::Inline> = order
         .iter()
         .map(|(_, p)| entry_inline(input, p.entry, &p.entry.meta.summary, ""))
         .collect();
     if stop() {
-        return None;
+        return Ok(None);
     }
 
     let mut index: foldhash::HashMap<String, Postings> = Default::default();
@@ -210,7 +235,7 @@ pub fn index_files_until(
     let mut whole_names: Vec<(String, u32)> = Vec::new();
     for (id, &(at, page)) in order.iter().enumerate() {
         if id % 1024 == 0 && stop() {
-            return None;
+            return Ok(None);
         }
         let id = id as u32;
         best.clear();
@@ -222,7 +247,11 @@ pub fn index_files_until(
             }
         };
         note(&bodies.take(at), Field::Body);
-        note(&summaries[id as usize].text, Field::Summary);
+        // Only the HTML is read again (for the documents); the text goes once noted.
+        note(
+            &std::mem::take(&mut summaries[id as usize].text),
+            Field::Summary,
+        );
         note(&meta.title, Field::Title);
         note(page.entry.name(), Field::Title);
         // Aliases (abbreviations, other names) are found as the name is.
@@ -230,7 +259,7 @@ pub fn index_files_until(
             note(alias, Field::Title);
         }
         for (token, field) in best.drain() {
-            index.entry(token).or_default()[field as usize].push(id);
+            index.entry(token).or_default().push(id, field);
         }
         // The whole title, name or alias equal to the query ranks first: "SM" finds the
         // entry that has it as its abbreviation before every entry that mentions SMs.
@@ -246,7 +275,7 @@ pub fn index_files_until(
     drop((best, bodies));
 
     if stop() {
-        return None;
+        return Ok(None);
     }
     let mut postings: Vec<(String, Postings)> = index.into_iter().collect();
     postings.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -261,7 +290,7 @@ pub fn index_files_until(
     let mut names: Vec<WholeName> = whole_names
         .into_iter()
         .filter_map(|(name, id)| {
-            let count = |i: usize| postings[i].1.iter().map(IdList::len).sum::<usize>();
+            let count = |i: usize| postings[i].1.len();
             let token = name
                 .split(' ')
                 .filter_map(|w| Some((place(w)?, w)))
@@ -293,9 +322,8 @@ pub fn index_files_until(
         })
         .collect();
 
-    let mut files = Vec::new();
     let mut shards = Vec::new();
-    split_shards(&mut records, None, &mut files, &mut shards);
+    split_shards(&mut records, None, out, &mut shards)?;
     drop(records);
 
     for (i, (chunk, summaries)) in order.chunks(CHUNK).zip(summaries.chunks(CHUNK)).enumerate() {
@@ -312,10 +340,10 @@ pub fn index_files_until(
             })
             .collect();
         let json = serde_json::to_string(&docs).unwrap_or_else(|_| "[]".into());
-        files.push(script(
+        out(script(
             format!("d-{i}.js"),
             format!("{SCRIPT_GLOBAL}.docs({i},{json});\n"),
-        ));
+        ))?;
     }
 
     let mut manifest =
@@ -327,8 +355,8 @@ pub fn index_files_until(
         let _ = write!(manifest, "{}:{size}", json_string(key));
     }
     manifest.push_str("}});\n");
-    files.push(script("manifest.js".into(), manifest));
-    Some(files)
+    out(script("manifest.js".into(), manifest))?;
+    Ok(Some(()))
 }
 
 /// The shard file name for `key`: hex of its UTF-8, so any word makes a safe file name.
@@ -369,9 +397,9 @@ fn prefix(token: &str, chars: usize) -> &str {
 fn split_shards(
     records: &mut [(String, String)],
     key: Option<&str>,
-    files: &mut Vec<OutputFile>,
+    out: &mut dyn FnMut(OutputFile) -> Result<()>,
     shards: &mut Vec<(String, usize)>,
-) {
+) -> Result<()> {
     let depth = key.map_or(KEY_CHARS, |k| k.chars().count() + 1);
     let groups = records.chunk_by_mut(|a, b| prefix(&a.0, depth) == prefix(&b.0, depth));
     for group in groups {
@@ -380,7 +408,7 @@ fn split_shards(
         let size: usize = group.iter().map(|r| r.1.len() + 1).sum();
         let longer = group.iter().any(|r| r.0.len() > group_key.len());
         if size <= SHARD_BUDGET || !longer {
-            emit(group_key, group, files, shards);
+            emit(group_key, group, out, shards)?;
             continue;
         }
         // Sorted, so the token equal to the key (if any) comes first.
@@ -389,18 +417,19 @@ fn split_shards(
             _ => group.split_at_mut(0),
         };
         if !own.is_empty() {
-            emit(group_key, own, files, shards);
+            emit(group_key, own, out, shards)?;
         }
-        split_shards(rest, Some(group_key), files, shards);
+        split_shards(rest, Some(group_key), out, shards)?;
     }
+    Ok(())
 }
 
 fn emit(
     key: &str,
     group: &mut [(String, String)],
-    files: &mut Vec<OutputFile>,
+    out: &mut dyn FnMut(OutputFile) -> Result<()>,
     shards: &mut Vec<(String, usize)>,
-) {
+) -> Result<()> {
     let mut text = format!("{SCRIPT_GLOBAL}.shard({},{{", json_string(key));
     for (i, (_, record)) in group.iter_mut().enumerate() {
         if i > 0 {
@@ -411,7 +440,7 @@ fn emit(
     }
     text.push_str("});\n");
     shards.push((key.to_string(), text.len()));
-    files.push(script(shard_file(key), text));
+    out(script(shard_file(key), text))
 }
 
 /// `"token":[title,summary,body]` or `…,{name:ids}]`, each id list encoded by [`ids`].
@@ -419,6 +448,7 @@ fn emit(
 fn record_json(token: &str, p: &Postings, names: &[WholeName], n: usize) -> String {
     let mut out = json_string(token);
     out.push_str(":[");
+    let lists = p.by_field();
     for (i, field) in [Field::Title, Field::Summary, Field::Body]
         .into_iter()
         .enumerate()
@@ -427,7 +457,7 @@ fn record_json(token: &str, p: &Postings, names: &[WholeName], n: usize) -> Stri
             out.push(',');
         }
         out.push('"');
-        out.push_str(&ids(&p[field as usize].to_vec(), n));
+        out.push_str(&ids(&lists[field as usize], n));
         out.push('"');
     }
     if !names.is_empty() {
@@ -512,13 +542,19 @@ fn base64(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    /// Ids read back as they were noted, whatever their gaps' widths.
+    /// Ids read back under the fields they were noted with, whatever their gaps' widths.
     #[test]
-    fn id_lists_give_their_ids_back() {
-        let noted = [0, 1, 127, 128, 300, 16_383, 16_384, 2_000_000, u32::MAX];
-        let mut list = IdList::default();
-        noted.iter().for_each(|&id| list.push(id));
-        assert_eq!((list.to_vec(), list.len()), (noted.to_vec(), noted.len()));
+    fn postings_give_each_fields_ids_back() {
+        let noted = [0, 1, 31, 32, 127, 300, 16_383, 16_384, 2_000_000, u32::MAX];
+        let fields = [Field::Body, Field::Title, Field::Summary];
+        let mut p = Postings::default();
+        let mut want: [Vec<u32>; 3] = Default::default();
+        for (i, &id) in noted.iter().enumerate() {
+            let field = fields[i % 3];
+            p.push(id, field);
+            want[field as usize].push(id);
+        }
+        assert_eq!((p.by_field(), p.len()), (want, noted.len()));
     }
 
     #[test]
@@ -564,7 +600,11 @@ mod split_tests {
         records.push(("ok".into(), "\"ok\":[\"0\",\"\",\"\"]".into()));
         records.sort();
         let (mut files, mut shards) = (Vec::new(), Vec::new());
-        split_shards(&mut records, None, &mut files, &mut shards);
+        let mut keep = |f| {
+            files.push(f);
+            Ok(())
+        };
+        split_shards(&mut records, None, &mut keep, &mut shards).unwrap();
         let keys: Vec<&str> = shards.iter().map(|s| s.0.as_str()).collect();
         assert_eq!(keys, ["ok", "th", "tha", "thb", "thc"]);
         assert!(shards.iter().all(|s| s.1 <= SHARD_BUDGET), "{shards:?}");

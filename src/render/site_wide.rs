@@ -46,31 +46,51 @@ impl PublishedPage<'_> {
     }
 }
 
-/// Every site-wide file. `pages` is every published entry, in id order, and `bodies` their
-/// body words for search.
+/// Every site-wide file, each handed to `sink` as it is made (the search index's files as
+/// soon as each is made; a build writes them at once). `pages` is every published entry,
+/// in id order, and `bodies` their body words for search.
 /// The parts are independent, so they are made in parallel: a serve rebuild that touches
 /// a published entry remakes all of them.
-pub fn render_site_wide(
+pub fn render_site_wide_into(
     input: &RenderInput<'_>,
     pages: &[PublishedPage<'_>],
     bodies: super::search::Bodies<'_>,
-) -> Result<Vec<OutputFile>> {
-    Ok(render_site_wide_until(input, pages, bodies, &|| false)?.unwrap_or_default())
+    sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
+) -> Result<()> {
+    render_site_wide_until_into(input, pages, bodies, &|| false, sink)?;
+    Ok(())
 }
 
-/// [`render_site_wide`], or None when `stop` gave up the search index (see
-/// `search::Stop`).
+/// Every site-wide file (see [`render_site_wide_into`]), or None when `stop` gave up the
+/// search index (see `search::Stop`).
 pub fn render_site_wide_until(
     input: &RenderInput<'_>,
     pages: &[PublishedPage<'_>],
     bodies: super::search::Bodies<'_>,
     stop: super::search::Stop<'_>,
 ) -> Result<Option<Vec<OutputFile>>> {
+    // The search index's files come from one thread, in order, and the others after them.
+    let files = std::sync::Mutex::new(Vec::new());
+    let made = render_site_wide_until_into(input, pages, bodies, stop, &|f| {
+        files.lock().unwrap_or_else(|p| p.into_inner()).push(f);
+        Ok(())
+    })?;
+    let files = files.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok(made.map(|()| files))
+}
+
+fn render_site_wide_until_into(
+    input: &RenderInput<'_>,
+    pages: &[PublishedPage<'_>],
+    bodies: super::search::Bodies<'_>,
+    stop: super::search::Stop<'_>,
+    sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
+) -> Result<Option<()>> {
     let config = input.config;
-    let ((files, feeds), pages_made) = rayon::join(
+    let ((search, feeds), pages_made) = rayon::join(
         || {
             rayon::join(
-                || super::search::index_files_until(input, pages, bodies, stop),
+                || super::search::index_files_into(input, pages, bodies, stop, &mut |f| sink(f)),
                 || {
                     let mut v = vec![
                         super::sitemap::sitemap(&config.base_url, pages, input.drafts),
@@ -118,12 +138,11 @@ pub fn render_site_wide_until(
         },
     );
     let pages_made = pages_made?;
-    let Some(mut files) = files else {
+    if search?.is_none() {
         return Ok(None);
-    };
-    files.extend(feeds);
-    files.extend(pages_made);
-    Ok(Some(files))
+    }
+    feeds.into_iter().chain(pages_made).try_for_each(sink)?;
+    Ok(Some(()))
 }
 
 /// A 404 page is served for any missing path, at any depth, so its links cannot be

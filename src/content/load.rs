@@ -125,14 +125,14 @@ pub fn load_content_collecting(content_dir: &Path) -> (Content, Vec<Error>) {
 }
 
 /// [`load_content_collecting`], handing each entry to `visit` as soon as it is parsed, in
-/// parallel, and returning what `visit` made, by entry id in file order. `visit` may
+/// parallel, and returning what `visit` made, one per entry of the content, in its order
+/// (None where the file did not parse: its placeholder is not visited). `visit` may
 /// [`Entry::thin`] the entry once it has what it needs: a build assesses each entry there
 /// and drops its text, so the texts of all entries are never in memory at once.
-/// Placeholders for entries that failed to parse are not visited.
 pub fn load_content_visiting<T: Send>(
     content_dir: &Path,
     visit: &(dyn Fn(&mut Entry) -> T + Sync),
-) -> (Content, Vec<(EntryId, T)>, Vec<Error>) {
+) -> (Content, Vec<Option<T>>, Vec<Error>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     // Symlinks are followed when they stay inside the project (content_dir's parent).
@@ -190,33 +190,58 @@ pub fn load_content_visiting<T: Send>(
         }
     }
 
-    let parsed: Vec<(Entry, Result<T>)> = files
+    // Entries and what `visit` made go straight into their own vectors (unzipped), and
+    // the rare parse failures aside: a vector of (entry, result) pairs split afterwards
+    // held every entry twice at the end of the load, its peak (about 100 MB at 100,000
+    // entries).
+    let failed = std::sync::Mutex::new(Vec::new());
+    let (mut entries, mut visited): (Vec<Entry>, Vec<Option<T>>) = files
         .into_par_iter()
-        .map(|(kind, path)| match parse_entry(kind, path.clone()) {
+        .enumerate()
+        .map(|(at, (kind, path))| match parse_entry(kind, path.clone()) {
             Ok(mut e) => {
                 let made = visit(&mut e);
-                (e, Ok(made))
+                (e, Some(made))
             }
-            Err(why) => (placeholder(kind, path), Err(why)),
+            Err(why) => {
+                let e = placeholder(kind, path);
+                let mut failed = failed.lock().unwrap_or_else(|p| p.into_inner());
+                failed.push((at, e.id.clone(), why));
+                (e, None)
+            }
         })
-        .collect();
-    let mut entries = Vec::with_capacity(parsed.len());
-    let mut visited = Vec::with_capacity(parsed.len());
+        .unzip();
+    let mut failed = failed.into_inner().unwrap_or_else(|p| p.into_inner());
+    failed.sort_by_key(|(at, _, _)| *at);
     let mut broken = std::collections::HashSet::new();
-    for (entry, made) in parsed {
-        match made {
-            Ok(made) => visited.push((entry.id.clone(), made)),
-            Err(error) => {
-                errors.push(error);
-                broken.insert(entry.id.clone());
-            }
-        }
-        entries.push(entry);
+    for (_, id, error) in failed {
+        errors.push(error);
+        broken.insert(id);
     }
     errors.extend(check_entries(&entries, &broken));
+    sort_by_id(&mut entries, &mut visited);
     let mut content = Content::index(entries);
     content.broken = broken;
     (content, visited, errors)
+}
+
+/// Sorts `entries` by id (stably, as [`Content`] keeps them) and `made` alongside, in
+/// place: both are large, and sorting pairs would hold a copy of each.
+fn sort_by_id<T>(entries: &mut [Entry], made: &mut [T]) {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|&a, &b| entries[a].id.cmp(&entries[b].id));
+    // Position i takes the element at order[i]: follow each cycle once, swapping.
+    for start in 0..order.len() {
+        let mut at = start;
+        while order[at] != start {
+            let from = order[at];
+            entries.swap(at, from);
+            made.swap(at, from);
+            order[at] = at;
+            at = from;
+        }
+        order[at] = at;
+    }
 }
 
 /// The stand-in for an entry whose file failed to parse: its id (from a readable `slug:`

@@ -125,7 +125,7 @@ impl Project {
         root: &Path,
         prepare: impl FnOnce(&mut Project) -> P,
         visit: &(dyn Fn(&Project, &P, &mut Entry) -> T + Sync),
-    ) -> Result<(Project, P, Vec<(EntryId, T)>, bool)> {
+    ) -> Result<(Project, P, Vec<Option<T>>, bool)> {
         let layout = Layout::new(root);
         let config = Config::load(root)?;
         let mut failed = false;

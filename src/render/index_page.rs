@@ -18,7 +18,7 @@ use serde::Serialize;
 use tera::Context;
 
 use super::input::{OutputFile, RenderInput};
-use super::navigation::{index_letter, sort_key};
+use super::navigation::{index_letter, list_label, sort_key};
 use super::pages::{link_to, site_ctx, LinkCtx};
 use super::site_links::{page_links, PageLinks};
 use super::templates::render as render_template;
@@ -28,9 +28,56 @@ use crate::error::Result;
 /// The template of one letter group; it sees only `g` (`letter`, `id`, `rows`).
 pub const LETTER_TEMPLATE: &str = "index_letter.html";
 
-/// The home page of a build.
+/// The home page of a build. Nothing is kept for a later render, so each letter group's
+/// rows are made only while the group is rendered: [`AzIndex`] holds every row, which at
+/// 100,000 terms (with its keys and the vector it is built from) was over 100 MB at the
+/// build's peak. The groups and the page are made as [`AzIndex::render`] makes them.
 pub fn render_index(input: &RenderInput<'_>) -> Result<OutputFile> {
-    Ok(AzIndex::new(input, false).render(input)?.0)
+    let terms: Vec<&Entry> = input
+        .content
+        .of_kind(Kind::Term)
+        .filter(|e| input.pages.contains(&e.id))
+        .collect();
+    let mut places: Vec<(RowKey, &Entry)> = terms
+        .par_iter()
+        .flat_map_iter(|e| row_keys(e).map(move |key| (key, *e)))
+        .collect();
+    // Keys are unique (each names its term and its row of that term).
+    places.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let letters: Vec<String> = places.iter().map(|(key, _)| index_letter(&key.1)).collect();
+    let runs = letter_runs(letters.iter().map(String::as_str).zip(&places));
+    let rendered: Vec<Group> = runs
+        .par_iter()
+        .map(|(letter, _, rows)| {
+            let rows: Vec<IndexRow> = rows
+                .iter()
+                .filter_map(|(key, e)| term_rows(input, e).into_iter().nth(key.3))
+                .map(|(_, row)| row)
+                .collect();
+            let (html, facts, lines) = render_group(input, letter, rows.iter().collect(), false)?;
+            Ok(Group {
+                versions: Vec::new(),
+                html,
+                facts,
+                lines,
+            })
+        })
+        .collect::<Result<_>>()?;
+    let order: Vec<(String, usize)> = runs
+        .iter()
+        .map(|(letter, nth, _)| (letter.to_string(), *nth))
+        .collect();
+    let az = AzIndex {
+        rows: BTreeMap::new(),
+        keys: HashMap::new(),
+        marked_up: BTreeSet::new(),
+        groups: order.iter().cloned().zip(rendered).collect(),
+        facts: false,
+        next_version: 0,
+        touched: BTreeSet::new(),
+        pages_changed: false,
+    };
+    Ok(az.page(input, &order, &BTreeSet::new())?.0)
 }
 
 /// One row of the A-Z index: a term, or one of its aliases pointing at it.
@@ -204,19 +251,7 @@ impl AzIndex {
             }
         }
 
-        // Groups are runs of rows under one heading, in sorted order.
-        let mut runs: Vec<(&str, usize, Vec<&Row>)> = Vec::new();
-        let mut seen: HashMap<&str, usize> = HashMap::new();
-        for row in self.rows.values() {
-            match runs.last_mut() {
-                Some((letter, _, rows)) if *letter == row.letter => rows.push(row),
-                _ => {
-                    let nth = seen.entry(&row.letter).or_insert(0);
-                    runs.push((&row.letter, *nth, vec![row]));
-                    *nth += 1;
-                }
-            }
-        }
+        let runs = letter_runs(self.rows.values().map(|row| (row.letter.as_str(), row)));
         let versions = |rows: &[&Row]| rows.iter().map(|r| r.version).collect::<Vec<u64>>();
         let stale: Vec<usize> = (0..runs.len())
             .filter(|&i| {
@@ -232,28 +267,8 @@ impl AzIndex {
             .par_iter()
             .map(|&i| {
                 let (letter, _, rows) = &runs[i];
-                let g = LetterGroup {
-                    letter,
-                    id: letter_id(letter),
-                    rows: rows.iter().map(|r| &r.row).collect(),
-                };
-                let mut ctx = Context::new();
-                ctx.insert("g", &g);
-                let html =
-                    render_template(input.tera, LETTER_TEMPLATE, &ctx, &input.layout.templates())?;
-                let (html, facts, lines) = if facts {
-                    let piece = OutputFile {
-                        path: PathBuf::from("index.html"),
-                        bytes: html.into_bytes(),
-                    };
-                    let facts = page_links(&piece).1;
-                    let lines = piece.bytes.iter().filter(|&&b| b == b'\n').count();
-                    // Made from a String just now.
-                    let html = String::from_utf8(piece.bytes).unwrap_or_default();
-                    (html, facts, lines)
-                } else {
-                    (html, PageLinks::default(), 0)
-                };
+                let (html, facts, lines) =
+                    render_group(input, letter, rows.iter().map(|r| &r.row).collect(), facts)?;
                 let versions = versions(rows);
                 Ok((
                     i,
@@ -457,39 +472,93 @@ fn splice<'h>(page: &str, groups: usize, html: &dyn Fn(usize) -> &'h str) -> Opt
     (next == groups).then_some(out)
 }
 
+/// Groups are runs of rows under one heading, in sorted order: each with its heading,
+/// which run of that heading it is, and its rows.
+fn letter_runs<'a, T>(rows: impl Iterator<Item = (&'a str, T)>) -> Vec<(&'a str, usize, Vec<T>)> {
+    let mut runs: Vec<(&str, usize, Vec<T>)> = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (letter, row) in rows {
+        match runs.last_mut() {
+            Some((last, _, rows)) if *last == letter => rows.push(row),
+            _ => {
+                let nth = seen.entry(letter).or_insert(0);
+                runs.push((letter, *nth, vec![row]));
+                *nth += 1;
+            }
+        }
+    }
+    runs
+}
+
+/// One letter group's HTML, with (when `facts`) its links and ids and its line count.
+fn render_group(
+    input: &RenderInput<'_>,
+    letter: &str,
+    rows: Vec<&IndexRow>,
+    facts: bool,
+) -> Result<(String, PageLinks, usize)> {
+    let g = LetterGroup {
+        letter,
+        id: letter_id(letter),
+        rows,
+    };
+    let mut ctx = Context::new();
+    ctx.insert("g", &g);
+    let html = render_template(input.tera, LETTER_TEMPLATE, &ctx, &input.layout.templates())?;
+    if !facts {
+        return Ok((html, PageLinks::default(), 0));
+    }
+    let piece = OutputFile {
+        path: PathBuf::from("index.html"),
+        bytes: html.into_bytes(),
+    };
+    let facts = page_links(&piece).1;
+    let lines = piece.bytes.iter().filter(|&&b| b == b'\n').count();
+    // Made from a String just now.
+    let html = String::from_utf8(piece.bytes).unwrap_or_default();
+    Ok((html, facts, lines))
+}
+
+/// Where a term's rows sort, in the order [`term_rows`] makes them: one per alias, then
+/// its own.
+fn row_keys(e: &Entry) -> impl Iterator<Item = RowKey> + '_ {
+    let place = |name: &str, at: usize| (sort_key(name), name.to_string(), e.id.clone(), at);
+    let aliases = e.meta.aliases.iter().enumerate();
+    aliases
+        .map(move |(i, alias)| place(alias, i))
+        .chain(std::iter::once(place(list_label(e), e.meta.aliases.len())))
+}
+
 /// A term's rows: one per alias (pointing at it), then its own.
 fn term_rows(input: &RenderInput<'_>, e: &Entry) -> Vec<(RowKey, IndexRow)> {
     let link = link_to(input, e, None, true);
-    let place = |name: &str, at: usize| (sort_key(name), name.to_string(), e.id.clone(), at);
-    let mut rows: Vec<(RowKey, IndexRow)> = e
-        .meta
-        .aliases
-        .iter()
-        .enumerate()
-        .map(|(i, alias)| {
-            let see = LinkCtx {
-                summary: None,
-                aliases: Vec::new(),
-                ..link.clone()
-            };
-            (
-                place(alias, i),
-                IndexRow {
-                    name: alias.clone(),
-                    see: Some(see),
-                    term: None,
-                },
-            )
-        })
-        .collect();
-    rows.push((
-        place(&link.name, e.meta.aliases.len()),
-        IndexRow {
-            name: link.name.clone(),
-            see: None,
-            term: Some(link),
-        },
-    ));
+    let mut keys = row_keys(e);
+    let mut rows: Vec<(RowKey, IndexRow)> = Vec::with_capacity(e.meta.aliases.len() + 1);
+    for (alias, key) in e.meta.aliases.iter().zip(&mut keys) {
+        let see = LinkCtx {
+            summary: None,
+            aliases: Vec::new(),
+            ..link.clone()
+        };
+        rows.push((
+            key,
+            IndexRow {
+                name: alias.clone(),
+                see: Some(see),
+                term: None,
+            },
+        ));
+    }
+    if let Some(key) = keys.next() {
+        rows.push((
+            key,
+            IndexRow {
+                name: link.name.clone(),
+                see: None,
+                term: Some(link),
+            },
+        ));
+    }
     rows
 }
 

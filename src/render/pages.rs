@@ -207,15 +207,20 @@ pub fn render_site_into_with(
     // page's heading ids are known before links are checked, and a broken link is an error
     // even in an entry that is not published.
     let entries: Vec<&Entry> = input.content.entries.iter().collect();
+    // The missing ones are made in place: collecting them into a second vector held two
+    // for a moment, at a build's peak.
     outlines.resize_with(entries.len(), || None);
-    let mut outlines: Vec<RenderedMarkdown> = entries
-        .par_iter()
-        .zip(outlines.into_par_iter())
-        .map(|(e, given)| match given {
-            Some(outline) => Ok(outline),
-            None => page_outline(input, e, by_id.get(&e.id).copied()),
-        })
-        .collect::<Result<_>>()?;
+    outlines
+        .par_iter_mut()
+        .zip(entries.par_iter())
+        .filter(|(given, _)| given.is_none())
+        .try_for_each(|(slot, e)| {
+            *slot = Some(page_outline(input, e, by_id.get(&e.id).copied())?);
+            Ok::<_, Error>(())
+        })?;
+    // Every slot is filled. `map_while` over the vector's own iterator reuses its buffer
+    // (`flatten` would not).
+    let mut outlines: Vec<RenderedMarkdown> = outlines.into_iter().map_while(|slot| slot).collect();
     let headings: HashMap<&EntryId, &[String]> = entries
         .iter()
         .zip(&outlines)

@@ -52,7 +52,50 @@ enum Field {
 
 /// Per token: the entry ids for each field (disjoint: an entry is listed under the
 /// highest field the token occurs in).
-type Postings = [Vec<u32>; 3];
+type Postings = [IdList; 3];
+
+/// Entry ids in increasing order, held as the gaps between them in LEB128 (7 bits a
+/// byte): the index of a 100,000-entry site notes about 18 million ids, most of them a
+/// byte or two apart, so as `u32`s they were about 70 MB of the build's peak.
+#[derive(Default)]
+struct IdList {
+    gaps: Vec<u8>,
+    len: u32,
+    last: u32,
+}
+
+impl IdList {
+    /// Add `id`, larger than every id already listed.
+    fn push(&mut self, id: u32) {
+        let mut gap = if self.len == 0 { id } else { id - self.last };
+        while gap >= 0x80 {
+            self.gaps.push((gap as u8 & 0x7f) | 0x80);
+            gap >>= 7;
+        }
+        self.gaps.push(gap as u8);
+        self.last = id;
+        self.len += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    fn to_vec(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.len());
+        let (mut id, mut gap, mut shift) = (0u32, 0u32, 0);
+        for &b in &self.gaps {
+            gap |= u32::from(b & 0x7f) << shift;
+            shift += 7;
+            if b < 0x80 {
+                id = if out.is_empty() { gap } else { id + gap };
+                out.push(id);
+                (gap, shift) = (0, 0);
+            }
+        }
+        out
+    }
+}
 
 /// A normalized whole title, name or alias (tokens joined by one space) and the entry it
 /// names, kept with the name's rarest token, whose shard a query of exactly that name
@@ -101,7 +144,10 @@ pub fn distinct_words(s: &str) -> String {
             seen.insert(word);
         }
     }
-    out
+    // Kept per entry until the index is made: at the size guessed above, a quarter of it
+    // would be spare (about 30 MB at 100,000 entries). Copied, as `shrink_to_fit` may
+    // leave the block as it was (mimalloc keeps a block shrunk by less than half).
+    String::from(out.as_str())
 }
 
 /// Each published page's body words ([`distinct_words`]), in the order of the pages given
@@ -215,7 +261,7 @@ pub fn index_files_until(
     let mut names: Vec<WholeName> = whole_names
         .into_iter()
         .filter_map(|(name, id)| {
-            let count = |i: usize| postings[i].1.iter().map(Vec::len).sum::<usize>();
+            let count = |i: usize| postings[i].1.iter().map(IdList::len).sum::<usize>();
             let token = name
                 .split(' ')
                 .filter_map(|w| Some((place(w)?, w)))
@@ -234,7 +280,7 @@ pub fn index_files_until(
 
     let n = order.len();
     let mut names = names.into_iter().peekable();
-    let records: Vec<(String, String)> = postings
+    let mut records: Vec<(String, String)> = postings
         .into_iter()
         .enumerate()
         .map(|(i, (token, p))| {
@@ -249,7 +295,8 @@ pub fn index_files_until(
 
     let mut files = Vec::new();
     let mut shards = Vec::new();
-    split_shards(&records, None, &mut files, &mut shards);
+    split_shards(&mut records, None, &mut files, &mut shards);
+    drop(records);
 
     for (i, (chunk, summaries)) in order.chunks(CHUNK).zip(summaries.chunks(CHUNK)).enumerate() {
         let docs: Vec<(&str, &str, &str, String)> = chunk
@@ -317,17 +364,19 @@ fn prefix(token: &str, chars: usize) -> &str {
 
 /// Writes `records` (sorted by token) as shards. At the top (`key` None) tokens are
 /// grouped by their first [`KEY_CHARS`] characters; a group over budget keeps only the
-/// token equal to its key and splits the rest one character deeper.
+/// token equal to its key and splits the rest one character deeper. Each record is let
+/// go once in its shard, so the index is not held twice (records and shards).
 fn split_shards(
-    records: &[(String, String)],
+    records: &mut [(String, String)],
     key: Option<&str>,
     files: &mut Vec<OutputFile>,
     shards: &mut Vec<(String, usize)>,
 ) {
     let depth = key.map_or(KEY_CHARS, |k| k.chars().count() + 1);
-    let groups = records.chunk_by(|a, b| prefix(&a.0, depth) == prefix(&b.0, depth));
+    let groups = records.chunk_by_mut(|a, b| prefix(&a.0, depth) == prefix(&b.0, depth));
     for group in groups {
-        let group_key = prefix(&group[0].0, depth);
+        let group_key = prefix(&group[0].0, depth).to_string();
+        let group_key = group_key.as_str();
         let size: usize = group.iter().map(|r| r.1.len() + 1).sum();
         let longer = group.iter().any(|r| r.0.len() > group_key.len());
         if size <= SHARD_BUDGET || !longer {
@@ -336,8 +385,8 @@ fn split_shards(
         }
         // Sorted, so the token equal to the key (if any) comes first.
         let (own, rest) = match group.first() {
-            Some(first) if first.0 == group_key => group.split_at(1),
-            _ => group.split_at(0),
+            Some(first) if first.0 == group_key => group.split_at_mut(1),
+            _ => group.split_at_mut(0),
         };
         if !own.is_empty() {
             emit(group_key, own, files, shards);
@@ -348,16 +397,17 @@ fn split_shards(
 
 fn emit(
     key: &str,
-    group: &[(String, String)],
+    group: &mut [(String, String)],
     files: &mut Vec<OutputFile>,
     shards: &mut Vec<(String, usize)>,
 ) {
     let mut text = format!("{SCRIPT_GLOBAL}.shard({},{{", json_string(key));
-    for (i, (_, record)) in group.iter().enumerate() {
+    for (i, (_, record)) in group.iter_mut().enumerate() {
         if i > 0 {
             text.push(',');
         }
         text.push_str(record);
+        *record = String::new();
     }
     text.push_str("});\n");
     shards.push((key.to_string(), text.len()));
@@ -377,7 +427,7 @@ fn record_json(token: &str, p: &Postings, names: &[WholeName], n: usize) -> Stri
             out.push(',');
         }
         out.push('"');
-        out.push_str(&ids(&p[field as usize], n));
+        out.push_str(&ids(&p[field as usize].to_vec(), n));
         out.push('"');
     }
     if !names.is_empty() {
@@ -462,6 +512,15 @@ fn base64(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    /// Ids read back as they were noted, whatever their gaps' widths.
+    #[test]
+    fn id_lists_give_their_ids_back() {
+        let noted = [0, 1, 127, 128, 300, 16_383, 16_384, 2_000_000, u32::MAX];
+        let mut list = IdList::default();
+        noted.iter().for_each(|&id| list.push(id));
+        assert_eq!((list.to_vec(), list.len()), (noted.to_vec(), noted.len()));
+    }
+
     #[test]
     fn keeps_each_word_once_in_first_seen_order() {
         assert_eq!(
@@ -505,7 +564,7 @@ mod split_tests {
         records.push(("ok".into(), "\"ok\":[\"0\",\"\",\"\"]".into()));
         records.sort();
         let (mut files, mut shards) = (Vec::new(), Vec::new());
-        split_shards(&records, None, &mut files, &mut shards);
+        split_shards(&mut records, None, &mut files, &mut shards);
         let keys: Vec<&str> = shards.iter().map(|s| s.0.as_str()).collect();
         assert_eq!(keys, ["ok", "th", "tha", "thb", "thc"]);
         assert!(shards.iter().all(|s| s.1 <= SHARD_BUDGET), "{shards:?}");

@@ -20,7 +20,7 @@ use super::navigation::{list_label, NavLink, SidebarGroup};
 use super::search::Bodies;
 use super::site_wide::{render_site_wide_into, PublishedPage};
 use super::tables::TableView;
-use super::templates::render as render_template;
+use super::templates::render_bytes;
 
 #[derive(Serialize)]
 pub struct SiteCtx<'a> {
@@ -482,7 +482,7 @@ fn page_file(
     )?;
     Ok(OutputFile {
         path: page_path(&e.id),
-        bytes: html.into_bytes(),
+        bytes: html,
     })
 }
 
@@ -675,7 +675,7 @@ fn render_entry(
     a: &Assessment,
     shown: &Shown,
     r: RenderedMarkdown,
-) -> Result<String> {
+) -> Result<Vec<u8>> {
     let content = input.content;
     let term = |slug: &str| content.get(&EntryId::new(Kind::Term, slug));
     let related = e
@@ -779,5 +779,14 @@ fn render_entry(
     tctx.insert("page", &ctx);
     tctx.insert("root", ENTRY_ROOT);
     let template = format!("{}.html", e.id.kind.singular());
-    render_template(input.tera, &template, &tctx, &input.layout.templates())
+    // Room for what the templates put around the body (about 8 KB with this project's)
+    // without growing the buffer.
+    let capacity = 16 * 1024 + ctx.body.len() + ctx.diagram.as_ref().map_or(0, String::len);
+    render_bytes(
+        input.tera,
+        &template,
+        &tctx,
+        &input.layout.templates(),
+        capacity,
+    )
 }

@@ -51,6 +51,24 @@ pub fn render(tera: &Tera, name: &str, ctx: &tera::Context, dir: &Path) -> Resul
     })
 }
 
+/// [`render`] into bytes for a file, in a buffer of `capacity` to start with: Tera's own
+/// `render` starts at 2 KB, copies the page as it grows, then checks it is UTF-8 again.
+pub fn render_bytes(
+    tera: &Tera,
+    name: &str,
+    ctx: &tera::Context,
+    dir: &Path,
+    capacity: usize,
+) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(capacity);
+    tera.render_to(name, ctx, &mut out)
+        .map_err(|e| Error::Template {
+            path: dir.join(name),
+            message: error_chain(&e),
+        })?;
+    Ok(out)
+}
+
 /// Tera nests the useful message in `source()`; show the whole chain on one line.
 pub fn error_chain(e: &tera::Error) -> String {
     let mut msg = e.to_string();

@@ -152,7 +152,7 @@ pub(crate) fn assess_checked(
         Keep::Digest => (signed_digest(entry, &cells), None),
         Keep::Material => {
             let m = signed_material(entry, cells);
-            (m.digest.clone(), Some(m))
+            (m.digest.clone(), Some(Box::new(m)))
         }
     };
     let verdict = decide(Facts {

@@ -132,10 +132,18 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         }
         let checked = checks.get(&e.id).unwrap_or(&unsigned);
         let assessed = assess_checked(project, e, today, Keep::Digest, Some(checked));
+        // The outline boxed: what every visit makes stays in one vector until the load
+        // ends, and the assessments are then collected in its place (a smaller element
+        // is about 10 MB less at 100,000 entries, there and to the end of the build).
         let assessed = assessed.map(|mut a| {
             let outline = a.shown.take().map(|shown| {
                 a.body_calls = Some(shown.calls);
-                outline_of(&project.layout, &project.config, e, &shown.markdown)
+                Box::new(outline_of(
+                    &project.layout,
+                    &project.config,
+                    e,
+                    &shown.markdown,
+                ))
             });
             (a, outline)
         });
@@ -181,7 +189,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let outlines: Vec<_> = visited
         .iter_mut()
         .map(|made| made.as_mut().and_then(Option::as_mut))
-        .map(|made| made.and_then(|made| made.as_mut().ok()?.1.take()))
+        .map(|made| made.and_then(|made| made.as_mut().ok()?.1.take().map(|o| *o)))
         .collect();
     // Collected in place (`filter_map` over the vector's own iterator reuses its buffer):
     // a second vector would hold every assessment twice for a moment, about 50 MB at

@@ -20,7 +20,8 @@ pub struct RenderedMarkdown {
     pub html: String,
     /// Ids of the headings, in order, for anchor checks.
     pub heading_ids: Vec<String>,
-    /// The level 2 and 3 headings, for a page's "On this page" list.
+    /// The level 2 and 3 headings, for a page's "On this page" list (empty in an
+    /// [`outline`]).
     pub toc: Vec<TocItem>,
     /// Internal links, with the 1-based body line they were written on.
     pub links: Vec<(LinkTarget, usize)>,
@@ -205,7 +206,10 @@ fn render_as(
                         classes: vec![],
                         attrs: vec![],
                     });
-                    if matches!(level, HeadingLevel::H2 | HeadingLevel::H3) {
+                    // Only a page shows its contents list; an outline (pass 1) is kept for
+                    // every entry until the links are checked, and its list went unread
+                    // (about 30 MB at 100,000 entries).
+                    if with_html && matches!(level, HeadingLevel::H2 | HeadingLevel::H3) {
                         out.toc.push(TocItem {
                             level: level as u8,
                             id: id.clone(),

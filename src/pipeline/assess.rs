@@ -152,7 +152,7 @@ pub(crate) fn assess_checked(
         Keep::Digest => (signed_digest(entry, &cells), None),
         Keep::Material => {
             let m = signed_material(entry, cells);
-            (m.digest.clone(), Some(m))
+            (m.digest.clone(), Some(Box::new(m)))
         }
     };
     let verdict = decide(Facts {
@@ -197,7 +197,7 @@ pub(crate) fn assess_checked(
         verdict,
         digest,
         material,
-        shown: Some(shown),
+        shown: Some(Box::new(shown)),
         body_calls: None,
         last_checked,
         warnings,

@@ -116,6 +116,6 @@ pub fn sign_selected(
 /// The signed text of an assessment made for signing (`assess_one`, `assess_all` keep it).
 pub fn kept_material(a: &Assessment) -> Result<&crate::review::SignedMaterial> {
     a.material
-        .as_ref()
+        .as_deref()
         .ok_or_else(|| Error::Other(format!("{}: signed text was not kept", a.id)))
 }

@@ -197,7 +197,7 @@ pub(crate) fn assess_checked(
         verdict,
         digest,
         material,
-        shown: Some(shown),
+        shown: Some(Box::new(shown)),
         body_calls: None,
         last_checked,
         warnings,

@@ -309,22 +309,27 @@ pub fn index_files_into(
 
     let n = order.len();
     let mut names = names.into_iter().peekable();
-    let mut records: Vec<(String, String)> = postings
-        .into_iter()
-        .enumerate()
-        .map(|(i, (token, p))| {
-            let mut own = Vec::new();
-            while let Some(name) = names.next_if(|w| w.token as usize == i) {
-                own.push(name);
-            }
-            let record = record_json(&token, &p, &own, n);
-            (token, record)
-        })
-        .collect();
-
+    // Records are made and written one top-level group (the tokens of one shard key
+    // before any split) at a time: the groups are independent, and all records at once
+    // were about 40 MB at 100,000 entries, at the build's peak.
     let mut shards = Vec::new();
-    split_shards(&mut records, None, out, &mut shards)?;
-    drop(records);
+    let mut group: Vec<(String, String)> = Vec::new();
+    for (i, (token, p)) in postings.into_iter().enumerate() {
+        let same =
+            |(last, _): &(String, String)| prefix(last, KEY_CHARS) == prefix(&token, KEY_CHARS);
+        if !group.last().is_none_or(same) {
+            split_shards(&mut group, None, out, &mut shards)?;
+            group.clear();
+        }
+        let mut own = Vec::new();
+        while let Some(name) = names.next_if(|w| w.token as usize == i) {
+            own.push(name);
+        }
+        let record = record_json(&token, &p, &own, n);
+        group.push((token, record));
+    }
+    split_shards(&mut group, None, out, &mut shards)?;
+    drop(group);
 
     for (i, (chunk, summaries)) in order.chunks(CHUNK).zip(summaries.chunks(CHUNK)).enumerate() {
         let docs: Vec<(&str, &str, &str, String)> = chunk

@@ -374,6 +374,23 @@ pub fn reread(e: &Entry) -> Result<Entry> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn sort_by_id_sorts_entries_and_carries_what_was_made_along() {
+        // Placeholders of files that do not exist: their ids come from the file names.
+        let names = ["d", "a", "e", "c", "b", "f"];
+        let mut entries: Vec<Entry> = names
+            .iter()
+            .map(|n| placeholder(Kind::Term, PathBuf::from(format!("no-such-dir/{n}.md"))))
+            .collect();
+        let mut made: Vec<String> = names.iter().map(|n| format!("made for {n}")).collect();
+        sort_by_id(&mut entries, &mut made);
+        let slugs: Vec<&str> = entries.iter().map(|e| e.id.slug.as_str()).collect();
+        assert_eq!(slugs, ["a", "b", "c", "d", "e", "f"]);
+        for (e, m) in entries.iter().zip(&made) {
+            assert_eq!(m, &format!("made for {}", e.id.slug));
+        }
+    }
     use super::*;
 
     /// A thinned entry reads back the body and the sources it was read with, and refuses a

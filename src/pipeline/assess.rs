@@ -117,6 +117,7 @@ pub(crate) fn assess_checked(
 ) -> Result<Assessment> {
     let Made {
         shown,
+        calls,
         stale,
         citations,
         resolved,
@@ -198,7 +199,7 @@ pub(crate) fn assess_checked(
         digest,
         material,
         shown: Some(Box::new(shown)),
-        body_calls: None,
+        body_calls: calls,
         last_checked,
         warnings,
     })
@@ -261,6 +262,8 @@ pub fn page_shown(project: &Project, entry: &Entry, calls: Option<&[u32]>) -> Re
 /// What [`page_content`] makes: the page's [`Shown`], with what assessing needs besides.
 pub(crate) struct Made<'p> {
     pub shown: Shown,
+    /// Where the body's value calls start, for [`Assessment::body_calls`].
+    calls: Box<[u32]>,
     /// Records that cannot be cited, and numbers asked of them that they lack.
     pub stale: Vec<(String, String)>,
     citations: HashMap<(String, String), std::result::Result<Citation<'p>, Staleness>>,
@@ -350,8 +353,8 @@ fn page_content_with<'p>(
             markdown: body.markdown,
             tables,
             diagram,
-            calls: body.calls,
         },
+        calls: body.calls,
         stale,
         citations,
         resolved,

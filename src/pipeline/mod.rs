@@ -137,7 +137,6 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         // is about 10 MB less at 100,000 entries, there and to the end of the build).
         let assessed = assessed.map(|mut a| {
             let outline = a.shown.take().map(|shown| {
-                a.body_calls = Some(shown.calls);
                 Box::new(outline_of(
                     &project.layout,
                     &project.config,
@@ -208,7 +207,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         let whole = crate::content::reread(e)?;
         // `reread` refuses a file changed since it was assessed, so the calls found then
         // are where they were.
-        let shown = page_shown(&project, &whole, a.body_calls.as_deref())?;
+        let shown = page_shown(&project, &whole, Some(&a.body_calls))?;
         Ok((whole, shown))
     };
     let site = render_through_prepared(

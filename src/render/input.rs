@@ -29,9 +29,9 @@ pub struct Assessment {
     /// What the page shows besides the entry's file. None where a build let it go once
     /// the entry was assessed, to be made again for its page ([`RenderInput::restore`]).
     pub shown: Option<Box<Shown>>,
-    /// Where the body's value calls start ([`Shown::calls`]), kept where `shown` was let go
-    /// so that making it again skips finding them, a Markdown parse of the body.
-    pub body_calls: Option<Box<[u32]>>,
+    /// Where the body's value calls start (byte offsets), so that making `shown` again
+    /// after a build let it go skips finding them, a Markdown parse of the body.
+    pub body_calls: Box<[u32]>,
     /// Newest of the cited records' capture dates and the sources' checked dates.
     pub last_checked: Option<NaiveDate>,
     /// Not reasons to refuse, but worth telling the author (old sources).
@@ -48,8 +48,6 @@ pub struct Shown {
     /// The entry's diagram as HTML, drawn at assessment rather than at page time so a
     /// diagram the record contradicts is an error whether or not the entry is published.
     pub diagram: Option<String>,
-    /// Where each value call starts in the entry's body (byte offsets).
-    pub calls: Box<[u32]>,
 }
 
 /// Makes an entry whole again from its file ([`Entry::thin`] dropped its text and part of

@@ -25,9 +25,12 @@ pub use signing::{kept_material, sign_selected, Selection};
 use crate::content::{Entry, EntryId};
 use crate::error::{Error, Result};
 use crate::render::markdown::RenderedMarkdown;
-use crate::render::pages::{outline_of, render_site_into, render_site_into_with, SiteLinks};
+use crate::render::pages::{
+    outline_of, render_site_into, render_site_into_with, Retain, SiteLinks,
+};
 use crate::render::site_links::{page_links, SiteLinkIndex};
 use crate::render::templates::load_templates;
+use crate::render::words::Vocabulary;
 use crate::render::{Assessment, OutputFile, Restore, Shown};
 use crate::review::{status_report, Gated, Refusal, StatusReport};
 
@@ -112,6 +115,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     type Checks = std::collections::HashMap<EntryId, crate::review::SignatureChecks>;
     // An entry no signature file names has nothing to verify (the default checks).
     let unsigned = crate::review::SignatureChecks::default();
+    let vocabulary = Vocabulary::default();
     let visit = |project: &Project, checks: &Checks, e: &mut Entry| {
         // A diagram's preset is loaded after the content: such an entry is assessed then.
         if e.meta.diagram.is_some() {
@@ -135,14 +139,13 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         // The outline boxed: what every visit makes stays in one vector until the load
         // ends, and the assessments are then collected in its place (a smaller element
         // is about 10 MB less at 100,000 entries, there and to the end of the build).
+        // Its search words coded at once (`render::words`): as text, every entry's were
+        // the largest part of the peak.
         let assessed = assessed.map(|mut a| {
             let outline = a.shown.take().map(|shown| {
-                Box::new(outline_of(
-                    &project.layout,
-                    &project.config,
-                    e,
-                    &shown.markdown,
-                ))
+                let mut outline = outline_of(&project.layout, &project.config, e, &shown.markdown);
+                let words = vocabulary.code(&std::mem::take(&mut outline.text));
+                (Box::new(outline), words)
             });
             (a, outline)
         });
@@ -185,11 +188,13 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     {
         return Ok(None);
     }
-    let outlines: Vec<_> = visited
+    let (outlines, words): (Vec<_>, Vec<_>) = visited
         .iter_mut()
         .map(|made| made.as_mut().and_then(Option::as_mut))
-        .map(|made| made.and_then(|made| made.as_mut().ok()?.1.take().map(|o| *o)))
-        .collect();
+        .map(|made| made.and_then(|made| made.as_mut().ok()?.1.take()))
+        .map(|made| made.map(|(outline, words)| (Some(*outline), Some(words))))
+        .map(Option::unwrap_or_default)
+        .unzip();
     // Collected in place (`filter_map` over the vector's own iterator reuses its buffer):
     // a second vector would hold every assessment twice for a moment, about 50 MB at
     // 100,000 entries, at the build's peak.
@@ -218,7 +223,10 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         Prepared {
             outlines,
             restore: Some(&restore),
-            drop_links: true,
+            retain: Retain::Nothing {
+                vocabulary: &vocabulary,
+                words,
+            },
         },
         &|f| staging.write(&f.path, &f.bytes),
     );
@@ -271,7 +279,9 @@ fn build_whole(opts: &BuildOptions) -> Result<BuildReport> {
 /// What a whole-site render decided and found.
 pub(crate) struct Rendered {
     pub report: BuildReport,
-    pub pages: HashSet<EntryId>,
+    /// The entries that got a page, where not just the published ones (a drafts build):
+    /// a second set of every published id was about 8 MB at 100,000 entries.
+    pub pages: Option<HashSet<EntryId>>,
     pub published: HashSet<EntryId>,
     pub links: SiteLinks,
     /// The links templates made, not yet checked.
@@ -286,10 +296,9 @@ pub(crate) struct Prepared<'a> {
     pub outlines: Vec<Option<RenderedMarkdown>>,
     /// How to make again what assessments let go.
     pub restore: Option<&'a Restore<'a>>,
-    /// Let pass 1's outlines go before pass 2 and the search words once the search index
-    /// is made, returning no [`SiteLinks`] (a build; `serve` keeps them to remake pages
-    /// and the index after an edit).
-    pub drop_links: bool,
+    /// What the render keeps of pass 1 (by default the links and search words, as `serve`
+    /// needs them).
+    pub retain: Retain<'a>,
 }
 
 /// Render every file and hand each to `sink` as it is made (`build` streams them into the
@@ -316,19 +325,20 @@ fn render_through_prepared<'a>(
 ) -> Result<Rendered> {
     let report = BuildReport::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
-    let pages = pages_of(opts, assessments, &published);
+    let pages = opts
+        .drafts
+        .then(|| assessments.iter().map(|a| a.id.clone()).collect());
     let gathered = std::sync::Mutex::new((SiteLinkIndex::default(), 0usize));
     let mut input = project.render_input(
         assessments,
         tera,
-        &pages,
+        pages.as_ref().unwrap_or(&published),
         &published,
         opts.today,
         opts.drafts,
     );
     input.restore = prepared.restore;
-    let keep_links = !prepared.drop_links;
-    let links = render_site_into_with(&input, prepared.outlines, keep_links, &|f| {
+    let links = render_site_into_with(&input, prepared.outlines, prepared.retain, &|f| {
         let facts = page_links(&f);
         sink(f)?;
         let mut g = gathered.lock().unwrap_or_else(|p| p.into_inner());
@@ -345,19 +355,6 @@ fn render_through_prepared<'a>(
         site_links,
         files_made,
     })
-}
-
-/// The entries that get a page: the published ones, or all of them with `--drafts`.
-fn pages_of(
-    opts: &BuildOptions,
-    assessments: &[Assessment],
-    published: &HashSet<EntryId>,
-) -> HashSet<EntryId> {
-    if opts.drafts {
-        assessments.iter().map(|a| a.id.clone()).collect()
-    } else {
-        published.clone()
-    }
 }
 
 /// `--out`, else `site/`, or `site-drafts/` for a drafts preview: a preview never lands

@@ -510,12 +510,14 @@ impl State {
             })
             .collect();
         let search_files = search_files(&files);
-        let navigation = Navigation::new(&project.config, &project.content, &rendered.pages);
+        // Serve keeps both sets (an edit can publish or withdraw one entry).
+        let pages = (rendered.pages.take()).unwrap_or_else(|| rendered.published.clone());
+        let navigation = Navigation::new(&project.config, &project.content, &pages);
         // The index's parts, rendered once more now so the first edit finds them.
         let input = project.render_input_with(
             &assessments,
             &tera,
-            &rendered.pages,
+            &pages,
             &rendered.published,
             opts.today,
             opts.drafts,
@@ -536,7 +538,7 @@ impl State {
             project,
             tera,
             assessments,
-            pages: rendered.pages,
+            pages,
             published: rendered.published,
             links: rendered.links,
             site_links: rendered.site_links,

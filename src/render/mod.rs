@@ -23,5 +23,6 @@ pub mod static_files;
 pub mod tables;
 pub mod templates;
 pub mod values;
+pub mod words;
 
 pub use input::{Assessment, OutputFile, RenderInput, Restore, Shown};

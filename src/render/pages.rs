@@ -21,6 +21,7 @@ use super::search::Bodies;
 use super::site_wide::{render_site_wide_into, PublishedPage};
 use super::tables::TableView;
 use super::templates::render_bytes;
+use super::words::{CodedWords, Vocabulary};
 
 #[derive(Serialize)]
 pub struct SiteCtx<'a> {
@@ -188,19 +189,34 @@ pub fn render_site_into(
     input: &RenderInput<'_>,
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<SiteLinks> {
-    render_site_into_with(input, Vec::new(), true, sink)
+    render_site_into_with(input, Vec::new(), Retain::Links, sink)
+}
+
+/// What a whole-site render keeps of pass 1 once the pages are made.
+#[derive(Default)]
+pub enum Retain<'a> {
+    /// The links and search words (`serve`: it remakes pages and the index after an edit).
+    #[default]
+    Links,
+    /// Nothing (a build): the [`SiteLinks`] returned are empty, pass 1's outlines go
+    /// before pass 2, and each page's search words once the index notes them, held until
+    /// then coded against `vocabulary`. `words[i]`, where given, is entry `i`'s, coded
+    /// with its outline (the outline's text then empty).
+    Nothing {
+        vocabulary: &'a Vocabulary,
+        words: Vec<Option<CodedWords>>,
+    },
 }
 
 /// [`render_site_into`], with pass 1 already done for some entries: `outlines[i]`, where
-/// given, is entry `i`'s (in `input.content.entries` order; see [`outline_of`]). Without
-/// `keep_links` the [`SiteLinks`] returned are empty (a build has no use for them), and
-/// pass 1's outlines and texts are let go as soon as they are used.
+/// given, is entry `i`'s (in `input.content.entries` order; see [`outline_of`]).
 pub fn render_site_into_with(
     input: &RenderInput<'_>,
     mut outlines: Vec<Option<RenderedMarkdown>>,
-    keep_links: bool,
+    retain: Retain<'_>,
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<SiteLinks> {
+    let keep_links = matches!(retain, Retain::Links);
     let by_id: HashMap<&EntryId, &Assessment> =
         input.assessments.iter().map(|a| (&a.id, a)).collect();
     // Pass 1: headings, links and text of every entry (no HTML, no highlighting), so every
@@ -260,13 +276,27 @@ pub fn render_site_into_with(
         })?;
     }
     statics.into_iter().try_for_each(sink)?;
-    // The search words go to the site-wide thread; the search index lets each go once it
-    // is noted unless the caller keeps them (`serve` does): at 100,000 entries they are
-    // about 120 MB, and the A-Z index is made after.
-    let mut texts: Vec<String> = outlines
-        .iter_mut()
-        .map(|r| std::mem::take(&mut r.text))
-        .collect();
+    // The search words go to the site-wide thread; a build's are coded, and the search
+    // index lets each go once it is noted (the A-Z index is made after).
+    let mut texts: Vec<String> = Vec::new();
+    let mut coded: Vec<CodedWords> = Vec::new();
+    let vocabulary = match retain {
+        Retain::Links => {
+            texts = outlines
+                .iter_mut()
+                .map(|r| std::mem::take(&mut r.text))
+                .collect();
+            None
+        }
+        Retain::Nothing { vocabulary, words } => {
+            coded = outlines
+                .iter_mut()
+                .zip(words.into_iter().chain(std::iter::repeat(None)))
+                .map(|(r, given)| given.unwrap_or_else(|| vocabulary.code(&r.text)))
+                .collect();
+            Some(vocabulary)
+        }
+    };
     // Past the link checks, only `serve` reads the outlines (what links where): a build
     // lets them go before pass 2, about 0.7 KB an entry.
     if !keep_links {
@@ -276,7 +306,8 @@ pub fn render_site_into_with(
     // site-wide files (one thread: the search index is one document) are made alongside.
     let (site_wide, pages) = rayon::join(
         || -> Result<Option<Vec<String>>> {
-            let mut texts = std::mem::take(&mut texts);
+            let texts = std::mem::take(&mut texts);
+            let mut coded = std::mem::take(&mut coded);
             let published_at: Vec<usize> = (0..entries.len())
                 .filter(|&i| input.published.contains(&entries[i].id))
                 .collect();
@@ -284,16 +315,17 @@ pub fn render_site_into_with(
                 .iter()
                 .map(|&i| published_page(input, entries[i]))
                 .collect();
-            let bodies = if keep_links {
-                Bodies::Lent(published_at.iter().map(|&i| texts[i].as_str()).collect())
-            } else {
-                Bodies::Given(
+            let bodies = match vocabulary {
+                None => Bodies::Lent(published_at.iter().map(|&i| texts[i].as_str()).collect()),
+                Some(vocabulary) => Bodies::Coded(
+                    vocabulary,
                     published_at
                         .iter()
-                        .map(|&i| std::mem::take(&mut texts[i]))
+                        .map(|&i| std::mem::take(&mut coded[i]))
                         .collect(),
-                )
+                ),
             };
+            drop(coded);
             render_site_wide_into(input, &published, bodies, sink)?;
             drop(published);
             let kept = keep_links.then_some(texts);

@@ -29,6 +29,7 @@ use std::path::PathBuf;
 use super::input::{OutputFile, RenderInput};
 use super::pages::entry_inline;
 use super::site_wide::PublishedPage;
+use super::words::{CodedWords, Vocabulary};
 use crate::error::Result;
 
 /// The global the index scripts call; `search.js` defines it.
@@ -158,19 +159,22 @@ pub fn distinct_words(s: &str) -> String {
 
 /// Each published page's body words ([`distinct_words`]), in the order of the pages given
 /// with them: lent where the caller keeps them (`serve` remakes the index after an edit),
-/// given where the index may let each go once it is noted (a build: at 100,000 entries
-/// they are about 120 MB, while the index grows as they are noted).
+/// or coded and given, so the index lets each go once it is noted (a build: see
+/// [`super::words`]).
 pub enum Bodies<'a> {
     Lent(Vec<&'a str>),
-    Given(Vec<String>),
+    Coded(&'a Vocabulary, Vec<CodedWords>),
 }
 
 impl<'a> Bodies<'a> {
-    /// Page `i`'s words; given ones are handed over, to be dropped once noted.
+    /// Page `i`'s words; coded ones are handed over, to be dropped once noted.
     fn take(&mut self, i: usize) -> Cow<'a, str> {
         match self {
             Bodies::Lent(v) => Cow::Borrowed(v.get(i).copied().unwrap_or_default()),
-            Bodies::Given(v) => Cow::Owned(v.get_mut(i).map(std::mem::take).unwrap_or_default()),
+            Bodies::Coded(vocabulary, v) => {
+                let coded = v.get_mut(i).map(std::mem::take).unwrap_or_default();
+                Cow::Owned(vocabulary.decode(&coded))
+            }
         }
     }
 }

@@ -374,6 +374,7 @@ pub fn reread(e: &Entry) -> Result<Entry> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn sort_by_id_sorts_entries_and_carries_what_was_made_along() {
@@ -391,7 +392,6 @@ mod tests {
             assert_eq!(m, &format!("made for {}", e.id.slug));
         }
     }
-    use super::*;
 
     /// A thinned entry reads back the body and the sources it was read with, and refuses a
     /// file that changed since: its page would not be the one that was assessed.

@@ -11,6 +11,7 @@ pub mod highlight;
 pub mod index_page;
 pub mod inline;
 mod input;
+mod leb128;
 pub mod links;
 pub mod markdown;
 pub mod navigation;

@@ -27,6 +27,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use super::input::{OutputFile, RenderInput};
+use super::leb128;
 use super::pages::entry_inline;
 use super::site_wide::PublishedPage;
 use super::words::{CodedWords, Vocabulary};
@@ -68,16 +69,8 @@ impl Postings {
     /// Note entry `id` under `field`; `id` is larger than every id already noted.
     fn push(&mut self, id: u32, field: Field) {
         let value = (u64::from(id) << 2) | field as u64;
-        let mut gap = if self.len == 0 {
-            value
-        } else {
-            value - self.last
-        };
-        while gap >= 0x80 {
-            self.gaps.push((gap as u8 & 0x7f) | 0x80);
-            gap >>= 7;
-        }
-        self.gaps.push(gap as u8);
+        // `last` starts at 0, so the first gap is the first value.
+        leb128::push(&mut self.gaps, value - self.last);
         self.last = value;
         self.len += 1;
     }
@@ -90,15 +83,11 @@ impl Postings {
     /// The ids under each field (indexed by [`Field`]), in increasing order.
     fn by_field(&self) -> [Vec<u32>; 3] {
         let mut lists: [Vec<u32>; 3] = Default::default();
-        let (mut value, mut gap, mut shift, mut first) = (0u64, 0u64, 0, true);
-        for &b in &self.gaps {
-            gap |= u64::from(b & 0x7f) << shift;
-            shift += 7;
-            if b < 0x80 {
-                value = if first { gap } else { value + gap };
-                lists[(value & 3) as usize].push((value >> 2) as u32);
-                (gap, shift, first) = (0, 0, false);
-            }
+        let mut bytes = self.gaps.iter();
+        let mut value = 0u64;
+        while let Some(gap) = leb128::next(&mut bytes) {
+            value += gap;
+            lists[(value & 3) as usize].push((value >> 2) as u32);
         }
         lists
     }

@@ -12,6 +12,7 @@ use tera::Context;
 use crate::content::{Entry, EntryId, Kind};
 use crate::error::{Error, Location, Result};
 
+use super::escape::escape_into;
 use super::inline::{render_inline, Inline, InlineContext};
 use super::input::{Assessment, OutputFile, RenderInput, Shown};
 use super::links::LinkTarget;
@@ -123,18 +124,23 @@ struct PageCtx<'a> {
     byline: BylineCtx,
 }
 
-/// A measured table as templates see it: the view, plus each column's and each cell's
-/// class (`num` or `label`), so a template needs no lookup by index per cell: in Tera,
-/// `t.numeric[loop.index0]` per cell was about a twentieth of a build's CPU.
+/// A measured table as templates see it: the view, plus each column's class (`num` or
+/// `label`), so a template needs no lookup by index per cell (in Tera,
+/// `t.numeric[loop.index0]` per cell was about a twentieth of a build's CPU), and the rows
+/// as HTML. The rows are made here, as the sidebar's list is (`navigation`): a Tera loop
+/// over every cell was about a twentieth of a build's instructions again. The cells stay
+/// in `rows` (and their numbers in `values`) for a template that lays a table out itself.
 #[derive(Serialize)]
 struct TableCtx<'a> {
     #[serde(flatten)]
     view: &'a TableView,
     columns: Vec<CellCtx<'a>>,
-    cells: Vec<Vec<CellCtx<'a>>>,
+    /// Each row as `<tr><td class="num|label">…</td>…</tr>`, each followed by a line
+    /// break and the `<tbody>`'s indentation.
+    body: String,
 }
 
-/// A heading or a cell, with its class.
+/// A heading, with its class.
 #[derive(Serialize)]
 struct CellCtx<'a> {
     text: &'a str,
@@ -147,20 +153,30 @@ impl<'a> TableCtx<'a> {
             Some(true) => "num",
             _ => "label",
         };
-        let cells = |texts: &'a [String]| -> Vec<CellCtx<'a>> {
-            texts
+        let mut body = String::new();
+        for row in &view.rows {
+            body.push_str("<tr>");
+            for (i, text) in row.iter().enumerate() {
+                body.push_str("<td class=\"");
+                body.push_str(class(i));
+                body.push_str("\">");
+                escape_into(&mut body, text);
+                body.push_str("</td>");
+            }
+            body.push_str("</tr>\n      ");
+        }
+        TableCtx {
+            view,
+            columns: view
+                .headings
                 .iter()
                 .enumerate()
                 .map(|(i, text)| CellCtx {
                     text,
                     class: class(i),
                 })
-                .collect()
-        };
-        TableCtx {
-            view,
-            columns: cells(&view.headings),
-            cells: view.rows.iter().map(|r| cells(r)).collect(),
+                .collect(),
+            body,
         }
     }
 }

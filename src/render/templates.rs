@@ -64,9 +64,33 @@ pub fn render_bytes(
     tera.render_to(name, ctx, &mut out)
         .map_err(|e| Error::Template {
             path: dir.join(name),
-            message: error_chain(&e),
+            message: with_upgrade_hint(error_chain(&e)),
         })?;
     Ok(out)
+}
+
+/// Template sets copied from an older glossary loop over what is now given as HTML: say
+/// what to write instead.
+fn with_upgrade_hint(mut message: String) -> String {
+    const MOVED: [(&str, &str); 2] = [
+        (
+            "`g.items` not found",
+            "the sidebar's pages are now one list `g.list` (HTML): in entry_macros.html \
+             and index.html write `<ol>{{ g.list | safe }}</ol>` instead of looping over \
+             `g.items`, as glossary's own templates do",
+        ),
+        (
+            "`t.cells` not found",
+            "a measured table's rows are now `t.body` (HTML): in entry_macros.html write \
+             `{{ t.body | safe }}` inside `<tbody>` instead of looping over `t.cells`, as \
+             glossary's own templates do (the cells are still in `t.rows`)",
+        ),
+    ];
+    if let Some((_, hint)) = MOVED.iter().find(|(found, _)| message.contains(found)) {
+        message.push_str("; ");
+        message.push_str(hint);
+    }
+    message
 }
 
 /// Tera nests the useful message in `source()`; show the whole chain on one line.
@@ -79,4 +103,25 @@ pub fn error_chain(e: &tera::Error) -> String {
         src = s.source();
     }
     msg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_older_template_looping_over_the_sidebar_is_told_what_to_write() {
+        let mut tera = Tera::default();
+        tera.add_raw_template(
+            "old.html",
+            "{% for g in groups %}<ol>{% for i in g.items %}{{ i.label }}{% endfor %}</ol>{% endfor %}",
+        )
+        .unwrap();
+        let mut ctx = tera::Context::new();
+        ctx.insert("groups", &[serde_json::json!({ "list": "<li>x</li>" })]);
+        let err = render_bytes(&tera, "old.html", &ctx, Path::new("templates"), 0).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("`g.items` not found"), "{message}");
+        assert!(message.contains("{{ g.list | safe }}"), "{message}");
+    }
 }

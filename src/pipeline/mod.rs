@@ -123,7 +123,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         }
         // What thinning sets aside is checked now: the checks after the load would find
         // it gone. (Only that something failed matters here; `build_whole` reports it.)
-        let alone = crate::content::check_tables_and_claims(e).into_iter();
+        let alone = crate::content::check_page_only(e).into_iter();
         if let Some(error) = alone
             .chain(project::check_citations(
                 e,

@@ -366,3 +366,41 @@ fn symlinks_are_followed_inside_the_project_and_refused_outside() {
     assert!(err.contains("outside the project"), "{err}");
     assert!(err.contains("content/terms/eta.md"), "{err}");
 }
+
+/// Editors and operating systems leave files beside entries: an Emacs lock (a dangling
+/// symlink), macOS `._` metadata, backups, autosaves, hidden folders. None of them is an
+/// entry, and none stops `build`, `check` or `review status`.
+#[test]
+fn editor_and_os_side_files_in_content_are_skipped() {
+    let site = empty_site();
+    let root = site.path();
+    write(
+        root,
+        "content/terms/a.md",
+        &term("What is a?", "A.", "", "Body."),
+    );
+    std::os::unix::fs::symlink("me@host.4242:1700000000", root.join("content/terms/.#a.md"))
+        .unwrap();
+    for junk in ["._a.md", "a.md~", "#a.md#", ".hidden/b.md"] {
+        write(
+            root,
+            &format!("content/terms/{junk}"),
+            "\0\u{1}not an entry",
+        );
+    }
+    write(root, "content/reviews/terms/.#a.yaml", "not a signature");
+    for command in [
+        &["check"][..],
+        &["review", "status"],
+        &["build", "--drafts"],
+    ] {
+        let o = run(root, command);
+        assert!(o.status.success(), "{command:?}:\n{}", text(&o));
+    }
+    assert!(root.join("site-drafts/terms/a/index.html").is_file());
+    let pages: Vec<_> = std::fs::read_dir(root.join("site-drafts/terms"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(pages, ["a"], "only the entry got a page");
+}

@@ -164,3 +164,74 @@ fn a_template_set_without_the_letter_group_template_says_what_to_add() {
     );
     assert!(snapshot(&root.join("site")) == before, "site/ changed");
 }
+
+/// A footer link to an entry that does not exist is one error at glossary.toml's
+/// `footer`, in `check` and `build`; it used to become plain text on every page, silently.
+#[test]
+fn a_footer_link_to_no_entry_is_one_error_at_the_footer() {
+    let site = empty_site();
+    let root = site.path();
+    write(
+        root,
+        "content/terms/a.md",
+        &term("What is a?", "A.", "", "Body."),
+    );
+    let config = std::fs::read_to_string(root.join("glossary.toml")).unwrap();
+    let footer = "footer = \"See [guide](terms/zzz/) and [a](terms/a/).\"\n";
+    let (settings, rest) = config.split_once("\n[").unwrap();
+    write(
+        root,
+        "glossary.toml",
+        &format!("{settings}\n{footer}\n[{rest}"),
+    );
+    for command in [&["check"][..], &["build", "--drafts"]] {
+        let out = run(root, command);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{command:?}: {err}");
+        assert_eq!(
+            err.matches("glossary.toml: `footer` links to `terms/zzz/`, which is no entry")
+                .count(),
+            1,
+            "{command:?}: {err}"
+        );
+        assert!(!err.contains("terms/a/"), "{command:?}: {err}");
+    }
+    assert!(!root.join("site-drafts").exists());
+}
+
+/// A template that fails on an entry's page names the entry as well as the template: the
+/// same template renders every entry of its kind.
+#[test]
+fn a_template_error_on_an_entry_page_names_the_entry() {
+    let site = empty_site();
+    let root = site.path();
+    write(
+        root,
+        "content/terms/a.md",
+        &term("What is a?", "A.", "", "Body."),
+    );
+    let template = std::fs::read_to_string(root.join("templates/term.html")).unwrap();
+    write(
+        root,
+        "templates/term.html",
+        &template.replacen(
+            "{% block meta %}",
+            "{% block meta %}{{ page.no_such_field }}",
+            1,
+        ),
+    );
+    for command in [&["check"][..], &["build", "--drafts"]] {
+        let out = run(root, command);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{command:?}: {err}");
+        let line = err
+            .lines()
+            .find(|l| l.contains("no_such_field"))
+            .unwrap_or_else(|| panic!("{command:?}: {err}"));
+        assert!(
+            line.contains("content/terms/a.md: rendering ")
+                && line.contains("templates/term.html: "),
+            "{command:?}: {err}"
+        );
+    }
+}

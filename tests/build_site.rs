@@ -419,6 +419,53 @@ fn refuses_to_replace_a_folder_it_did_not_write() {
     assert_eq!(read(root, "precious/notes.txt"), "keep me");
 }
 
+/// A site written inside a folder the build reads would be read back by the next build:
+/// in templates/static/ it was copied into itself, growing on every build.
+#[test]
+fn refuses_an_output_folder_inside_one_the_build_reads() {
+    let site = valid_site();
+    let root = site.path();
+    std::fs::create_dir_all(root.join("static")).unwrap();
+    for out in [
+        "templates/static/site",
+        "templates",
+        "content/site",
+        "measurements/site",
+        "static/site",
+        "site/../templates/static/x",
+        ".",
+    ] {
+        let o = run(
+            root,
+            &[
+                "build",
+                "--drafts",
+                "--out",
+                root.join(out).to_str().unwrap(),
+            ],
+        );
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "--out {out}:\n{err}");
+        assert!(
+            err.contains("refusing to write the site there"),
+            "--out {out}:\n{err}"
+        );
+    }
+    for made in [
+        "templates/static/site",
+        "content/site",
+        "measurements/site",
+        "static/site",
+    ] {
+        assert!(!root.join(made).exists(), "{made} was written");
+    }
+    // Beside the inputs is fine.
+    build(
+        root,
+        &["--drafts", "--out", root.join("preview").to_str().unwrap()],
+    );
+}
+
 #[test]
 fn check_lists_refusals_and_exits_zero_without_errors() {
     let site = valid_site();

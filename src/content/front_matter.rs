@@ -53,16 +53,65 @@ pub fn split_front_matter<'a>(path: &Path, text: &'a str) -> Result<Split<'a>> {
 /// Parse the YAML half into [`FrontMatter`].
 pub fn parse_front_matter(path: &Path, split: &Split<'_>) -> Result<FrontMatter> {
     serde_yaml::from_str::<FrontMatter>(split.yaml).map_err(|e| {
-        let at = e.location().map(|l| Location {
+        let message = drop_positions(&e.to_string());
+        let mut at = e.location().map(|l| Location {
             line: l.line() + split.yaml_line - 1,
             column: l.column(),
         });
-        Error::content(
-            path,
-            at,
-            format!("front matter: {}", drop_positions(&e.to_string())),
-        )
+        // A repeated key is located at the start of its mapping, which may be many lines
+        // above it: point at the repeat itself, which is what the author has to delete.
+        if let (Some(start), Some(key)) = (at, duplicate_key(&message)) {
+            if let Some(line) = line_of_repeated_key(split, start.line, key) {
+                at = Some(Location { line, column: 1 });
+            }
+        }
+        Error::content(path, at, format!("front matter: {message}"))
     })
+}
+
+/// The key a "duplicate field `k`" / "duplicate entry with key \"k\"" message names.
+fn duplicate_key(message: &str) -> Option<&str> {
+    let (_, rest) = message.split_once("duplicate ")?;
+    let rest = rest.trim_start_matches(|c: char| c.is_alphabetic() || c == ' ');
+    let quote = rest.chars().next().filter(|c| *c == '`' || *c == '"')?;
+    let rest = &rest[1..];
+    rest.find(quote).map(|end| &rest[..end])
+}
+
+/// The file line of the second `key:` of the mapping that starts at or after file line
+/// `from`: the first `key:` found fixes the mapping's column, and the mapping ends at a
+/// line less indented or at a new list item (`- `) left of that column.
+fn line_of_repeated_key(split: &Split<'_>, from: usize, key: &str) -> Option<usize> {
+    let skip = from.saturating_sub(split.yaml_line);
+    let mut column = None;
+    for (i, l) in split.yaml.lines().enumerate().skip(skip) {
+        let indent = l.len() - l.trim_start().len();
+        let mut rest = l.trim_start();
+        let mut at = indent;
+        let mut dash = None;
+        while let Some(r) = rest.strip_prefix('-').filter(|r| r.starts_with(' ')) {
+            dash.get_or_insert(at);
+            let r2 = r.trim_start();
+            at += rest.len() - r2.len();
+            rest = r2;
+        }
+        if rest.is_empty() || rest.starts_with('#') {
+            continue;
+        }
+        let is_key = rest
+            .strip_prefix(key)
+            .or_else(|| rest.strip_prefix(&format!("\"{key}\"")))
+            .or_else(|| rest.strip_prefix(&format!("'{key}'")))
+            .is_some_and(|r| r.trim_start().starts_with(':'));
+        match column {
+            None if is_key => column = Some(at),
+            None => {}
+            Some(c) if at < c || dash.is_some_and(|d| d < c) => return None,
+            Some(c) if is_key && at == c => return Some(split.yaml_line + i),
+            Some(_) => {}
+        }
+    }
+    None
 }
 
 /// Drop every " at line N column M" from a YAML message: those count lines inside the
@@ -101,13 +150,80 @@ pub fn line_of_reference(split: &Split<'_>, key: &str, needle: &str) -> Option<u
     None
 }
 
+/// The file line (1-based) of the `field:` key of item `index` (0-based) of the list under
+/// `list_key:`, such as the `url:` of the second source. Every item is taken to have that
+/// field once (serde refused the file otherwise), so the n-th `field:` of the list is the
+/// n-th item's, whether items are written as blocks or as `{...}` on one line.
+pub fn line_of_item_field(
+    split: &Split<'_>,
+    list_key: &str,
+    index: usize,
+    field: &str,
+) -> Option<usize> {
+    let mut in_key = false;
+    let mut seen = 0;
+    for (i, l) in split.yaml.lines().enumerate() {
+        let trimmed = l.trim_start();
+        if l.len() == trimmed.len() && !trimmed.is_empty() && !trimmed.starts_with('-') {
+            in_key = trimmed.starts_with(&format!("{list_key}:"));
+            continue;
+        }
+        if !in_key {
+            continue;
+        }
+        for (at, _) in l.match_indices(&format!("{field}:")) {
+            let before = l[..at].chars().next_back();
+            if before.is_none_or(|c| c == ' ' || c == '{' || c == ',' || c == '-') {
+                if seen == index {
+                    return Some(split.yaml_line + i);
+                }
+                seen += 1;
+            }
+        }
+    }
+    None
+}
+
+/// The file line of the `n`-th (0-based) front-matter line that mentions `needle` under
+/// `key:` (a repeated reference: point at the repeat, not the first).
+pub fn line_of_nth_reference(
+    split: &Split<'_>,
+    key: &str,
+    needle: &str,
+    n: usize,
+) -> Option<usize> {
+    let mut in_key = false;
+    let mut seen = 0;
+    for (i, l) in split.yaml.lines().enumerate() {
+        let trimmed = l.trim_start();
+        let indent = l.len() - trimmed.len();
+        if indent == 0 && !trimmed.is_empty() && !trimmed.starts_with('-') {
+            in_key = trimmed.starts_with(&format!("{key}:"));
+        }
+        if in_key {
+            let found = count_tokens(l, needle);
+            if seen + found > n {
+                return Some(split.yaml_line + i);
+            }
+            seen += found;
+        }
+    }
+    None
+}
+
+fn count_tokens(line: &str, token: &str) -> usize {
+    line.match_indices(token)
+        .filter(|&(i, _)| {
+            let before = line[..i].chars().next_back();
+            let after = line[i + token.len()..].chars().next();
+            let boundary = |c: Option<char>| c.is_none_or(|c| !(c.is_alphanumeric() || c == '-'));
+            boundary(before) && boundary(after)
+        })
+        .count()
+}
+
 fn contains_token(line: &str, token: &str) -> bool {
-    line.match_indices(token).any(|(i, _)| {
-        let before = line[..i].chars().next_back();
-        let after = line[i + token.len()..].chars().next();
-        let boundary = |c: Option<char>| c.is_none_or(|c| !(c.is_alphanumeric() || c == '-'));
-        boundary(before) && boundary(after)
-    })
+    count_tokens(line, token) > 0
 }
 
 #[cfg(test)]
@@ -142,6 +258,31 @@ mod tests {
         assert!(err.starts_with("a.md:"), "{err}");
         let line: usize = err.split(':').nth(1).unwrap().parse().unwrap();
         assert!((3..=5).contains(&line), "{err}");
+    }
+
+    #[test]
+    fn a_repeated_key_is_reported_at_the_repeat() {
+        let text = "---\ntitle: x\nname: a\nsummary: y\nrelated: []\nname: b\n---\n";
+        let s = split_front_matter(Path::new("a.md"), text).unwrap();
+        let err = parse_front_matter(Path::new("a.md"), &s).err().unwrap();
+        assert!(err.to_string().starts_with("a.md:6:1: "), "{err}");
+        assert!(err.to_string().contains("duplicate field `name`"), "{err}");
+
+        // In a list item: the repeat in the second source, not a key of the first.
+        let text = "---\ntitle: x\nsummary: y\nsources:\n  - title: A\n    url: https://a.example\n    checked: 2026-01-01\n  - title: B\n    url: https://b.example\n    checked: 2026-01-01\n    title: C\n---\n";
+        let s = split_front_matter(Path::new("a.md"), text).unwrap();
+        let err = parse_front_matter(Path::new("a.md"), &s).err().unwrap();
+        assert!(err.to_string().starts_with("a.md:11:1: "), "{err}");
+    }
+
+    #[test]
+    fn finds_the_field_of_a_list_item() {
+        let text = "---\ntitle: x\nsources:\n  - {title: A, url: a, checked: 2026-01-01}\n  - title: B\n    url: b\n---\n";
+        let s = split_front_matter(Path::new("a.md"), text).unwrap();
+        assert_eq!(line_of_item_field(&s, "sources", 0, "url"), Some(4));
+        assert_eq!(line_of_item_field(&s, "sources", 1, "url"), Some(6));
+        assert_eq!(line_of_item_field(&s, "sources", 1, "title"), Some(5));
+        assert_eq!(line_of_item_field(&s, "sources", 2, "url"), None);
     }
 
     #[test]

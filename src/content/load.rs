@@ -149,6 +149,8 @@ pub fn load_content_visiting<T: Send>(
             .min_depth(1)
             .follow_links(true)
             .sort_by(by_file_name)
+            .into_iter()
+            .filter_entry(|i| !is_side_file(i.file_name()))
         {
             let item = match item {
                 Ok(item) if item.path_is_symlink() => {
@@ -181,6 +183,9 @@ pub fn load_content_visiting<T: Send>(
                     }
                 }
                 Ok(_) => {}
+                // An editor's lock file is a dangling symlink, which the walk cannot
+                // follow and reports before `filter_entry` sees it.
+                Err(e) if e.path().is_some_and(|p| is_side_path(&dir, p)) => {}
                 Err(e) => {
                     // A broken symlink, a loop, an unreadable folder: name the path.
                     let path = e.path().unwrap_or(&dir).to_path_buf();
@@ -327,6 +332,24 @@ fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
     })
 }
 
+/// Whether a file or folder name is one that editors and operating systems leave beside an
+/// author's files, never content: hidden names (`.#a.md`, an Emacs lock that is a
+/// dangling symlink; `._a.md`, macOS metadata; `.git`, `.DS_Store`), backups (`a.md~`)
+/// and autosaves (`#a.md#`). Every walk of `content/` (the load, the reviews, serve's
+/// watcher) skips them by this one rule.
+pub fn is_side_file(name: &std::ffi::OsStr) -> bool {
+    let name = name.as_encoded_bytes();
+    name.starts_with(b".")
+        || name.ends_with(b"~")
+        || (name.len() > 1 && name.starts_with(b"#") && name.ends_with(b"#"))
+}
+
+/// Whether `path`, below `under`, is or lies in a side file or folder ([`is_side_file`]).
+pub fn is_side_path(under: &Path, path: &Path) -> bool {
+    path.strip_prefix(under)
+        .is_ok_and(|rel| rel.iter().any(is_side_file))
+}
+
 /// Orders one folder's listing by file name, as walkdir's `sort_by_file_name` does, but
 /// by the whole paths' bytes: they share the folder's prefix, so the order is the same,
 /// without taking each name apart again per comparison (sorting a 100,000-file folder
@@ -375,6 +398,24 @@ pub fn reread(e: &Entry) -> Result<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn editor_and_os_side_files_are_told_apart_from_content() {
+        for side in [".#a.md", "._a.md", ".DS_Store", ".git", "a.md~", "#a.md#"] {
+            assert!(is_side_file(side.as_ref()), "{side}");
+        }
+        for content in ["a.md", "day-1.md", "#", "a#.md", "pic.png"] {
+            assert!(!is_side_file(content.as_ref()), "{content}");
+        }
+        let under = Path::new("/p/content");
+        assert!(is_side_path(under, Path::new("/p/content/.drafts/a.md")));
+        assert!(!is_side_path(under, Path::new("/p/content/terms/a.md")));
+        // Only names below `under` count: a project in a hidden folder is still read.
+        assert!(!is_side_path(
+            Path::new("/.p/content"),
+            Path::new("/.p/content/terms/a.md")
+        ));
+    }
 
     #[test]
     fn sort_by_id_sorts_entries_and_carries_what_was_made_along() {

@@ -15,11 +15,11 @@ pub use entry::{
     Claim, ClaimTest, DiagramRef, Entry, EntryId, FrontMatter, Kind, Source, TableRef, TermUse,
     Thinned,
 };
-pub use front_matter::{line_of_reference, parse_front_matter, split_front_matter};
+pub use front_matter::{
+    line_of_item_field, line_of_reference, parse_front_matter, split_front_matter,
+};
 pub use load::{
-    by_file_name, load_content, load_content_collecting, load_content_visiting, load_entry,
-    read_entry, reread, Content,
+    by_file_name, is_side_file, is_side_path, load_content, load_content_collecting,
+    load_content_visiting, load_entry, read_entry, reread, Content,
 };
-pub use validate::{
-    check_references, check_section, check_tables_and_claims, is_valid_slug, Known,
-};
+pub use validate::{check_page_only, check_references, check_section, is_valid_slug, Known};

@@ -5,7 +5,9 @@ use std::collections::{HashMap, HashSet};
 use crate::error::{Error, Location};
 
 use super::entry::{Entry, Kind};
-use super::front_matter::{line_of_reference, split_front_matter};
+use super::front_matter::{
+    line_of_item_field, line_of_nth_reference, line_of_reference, split_front_matter,
+};
 
 /// Slugs become folder names in the output, so they are kept to a safe alphabet: no dots,
 /// slashes or separators can reach the file system.
@@ -15,6 +17,31 @@ pub fn is_valid_slug(slug: &str) -> bool {
         && slug
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// Whether `url` may be an entry's link off the site (a source's `url`): an absolute
+/// `http://` or `https://` URL with a host. Anything else would be written into the page
+/// as a live link: `javascript:` and `data:` run in the reader's browser, and a relative
+/// path points into the site, which a source never is.
+pub fn is_web_url(url: &str) -> bool {
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &url[8..]
+    } else if lower.starts_with("http://") {
+        &url[7..]
+    } else {
+        return false;
+    };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    !host.is_empty()
+        && !host.starts_with(['.', ':'])
+        && host
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']' | '_'))
+        && !url
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '<' | '>'))
 }
 
 /// Checks across entries; `broken` ones (placeholders for files that failed to parse) count
@@ -143,12 +170,17 @@ fn error_at(e: &Entry, key: &str, needle: &str, msg: String) -> Error {
 
 /// `is_term` says whether a term slug exists.
 pub(super) fn check_one(e: &Entry, is_term: &dyn Fn(&str) -> bool) -> Vec<Error> {
-    let mut errors = check_tables_and_claims(e);
+    let mut errors = check_page_only(e);
     let m = &e.meta;
     let mut err = |key: &str, needle: &str, msg: String| errors.push(error_at(e, key, needle, msg));
 
     if m.title.trim().is_empty() {
         err("title", "title", "`title` is empty".into());
+    }
+    // The name stands for the entry in lists and the A-Z index: a blank one is a link
+    // with no text.
+    if m.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
+        err("name", "name", "`name` is empty".into());
     }
     if m.summary.trim().is_empty() {
         err("summary", "summary", "`summary` is empty".into());
@@ -201,8 +233,23 @@ pub(super) fn check_one(e: &Entry, is_term: &dyn Fn(&str) -> bool) -> Vec<Error>
             err("related", r, "a term cannot be related to itself".into());
         }
     }
+    // Errors whose line is found otherwise than by `err`'s first mention of a key.
+    let mut placed = Vec::new();
+    let mut listed: HashMap<&str, usize> = HashMap::new();
     for u in &m.terms {
         let s = u.slug();
+        let times = listed.entry(s).or_default();
+        *times += 1;
+        if *times == 2 {
+            let line = split_front_matter(&e.path, &e.raw)
+                .ok()
+                .and_then(|split| line_of_nth_reference(&split, "terms", s, 1));
+            placed.push(Error::content(
+                &e.path,
+                line.map(|line| Location { line, column: 1 }),
+                format!("term `{s}` is listed twice in `terms`: keep one"),
+            ));
+        }
         if !is_term(s) {
             err(
                 "terms",
@@ -230,14 +277,32 @@ pub(super) fn check_one(e: &Entry, is_term: &dyn Fn(&str) -> bool) -> Vec<Error>
             );
         }
     }
+    errors.extend(placed);
     errors
 }
 
-/// The checks of an entry's measured tables and claims alone: part of [`check_one`], and
-/// what a build makes of each entry before `Entry::thin` sets these fields aside.
-pub fn check_tables_and_claims(e: &Entry) -> Vec<Error> {
+/// The checks of an entry's sources, measured tables and claims alone: part of
+/// [`check_one`], and what a build makes of each entry before `Entry::thin` sets these
+/// fields aside.
+pub fn check_page_only(e: &Entry) -> Vec<Error> {
     let mut errors = Vec::new();
     let m = &e.meta;
+    for (i, source) in m.sources.iter().enumerate() {
+        if !is_web_url(&source.url) {
+            let line = split_front_matter(&e.path, &e.raw)
+                .ok()
+                .and_then(|split| line_of_item_field(&split, "sources", i, "url"));
+            errors.push(Error::content(
+                &e.path,
+                line.map(|line| Location { line, column: 1 }),
+                format!(
+                    "source \"{}\": url `{}` must be an absolute http:// or https:// address",
+                    source.title, source.url
+                ),
+            ));
+        }
+    }
+
     let mut err = |key: &str, needle: &str, msg: String| errors.push(error_at(e, key, needle, msg));
     for c in &m.claims {
         if let Err(why) = c.test() {
@@ -414,6 +479,34 @@ pub fn check_references(entry: &Entry, known: &Known<'_>) -> Vec<Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_absolute_web_addresses_are_source_urls() {
+        for good in [
+            "https://docs.nvidia.com/cuda/",
+            "http://example.org",
+            "HTTPS://Example.org/a?b=c#d",
+            "https://[::1]:8080/x",
+        ] {
+            assert!(is_web_url(good), "{good:?}");
+        }
+        for bad in [
+            "javascript:alert(document.cookie)",
+            "JavaScript:alert(1)",
+            "data:text/html,hi",
+            "../../index.html",
+            "/terms/a/",
+            "not a url at all",
+            "https://",
+            "https:///path",
+            "https://a.example/x y",
+            "https://a.example/\"onmouseover=",
+            "//a.example/",
+            "",
+        ] {
+            assert!(!is_web_url(bad), "{bad:?}");
+        }
+    }
 
     #[test]
     fn slugs_are_a_safe_alphabet() {

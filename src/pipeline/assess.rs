@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::NaiveDate;
 use rayon::prelude::*;
 
-use crate::content::{Entry, EntryId};
-use crate::error::{Error, Result};
+use crate::content::{line_of_item_field, split_front_matter, Entry, EntryId};
+use crate::error::{Error, Location, Result};
 use crate::measure::claims::check_claim;
 use crate::measure::{Citation, Staleness};
 use crate::render::tables::{side_by_side, TableView};
@@ -115,6 +115,7 @@ pub(crate) fn assess_checked(
     keep: Keep,
     checked: Option<&SignatureChecks>,
 ) -> Result<Assessment> {
+    check_source_dates(entry, today)?;
     let Made {
         shown,
         calls,
@@ -203,6 +204,32 @@ pub(crate) fn assess_checked(
         last_checked,
         warnings,
     })
+}
+
+/// A source cannot have been checked after today: a date in the future is a typo, and it
+/// would keep the source from ever counting as old (the age warnings below).
+fn check_source_dates(entry: &Entry, today: NaiveDate) -> Result<()> {
+    let errors = entry
+        .meta
+        .sources
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.checked > today)
+        .map(|(i, s)| {
+            let line = split_front_matter(&entry.path, &entry.raw)
+                .ok()
+                .and_then(|split| line_of_item_field(&split, "sources", i, "checked"));
+            Error::content(
+                &entry.path,
+                line.map(|line| Location { line, column: 1 }),
+                format!(
+                    "source \"{}\": `checked: {}` is after today ({today})",
+                    s.title, s.checked
+                ),
+            )
+        })
+        .collect();
+    Error::collect(errors)
 }
 
 /// What the page shows besides the entry file: every table cell, the body with its calls

@@ -10,7 +10,7 @@ mod session;
 mod signing;
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use serde::Serialize;
@@ -123,7 +123,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         }
         // What thinning sets aside is checked now: the checks after the load would find
         // it gone. (Only that something failed matters here; `build_whole` reports it.)
-        let alone = crate::content::check_tables_and_claims(e).into_iter();
+        let alone = crate::content::check_page_only(e).into_iter();
         if let Some(error) = alone
             .chain(project::check_citations(
                 e,
@@ -205,7 +205,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let Ok(tera) = load_templates(&project.layout.templates()) else {
         return Ok(None);
     };
-    let out = output_dir(opts, &project);
+    let out = output_dir(opts, &project)?;
     let static_dir = project.layout.templates().join("static");
     let staging = Staging::begin(&out, opts.drafts)?;
     let restore = |e: &Entry, a: &Assessment| -> Result<(Entry, Shown)> {
@@ -261,7 +261,7 @@ fn build_whole(opts: &BuildOptions) -> Result<BuildReport> {
             return Err(Error::sorted(errors).unwrap_err());
         }
     };
-    let out = output_dir(opts, &project);
+    let out = output_dir(opts, &project)?;
     let static_dir = project.layout.templates().join("static");
     let staging = Staging::begin(&out, opts.drafts)?;
     let mut site = render_through(opts, &project, &tera, &assessments, &|f| {
@@ -359,14 +359,83 @@ fn render_through_prepared<'a>(
 
 /// `--out`, else `site/`, or `site-drafts/` for a drafts preview: a preview never lands
 /// where the deployable site is by default.
-fn output_dir(opts: &BuildOptions, project: &Project) -> PathBuf {
-    opts.out.clone().unwrap_or_else(|| {
+fn output_dir(opts: &BuildOptions, project: &Project) -> Result<PathBuf> {
+    let out = opts.out.clone().unwrap_or_else(|| {
         if opts.drafts {
             project.layout.drafts_output()
         } else {
             project.layout.default_output()
         }
-    })
+    });
+    refuse_output_among_inputs(&out, &project.layout)?;
+    Ok(out)
+}
+
+/// The output may not be the project root nor lie inside a folder the build reads
+/// (content/, templates/, measurements/, static/): the next build would read the last
+/// one's pages back (templates/static/ is copied into the site, so a site there grew by
+/// its own copy on every build) or take them for content. Paths are compared resolved
+/// (`..` and symlinks), so another spelling of the same folder is refused too.
+fn refuse_output_among_inputs(out: &Path, layout: &crate::config::Layout) -> Result<()> {
+    let out_real = resolved(out)?;
+    let root = resolved(&layout.root)?;
+    let inputs = [
+        layout.content(),
+        layout.templates(),
+        layout.measurements(),
+        layout.static_files(),
+    ];
+    let inside = inputs
+        .iter()
+        .map(|dir| resolved(dir))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .zip(&inputs)
+        .find(|(dir, _)| out_real.starts_with(dir));
+    let why = if out_real == root {
+        "it is the project's root".to_string()
+    } else if let Some((_, dir)) = inside {
+        let name = dir.file_name().unwrap_or_default().to_string_lossy();
+        format!("it is inside {name}/, which the build reads")
+    } else {
+        return Ok(());
+    };
+    Err(Error::Other(format!(
+        "{}: refusing to write the site there: {why}; choose another --out (default site/)",
+        out.display()
+    )))
+}
+
+/// `p` made absolute, with `.` and `..` taken out and the longest part of it that exists
+/// resolved through symlinks (the output folder need not exist yet).
+fn resolved(p: &Path) -> Result<PathBuf> {
+    use std::path::Component;
+    let mut lexical = PathBuf::new();
+    for c in output::absolute(p)?.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                lexical.pop();
+            }
+            c => lexical.push(c),
+        }
+    }
+    let mut existing = lexical.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => break,
+        }
+    }
+    let mut real = existing
+        .canonicalize()
+        .unwrap_or_else(|_| existing.to_path_buf());
+    real.extend(rest.iter().rev());
+    Ok(real)
 }
 
 /// `review status`: each entry's standing, read off the verdicts of the same assessment a
@@ -435,7 +504,6 @@ fn render_errors(
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
-    use std::path::Path;
 
     fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         walkdir::WalkDir::new(dir)

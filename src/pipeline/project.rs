@@ -77,7 +77,41 @@ impl Project {
             diagrams: DiagramPresets::default(),
         };
         errors.extend(project.check_entries());
+        errors.extend(project.check_footer());
         Ok((project, errors))
+    }
+
+    /// glossary.toml's `footer` may link to entries: each must exist. (A link to an entry
+    /// that exists but has no page in a build becomes plain text there, as everywhere.)
+    /// Checked here once, not on every page the footer is shown on.
+    fn check_footer(&self) -> Vec<Error> {
+        use crate::render::inline::{render_inline, InlineContext};
+        use crate::render::links::LinkTarget;
+        let Some(footer) = &self.config.footer else {
+            return Vec::new();
+        };
+        let none = HashSet::new();
+        let cx = InlineContext {
+            written_at: "",
+            root: "",
+            linkable: &none,
+        };
+        render_inline(footer, &cx)
+            .links
+            .into_iter()
+            .filter_map(|target| match target {
+                LinkTarget::Entry { id, .. } if self.content.get(&id).is_none() => Some(format!(
+                    "`footer` links to `{id}/`, which is no entry (no content/{}/{}.md)",
+                    id.kind.dir(),
+                    id.slug
+                )),
+                _ => None,
+            })
+            .map(|message| Error::Config {
+                path: self.layout.root.join(crate::config::CONFIG_FILE),
+                message,
+            })
+            .collect()
     }
 
     /// Per entry, what needs the rest of the project: citations, section, diagram (whose
@@ -159,6 +193,7 @@ impl Project {
         failed |= project.signoffs.keys().any(|id| content.get(id).is_none());
         project.content = content;
         failed |= !project.check_entries().is_empty();
+        failed |= !project.check_footer().is_empty();
         Ok((project, prepared, visited, failed))
     }
 

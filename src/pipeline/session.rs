@@ -184,7 +184,7 @@ impl Session {
     pub fn start(opts: BuildOptions) -> Result<(Session, Rebuilt)> {
         let root = absolute(&opts.root)?;
         let (state, site) = State::load(&opts)?;
-        let out = absolute(&super::output_dir(&opts, &state.project))?;
+        let out = absolute(&super::output_dir(&opts, &state.project)?)?;
         let session = Session {
             opts,
             root,

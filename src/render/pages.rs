@@ -837,4 +837,14 @@ fn render_entry(
         &input.layout.templates(),
         capacity,
     )
+    .map_err(|err| match err {
+        // The same template renders every entry of its kind: name the one it failed on,
+        // whose front matter is most often what the template could not use.
+        Error::Template { path, message } => Error::content(
+            &e.path,
+            None,
+            format!("rendering {}: {message}", path.display()),
+        ),
+        other => other,
+    })
 }

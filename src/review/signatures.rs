@@ -116,7 +116,7 @@ fn load_signoffs_of(
         .min_depth(1)
         .sort_by(crate::content::by_file_name)
         .into_iter()
-        .filter_entry(|i| i.path() != texts)
+        .filter_entry(|i| i.path() != texts && !crate::content::is_side_file(i.file_name()))
     {
         match item {
             Ok(i) if i.file_type().is_file() => files.push(i.into_path()),

@@ -142,6 +142,10 @@ impl SourceWatch {
 }
 
 fn is_source(root: &Path, layout: &Layout, p: &Path) -> bool {
+    // An editor's lock, backup or autosave beside an entry is no edit: the load skips it.
+    if crate::content::is_side_path(&layout.content(), p) {
+        return false;
+    }
     p.starts_with(layout.content())
         || p.starts_with(layout.templates())
         || p.starts_with(layout.measurements())
@@ -187,6 +191,26 @@ impl Burst {
                 }
             }
             _ => self.changed.extend(paths),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_editors_side_file_in_content_is_no_source() {
+        let root = Path::new("/p");
+        let layout = Layout::new(root);
+        assert!(is_source(root, &layout, Path::new("/p/content/terms/a.md")));
+        for side in [
+            "/p/content/terms/.#a.md",
+            "/p/content/terms/a.md~",
+            "/p/content/terms/#a.md#",
+            "/p/content/.hidden/a.md",
+        ] {
+            assert!(!is_source(root, &layout, Path::new(side)), "{side}");
         }
     }
 }

@@ -20,6 +20,7 @@ use super::navigation::{list_label, NavLink, SidebarGroup};
 use super::search::Bodies;
 use super::site_wide::{render_site_wide_into, PublishedPage};
 use super::tables::TableView;
+use super::template_ids::TemplateIds;
 use super::templates::render_bytes;
 use super::words::{CodedWords, Vocabulary};
 
@@ -382,16 +383,13 @@ pub fn page_path(id: &EntryId) -> PathBuf {
         .join("index.html")
 }
 
-fn link_policy<'a>(
-    input: &'a RenderInput<'_>,
-    page_path: &'a str,
-    entry_path: &'a std::path::Path,
-) -> LinkPolicy<'a> {
+fn link_policy<'a>(input: &'a RenderInput<'_>, page_path: &'a str, e: &'a Entry) -> LinkPolicy<'a> {
     LinkPolicy {
         page_path,
         linkable: input.pages,
+        reserved_ids: input.template_ids.of_kind(e.id.kind),
         figures: Some((
-            entry_path,
+            &e.path,
             super::figures::Figures {
                 layout: input.layout,
                 allow: &input.config.content,
@@ -415,6 +413,7 @@ pub fn page_outline(
 pub fn outline_of(
     layout: &crate::config::Layout,
     config: &crate::config::Config,
+    template_ids: &TemplateIds,
     e: &Entry,
     markdown: &str,
 ) -> RenderedMarkdown {
@@ -423,6 +422,7 @@ pub fn outline_of(
     let policy = LinkPolicy {
         page_path: &page_path,
         linkable: &none,
+        reserved_ids: template_ids.of_kind(e.id.kind),
         figures: Some((
             &e.path,
             super::figures::Figures {
@@ -463,7 +463,7 @@ fn markdown_of(
     pass: fn(&str, usize, &LinkPolicy<'_>) -> RenderedMarkdown,
 ) -> RenderedMarkdown {
     let page_path = e.id.url_path();
-    pass(md, e.body_line, &link_policy(input, &page_path, &e.path))
+    pass(md, e.body_line, &link_policy(input, &page_path, e))
 }
 
 /// The entry as its page reads it and what the page shows of its assessment, both made
@@ -578,7 +578,11 @@ pub fn check_links<'h>(
                         format!("link to missing page `{id}`"),
                     ));
                 } else if let (Some(anchor), true) = (anchor, pages.contains(id)) {
-                    if !headings(id).is_some_and(|h| h.iter().any(|x| x == anchor)) {
+                    // The template's own ids (`#sources`) are checked in the generated
+                    // page, where a section the template leaves out is missing.
+                    let known = headings(id).is_some_and(|h| h.iter().any(|x| x == anchor))
+                        || input.template_ids.of_kind(id.kind).contains(anchor);
+                    if !known {
                         errors.push(Error::content(
                             &entry.path,
                             at(*line),
@@ -588,7 +592,10 @@ pub fn check_links<'h>(
                 }
             }
             LinkTarget::SamePage { anchor } => {
-                let known = r.heading_ids.iter().any(|h| h == anchor) || anchor.starts_with("fn");
+                let known = anchor.is_empty()
+                    || r.heading_ids.iter().any(|h| h == anchor)
+                    || input.template_ids.of_kind(entry.id.kind).contains(anchor)
+                    || anchor.starts_with("fn");
                 if !known {
                     errors.push(Error::content(
                         &entry.path,

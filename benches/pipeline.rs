@@ -47,7 +47,7 @@ fn stages(c: &mut Criterion) {
     });
     c.bench_function(
         "page content: records cited, tables, value() calls expanded",
-        |b| b.iter(|| page_shown(&project, entry).expect("expands")),
+        |b| b.iter(|| page_shown(&project, entry, None).expect("expands")),
     );
     let shown = assessment
         .shown
@@ -58,6 +58,7 @@ fn stages(c: &mut Criterion) {
         page_path: &page_path,
         linkable: &ids,
         figures: None,
+        reserved_ids: &Default::default(),
     };
     c.bench_function("markdown: body to HTML (code block cached)", |b| {
         b.iter(|| render(&shown.markdown, entry.body_line, &policy))

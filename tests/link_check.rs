@@ -124,3 +124,133 @@ fn the_repository_templates_make_no_broken_links() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(Path::new(&dir.path().join("site-drafts/search/index.html")).is_file());
 }
+
+/// A project of the repository's templates and the given terms (slug, body), each citing
+/// a source (so its page has the template's "Sources" section), built as drafts: (whether
+/// it built, what it printed, the project). A body starts on file line 9.
+fn build_terms(terms: &[(&str, &str)]) -> (bool, String, tempfile::TempDir) {
+    let site = support::empty_site();
+    let sources = "sources:\n  - title: Doc\n    url: https://docs.nvidia.com/cuda/\n    checked: 2026-12-01\n";
+    for (slug, body) in terms {
+        let text = support::term(&format!("What is {slug}?"), "S.", sources, body);
+        support::write(site.path(), &format!("content/terms/{slug}.md"), &text);
+    }
+    let out = support::run(site.path(), &["build", "--drafts"]);
+    (out.status.success(), support::text(&out), site)
+}
+
+/// Every `id="…"` value of a generated page, in order.
+fn ids_of(html: &str) -> Vec<&str> {
+    html.split(" id=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect()
+}
+
+#[test]
+fn body_ids_never_repeat_a_template_id_or_each_other() {
+    let body = "## Sources\n\n## Measured\n\n## Related terms\n\n## On this page\n\n## Main\n\n\
+                Note[^sources] and[^1] and[^a b].\n\n## 1\n\n[^sources]: s\n[^1]: one\n[^a b]: ab\n";
+    let (ok, printed, site) = build_terms(&[("a", body)]);
+    assert!(ok, "{printed}");
+    let html = support::read(site.path(), "site-drafts/terms/a/index.html");
+    let ids = ids_of(&html);
+    let mut seen = std::collections::HashSet::new();
+    for id in &ids {
+        assert!(seen.insert(id), "id `{id}` twice in {ids:?}");
+        assert!(!id.contains(' '), "id `{id}` holds a space");
+    }
+    for id in [
+        "sources-1",
+        "measured-1",
+        "main-1",
+        "related-terms",
+        "1-1",
+        "a-b",
+    ] {
+        assert!(ids.contains(&id), "{id} not in {ids:?}");
+    }
+    // The skip link still reaches the main element, and a footnote its definition.
+    assert!(html.contains("<main id=\"main\""), "{html}");
+    assert!(html.contains("href=\"#a-b\""), "{html}");
+}
+
+#[test]
+fn explicit_heading_id_that_repeats_one_is_an_error_at_its_line() {
+    let (ok, printed, _site) =
+        build_terms(&[("a", "## A {#x}\n\n## B {#x}\n\n## Sources {#sources}\n")]);
+    assert!(!ok, "{printed}");
+    assert!(
+        printed
+            .contains("terms/a.md:11:1: heading id `{#x}` is already used on this page (line 9)"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains(
+            "terms/a.md:13:1: heading id `{#sources}` is already used by the page template"
+        ),
+        "{printed}"
+    );
+}
+
+#[test]
+fn links_to_the_templates_own_sections_pass() {
+    let (ok, printed, site) = build_terms(&[
+        ("a", "[see the sources](#sources) and [top](#)"),
+        ("b", "[a's sources](../a/#sources)"),
+    ]);
+    assert!(ok, "{printed}");
+    let html = support::read(site.path(), "site-drafts/terms/a/index.html");
+    assert!(
+        html.contains("<a href=\"#sources\">see the sources</a>"),
+        "{html}"
+    );
+    assert!(html.contains("<a href=\"#\">top</a>"), "{html}");
+}
+
+#[test]
+fn root_absolute_and_query_links_are_checked_and_written_relative() {
+    let (ok, printed, site) = build_terms(&[
+        ("a", "[b](/terms/b/) [q](../b/?x=1#c) [home](/)\n\n[tel](tel:+15551234) [news](news:comp.lang.c)"),
+        ("b", "## C\n"),
+    ]);
+    assert!(ok, "{printed}");
+    let html = support::read(site.path(), "site-drafts/terms/a/index.html");
+    for link in [
+        "<a href=\"../../terms/b/index.html\">b</a>",
+        "<a href=\"../b/index.html?x=1#c\">q</a>",
+        "<a href=\"../../index.html\">home</a>",
+        "<a href=\"tel:+15551234\">tel</a>",
+    ] {
+        assert!(html.contains(link), "{link} not in {html}");
+    }
+    // A root-absolute link to a missing page is refused like a relative one.
+    let (ok, printed, _site) = build_terms(&[("a", "[x](/terms/nope/)")]);
+    assert!(!ok);
+    assert!(
+        printed.contains("terms/a.md:9:1: link to missing page `terms/nope`"),
+        "{printed}"
+    );
+}
+
+#[test]
+fn percent_encoded_links_and_images_are_decoded_to_check_and_encoded_to_write() {
+    let site = support::empty_site();
+    let body = "![x](my%20pic.png) ![y](<my pic.png>) [h](#%D0%BF)\n\n## п\n";
+    let text = support::term("What is a?", "S.", "", body);
+    support::write(site.path(), "content/terms/a.md", &text);
+    std::fs::write(
+        site.path().join("content/terms/my pic.png"),
+        b"\x89PNG\r\n\x1a\n",
+    )
+    .expect("image");
+    let out = support::run(site.path(), &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", support::text(&out));
+    let html = support::read(site.path(), "site-drafts/terms/a/index.html");
+    assert!(!html.contains("my pic.png"), "a raw space in a URL: {html}");
+    assert!(
+        html.contains("src=\"../../media/terms/my%20pic.png\" alt=\"y\""),
+        "{html}"
+    );
+    assert!(html.contains("href=\"#%D0%BF\""), "{html}");
+}

@@ -29,6 +29,7 @@ use crate::render::pages::{
     outline_of, render_site_into, render_site_into_with, Retain, SiteLinks,
 };
 use crate::render::site_links::{page_links, SiteLinkIndex};
+use crate::render::template_ids::TemplateIds;
 use crate::render::templates::load_templates;
 use crate::render::words::Vocabulary;
 use crate::render::{Assessment, OutputFile, Restore, Shown};
@@ -116,6 +117,11 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     // An entry no signature file names has nothing to verify (the default checks).
     let unsigned = crate::review::SignatureChecks::default();
     let vocabulary = Vocabulary::default();
+    // Loaded before the entries: their outlines keep heading ids off the templates' ids.
+    let Ok(tera) = load_templates(&crate::config::Layout::new(&opts.root).templates()) else {
+        return Ok(None);
+    };
+    let template_ids = TemplateIds::of(&tera);
     let visit = |project: &Project, checks: &Checks, e: &mut Entry| {
         // A diagram's preset is loaded after the content: such an entry is assessed then.
         if e.meta.diagram.is_some() {
@@ -143,7 +149,13 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         // the largest part of the peak.
         let assessed = assessed.map(|mut a| {
             let outline = a.shown.take().map(|shown| {
-                let mut outline = outline_of(&project.layout, &project.config, e, &shown.markdown);
+                let mut outline = outline_of(
+                    &project.layout,
+                    &project.config,
+                    &template_ids,
+                    e,
+                    &shown.markdown,
+                );
                 let words = vocabulary.code(&std::mem::take(&mut outline.text));
                 (Box::new(outline), words)
             });
@@ -202,9 +214,6 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         .into_iter()
         .filter_map(|made| Some(made??.ok()?.0))
         .collect();
-    let Ok(tera) = load_templates(&project.layout.templates()) else {
-        return Ok(None);
-    };
     let out = output_dir(opts, &project)?;
     let static_dir = project.layout.templates().join("static");
     let staging = Staging::begin(&out, opts.drafts)?;

@@ -251,6 +251,7 @@ impl Project {
             people: &self.people,
             assessments,
             tera,
+            template_ids: crate::render::template_ids::TemplateIds::of(tera),
             pages,
             published,
             today,

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::config::{ContentConfig, Layout};
 
 use super::escape::escape;
+use super::links::{decode, encode, has_scheme};
 
 /// Image types a figure may have.
 const EXTENSIONS: &[&str] = &["svg", "png", "webp", "jpg", "jpeg", "gif", "avif"];
@@ -66,10 +67,11 @@ impl Image {
         } else {
             format!(r#" title="{}""#, escape(title))
         };
+        // A file name may hold a space or non-ASCII (`my pic.png`); a URL may not.
         let img = |src: &str| {
             format!(
                 r#"<img src="{}" alt="{}"{title} loading="lazy">"#,
-                escape(src),
+                escape(&encode(src)),
                 escape(alt)
             )
         };
@@ -80,7 +82,7 @@ impl Image {
                 ..
             } => format!(
                 r#"<picture><source srcset="{}" media="(prefers-color-scheme: dark)">{}</picture>"#,
-                escape(&format!("{up}{dark}")),
+                escape(&encode(&format!("{up}{dark}"))),
                 img(&format!("{up}{site_path}"))
             ),
             Image::Local { site_path, .. } => img(&format!("{up}{site_path}")),
@@ -92,12 +94,7 @@ impl Image {
 impl Figures<'_> {
     /// Check `dest`, written in the entry at `entry_path`.
     pub fn resolve(&self, entry_path: &Path, dest: &str) -> Result<Image, String> {
-        let has_scheme = dest.split_once(':').is_some_and(|(s, _)| {
-            !s.is_empty()
-                && s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        });
-        if has_scheme || dest.starts_with("//") {
+        if has_scheme(dest) || dest.starts_with("//") {
             return if self.allow.allow_remote_images {
                 Ok(Image::Unchecked(dest.to_string()))
             } else {
@@ -118,7 +115,9 @@ impl Figures<'_> {
                 ))
             };
         }
-        let path = dest.split(['?', '#']).next().unwrap_or_default();
+        // As a browser reads it: `my%20pic.png` is the file `my pic.png`.
+        let path = decode(dest.split(['?', '#']).next().unwrap_or_default());
+        let path = path.as_ref();
         let ext = Path::new(path)
             .extension()
             .and_then(|e| e.to_str())

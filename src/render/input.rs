@@ -14,6 +14,7 @@ use crate::trust::People;
 
 use super::navigation::Navigation;
 use super::tables::TableView;
+use super::template_ids::TemplateIds;
 
 /// One entry after assessment: its citations resolved, its claims checked, the numbers in
 /// its prose expanded, and the gate's verdict.
@@ -65,6 +66,8 @@ pub struct RenderInput<'a> {
     pub people: &'a People,
     pub assessments: &'a [Assessment],
     pub tera: &'a Tera,
+    /// The ids each kind's entry template uses, read off `tera`.
+    pub template_ids: TemplateIds,
     /// Entries that get a page in this build.
     pub pages: &'a HashSet<EntryId>,
     /// Entries the gate published (a subset of `pages` unless drafts are off).

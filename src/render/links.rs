@@ -4,11 +4,11 @@ use crate::content::{is_valid_slug, EntryId, Kind};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum LinkTarget {
-    /// http(s), mailto, or anything with a scheme: not checked.
+    /// http(s), mailto, tel, or anything else with a scheme: not checked.
     External,
     /// An entry page, with an optional `#anchor`.
     Entry { id: EntryId, anchor: Option<String> },
-    /// An anchor on the page itself.
+    /// An anchor on the page itself (empty: `#`, the top of the page).
     SamePage { anchor: String },
     /// Some other site path (index, section lists, static files), normalized.
     Other {
@@ -19,24 +19,26 @@ pub enum LinkTarget {
     OutsideSite { dest: String },
 }
 
-/// Resolve `dest` as written on the page at `page_path` (e.g. `terms/occupancy/`).
+/// Resolve `dest` as written on the page at `page_path` (e.g. `terms/occupancy/`). A
+/// root-absolute `dest` (`/terms/x/`) is resolved against the site root; the query
+/// (`?x=1`) is not part of what is checked; the path and anchor are percent-decoded, as a
+/// browser reads them (`my%20pic.png`, `#%D0%BF`).
 pub fn resolve_link(page_path: &str, dest: &str) -> LinkTarget {
-    if dest.contains("://") || dest.starts_with("mailto:") || dest.starts_with("//") {
+    if has_scheme(dest) || dest.starts_with("//") {
         return LinkTarget::External;
     }
     let (path, anchor) = match dest.split_once('#') {
-        Some((p, a)) => (p, Some(a.to_string())),
+        Some((p, a)) => (p, Some(decode(a).into_owned())),
         None => (dest, None),
     };
+    let path = path.split_once('?').map_or(path, |(p, _)| p);
     if path.is_empty() {
-        return match anchor {
-            Some(anchor) => LinkTarget::SamePage { anchor },
-            None => LinkTarget::Other {
-                path: page_path.into(),
-                anchor: None,
-            },
+        // `#` alone (and a bare `?query`) is the top of the page itself.
+        return LinkTarget::SamePage {
+            anchor: anchor.unwrap_or_default(),
         };
     }
+    let path = decode(path);
     let mut segments: Vec<&str> = if path.starts_with('/') {
         Vec::new()
     } else {
@@ -72,6 +74,74 @@ pub fn resolve_link(page_path: &str, dest: &str) -> LinkTarget {
         path.push('/');
     }
     LinkTarget::Other { path, anchor }
+}
+
+/// The href to write for an internal link `dest` on the page at `page_path`: relative to
+/// the page (a root-absolute link would break a site deployed under a path, or opened
+/// from disk), naming the file rather than its folder (`../x/` → `../x/index.html`, which
+/// a browser opening the site from disk would otherwise show as a listing), query and
+/// fragment kept.
+pub fn written_href(page_path: &str, dest: &str) -> String {
+    let dest = match dest.strip_prefix('/') {
+        Some(rest) => format!("{}{rest}", "../".repeat(page_path.matches('/').count())),
+        None => dest.to_string(),
+    };
+    file_url(&dest)
+}
+
+/// `dest` with `index.html` added where its path names a folder (`../x/#a` →
+/// `../x/index.html#a`, `../x` → `../x/index.html`); file paths are left alone.
+pub fn file_url(dest: &str) -> String {
+    let (path, fragment) = match dest.find(['#', '?']) {
+        Some(i) => dest.split_at(i),
+        None => (dest, ""),
+    };
+    let last = path.rsplit('/').next().unwrap_or("");
+    if path.is_empty() || last.contains('.') && last != "." && last != ".." {
+        return dest.to_string();
+    }
+    let slash = if path.ends_with('/') { "" } else { "/" };
+    format!("{path}{slash}index.html{fragment}")
+}
+
+/// Whether `link` starts with a URL scheme (`https:`, `mailto:`, `tel:`, `news:`, ...):
+/// such a link leaves the site and is not checked.
+pub fn has_scheme(link: &str) -> bool {
+    match link.split_once(':') {
+        Some((scheme, _)) => {
+            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        }
+        None => false,
+    }
+}
+
+/// `s` percent-decoded, as a browser reads a URL's path and fragment; bytes that do not
+/// decode to UTF-8 are replaced (and then match no file or id).
+pub fn decode(s: &str) -> std::borrow::Cow<'_, str> {
+    percent_encoding::percent_decode_str(s).decode_utf8_lossy()
+}
+
+/// Characters a URL written into an attribute may not hold as they are.
+const NOT_IN_URL: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'<')
+    .add(b'>')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'|')
+    .add(b'\\')
+    .add(b'^');
+
+/// `url` with what a URL may not hold percent-encoded (a space, quotes, non-ASCII), as
+/// the Markdown renderer writes a link's href; `%` is left alone, so an encoded URL stays
+/// as written.
+pub fn encode(url: &str) -> std::borrow::Cow<'_, str> {
+    percent_encoding::utf8_percent_encode(url, NOT_IN_URL).into()
 }
 
 #[cfg(test)]
@@ -112,5 +182,63 @@ mod tests {
             resolve_link("terms/x/", "https://docs.nvidia.com/"),
             LinkTarget::External
         );
+    }
+
+    #[test]
+    fn any_scheme_is_external() {
+        for dest in [
+            "tel:+1555",
+            "news:comp.lang",
+            "mailto:a@b.org",
+            "ftp://x.org/",
+            "//cdn.org/a",
+        ] {
+            assert_eq!(
+                resolve_link("terms/x/", dest),
+                LinkTarget::External,
+                "{dest}"
+            );
+        }
+        // A colon later in a path is not a scheme.
+        assert!(!has_scheme("../a:b/"));
+    }
+
+    #[test]
+    fn root_absolute_query_and_encoded_links_resolve() {
+        let b = || EntryId::new(Kind::Term, "b");
+        assert_eq!(
+            resolve_link("terms/a/", "/terms/b/"),
+            LinkTarget::Entry {
+                id: b(),
+                anchor: None
+            }
+        );
+        assert_eq!(
+            resolve_link("terms/a/", "../b/?x=1#c"),
+            LinkTarget::Entry {
+                id: b(),
+                anchor: Some("c".into())
+            }
+        );
+        assert_eq!(
+            resolve_link("terms/a/", "#%D0%BF"),
+            LinkTarget::SamePage {
+                anchor: "п".into()
+            }
+        );
+        assert_eq!(
+            resolve_link("terms/a/", "#"),
+            LinkTarget::SamePage {
+                anchor: String::new()
+            }
+        );
+        assert_eq!(
+            written_href("terms/a/", "/terms/b/"),
+            "../../terms/b/index.html"
+        );
+        assert_eq!(written_href("terms/a/", "/"), "../../index.html");
+        assert_eq!(written_href("terms/a/", "../b/?x=1"), "../b/index.html?x=1");
+        assert_eq!(encode("my pic.png"), "my%20pic.png");
+        assert_eq!(encode("my%20pic.png"), "my%20pic.png");
     }
 }

@@ -2,7 +2,7 @@
 //! things a glossary needs from its renderer: internal links resolved against the set of
 //! published pages, and code blocks handed to the highlighter.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use pulldown_cmark::{
     html, CodeBlockKind, CowStr, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
@@ -12,13 +12,13 @@ use crate::content::EntryId;
 
 use super::figures::Figures;
 use super::highlight;
-use super::links::{resolve_link, LinkTarget};
+use super::links::{resolve_link, written_href, LinkTarget};
 
 /// What a page's Markdown turned into.
 #[derive(Debug, Default)]
 pub struct RenderedMarkdown {
     pub html: String,
-    /// Ids of the headings, in order, for anchor checks.
+    /// Ids of the headings and footnotes, in order, for anchor checks.
     pub heading_ids: Vec<String>,
     /// The level 2 and 3 headings, for a page's "On this page" list (empty in an
     /// [`outline`]).
@@ -52,6 +52,64 @@ pub struct LinkPolicy<'a> {
     /// The entry's file and how its images are checked; None leaves images unchecked
     /// (Markdown rendered outside a build: unit tests, benchmarks).
     pub figures: Option<(&'a std::path::Path, Figures<'a>)>,
+    /// Ids the page's template gives its own elements (`render::template_ids`): the
+    /// body's ids keep off them.
+    pub reserved_ids: &'a HashSet<String>,
+}
+
+/// The ids a page's body has given so far, kept off the template's: one id may name one
+/// element of a page, or the skip link, "On this page" and `aria-labelledby` land on the
+/// wrong one.
+struct PageIds<'a> {
+    reserved: &'a HashSet<String>,
+    /// Id -> the body line of the element that has it.
+    used: HashMap<String, usize>,
+    /// Footnote label -> the id its definition gets: a label is any text (`[^a b]`,
+    /// `[^sources]`), an id holds no space and repeats no other id.
+    footnotes: HashMap<String, String>,
+}
+
+impl PageIds<'_> {
+    /// Why `id` cannot be given again, if it cannot.
+    fn taken(&self, id: &str) -> Option<String> {
+        if self.reserved.contains(id) {
+            return Some(format!(
+                "is already used by the page template (`id=\"{id}\"`)"
+            ));
+        }
+        let line = self.used.get(id)?;
+        Some(format!("is already used on this page (line {line})"))
+    }
+
+    /// `base`, or the first of `base-1`, `base-2`, ... that is free: automatic ids never
+    /// repeat one.
+    fn unique(&self, base: &str) -> String {
+        let free = |id: &str| self.taken(id).is_none();
+        if free(base) {
+            return base.to_string();
+        }
+        (1..)
+            .map(|n| format!("{base}-{n}"))
+            .find(|c| free(c))
+            .unwrap_or_default()
+    }
+
+    fn claim(&mut self, id: &str, line: usize) {
+        self.used.entry(id.to_string()).or_insert(line);
+    }
+
+    /// The id of footnote `label`, seen at `line`; true when first seen (a new id).
+    /// A label that is already a free id keeps it, as pulldown-cmark would write it.
+    fn footnote(&mut self, label: &str, line: usize) -> (String, bool) {
+        if let Some(id) = self.footnotes.get(label) {
+            return (id.clone(), false);
+        }
+        let base = label.split_whitespace().collect::<Vec<_>>().join("-");
+        let id = self.unique(if base.is_empty() { "note" } else { &base });
+        self.claim(&id, line);
+        self.footnotes.insert(label.to_string(), id.clone());
+        (id, true)
+    }
 }
 
 /// Raw HTML is refused unless glossary.toml allows it, and then sanitized.
@@ -106,7 +164,12 @@ fn render_as(
     let mut code: Option<(String, String)> = None;
     // Links to entries that will not be published: drop the tags, keep the text.
     let mut unlinked_depth = 0usize;
-    let mut used_ids: HashSet<String> = HashSet::new();
+    let mut ids = PageIds {
+        reserved: policy.reserved_ids,
+        used: HashMap::new(),
+        footnotes: HashMap::new(),
+    };
+    let mut heading_line = 0;
     // An image's (dest, title, line) while its alt text is collected.
     let mut image: Option<(CowStr<'_>, CowStr<'_>, usize, String)> = None;
     let allow_html = html_allowed(policy);
@@ -179,6 +242,7 @@ fn render_as(
             Event::Start(Tag::Heading { level, id, .. }) => {
                 let explicit = id.map(|s| s.to_string());
                 heading = Some((events.len(), level, Vec::new()));
+                heading_line = line_of(range.start);
                 events.push(Event::Start(Tag::Heading {
                     level,
                     id: explicit.map(CowStr::from),
@@ -196,10 +260,18 @@ fn render_as(
                         })
                         .collect();
                     let id = match &events[start] {
-                        Event::Start(Tag::Heading { id: Some(id), .. }) => id.to_string(),
-                        _ => unique_id(&heading_id(&text), &mut used_ids),
+                        Event::Start(Tag::Heading { id: Some(id), .. }) => {
+                            if let Some(why) = ids.taken(id) {
+                                out.problems.push((
+                                    heading_line,
+                                    format!("heading id `{{#{id}}}` {why}; choose another"),
+                                ));
+                            }
+                            id.to_string()
+                        }
+                        _ => ids.unique(&heading_id(&text)),
                     };
-                    used_ids.insert(id.clone());
+                    ids.claim(&id, heading_line);
                     events[start] = Event::Start(Tag::Heading {
                         level,
                         id: Some(CowStr::from(id.clone())),
@@ -236,11 +308,9 @@ fn render_as(
                     LinkTarget::Entry { id, .. } => policy.linkable.contains(id),
                     _ => true,
                 };
-                // Pretty URLs (`../register-file/`) name a folder, which a browser opening
-                // the site from disk shows as a listing: link the file itself.
                 let dest_url = match target {
                     LinkTarget::Entry { .. } | LinkTarget::Other { .. } => {
-                        CowStr::from(file_url(&dest_url))
+                        CowStr::from(written_href(policy.page_path, &dest_url))
                     }
                     _ => dest_url,
                 };
@@ -263,6 +333,24 @@ fn render_as(
                 }
             }
             Event::End(TagEnd::Link) if unlinked_depth > 0 => unlinked_depth -= 1,
+            Event::FootnoteReference(label) => {
+                let (id, new) = ids.footnote(&label, line_of(range.start));
+                if new {
+                    out.heading_ids.push(id.clone());
+                }
+                push(
+                    &mut heading,
+                    &mut events,
+                    Event::FootnoteReference(id.into()),
+                );
+            }
+            Event::Start(Tag::FootnoteDefinition(label)) => {
+                let (id, new) = ids.footnote(&label, line_of(range.start));
+                if new {
+                    out.heading_ids.push(id.clone());
+                }
+                events.push(Event::Start(Tag::FootnoteDefinition(id.into())));
+            }
             // A wide table scrolls inside its own box instead of widening the page; the box
             // takes focus so keyboard users can scroll it too.
             Event::Start(Tag::Table(align)) => {
@@ -295,21 +383,6 @@ fn render_as(
         out.text = super::search::distinct_words(&out.text);
     }
     out
-}
-
-/// `dest` with `index.html` added where its path names a folder (`../x/#a` →
-/// `../x/index.html#a`, `../x` → `../x/index.html`); file paths are left alone.
-pub fn file_url(dest: &str) -> String {
-    let (path, fragment) = match dest.find(['#', '?']) {
-        Some(i) => dest.split_at(i),
-        None => (dest, ""),
-    };
-    let last = path.rsplit('/').next().unwrap_or("");
-    if path.is_empty() || last.contains('.') && last != "." && last != ".." {
-        return dest.to_string();
-    }
-    let slash = if path.ends_with('/') { "" } else { "/" };
-    format!("{path}{slash}index.html{fragment}")
 }
 
 /// An image as HTML, after checking it; None (and a problem) if it fails a check.
@@ -389,16 +462,6 @@ pub fn heading_id(text: &str) -> String {
     }
 }
 
-fn unique_id(base: &str, used: &mut HashSet<String>) -> String {
-    if !used.contains(base) {
-        return base.to_string();
-    }
-    (1..)
-        .map(|n| format!("{base}-{n}"))
-        .find(|c| !used.contains(c))
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,6 +475,7 @@ mod tests {
                 page_path: "terms/occupancy/",
                 linkable: &set,
                 figures: None,
+                reserved_ids: &HashSet::new(),
             },
         )
     }
@@ -437,6 +501,7 @@ mod tests {
 
     #[test]
     fn folder_links_name_the_file() {
+        use crate::render::links::file_url;
         assert_eq!(file_url("../x/"), "../x/index.html");
         assert_eq!(file_url("../x/#a"), "../x/index.html#a");
         assert_eq!(file_url("../x"), "../x/index.html");
@@ -482,10 +547,12 @@ mod tests {
     fn outline_finds_what_render_finds() {
         let md = "## A\n\nsee [x](../x/#y) and [z](#a)\n\n```cuda\nint a;\n```\n\n## A\n";
         let set = HashSet::new();
+        let reserved = HashSet::new();
         let policy = LinkPolicy {
             page_path: "terms/occupancy/",
             linkable: &set,
             figures: None,
+            reserved_ids: &reserved,
         };
         let (full, outline) = (render(md, 1, &policy), outline(md, 1, &policy));
         assert_eq!(full.heading_ids, outline.heading_ids);

@@ -21,6 +21,7 @@ use super::navigation::{list_label, NavLink, SidebarGroup};
 use super::search::Bodies;
 use super::site_wide::{render_site_wide_into, PublishedPage};
 use super::tables::TableView;
+use super::template_ids::TemplateIds;
 use super::templates::render_bytes;
 use super::words::{CodedWords, Vocabulary};
 
@@ -398,16 +399,13 @@ pub fn page_path(id: &EntryId) -> PathBuf {
         .join("index.html")
 }
 
-fn link_policy<'a>(
-    input: &'a RenderInput<'_>,
-    page_path: &'a str,
-    entry_path: &'a std::path::Path,
-) -> LinkPolicy<'a> {
+fn link_policy<'a>(input: &'a RenderInput<'_>, page_path: &'a str, e: &'a Entry) -> LinkPolicy<'a> {
     LinkPolicy {
         page_path,
         linkable: input.pages,
+        reserved_ids: input.template_ids.of_kind(e.id.kind),
         figures: Some((
-            entry_path,
+            &e.path,
             super::figures::Figures {
                 layout: input.layout,
                 allow: &input.config.content,
@@ -431,6 +429,7 @@ pub fn page_outline(
 pub fn outline_of(
     layout: &crate::config::Layout,
     config: &crate::config::Config,
+    template_ids: &TemplateIds,
     e: &Entry,
     markdown: &str,
 ) -> RenderedMarkdown {
@@ -439,6 +438,7 @@ pub fn outline_of(
     let policy = LinkPolicy {
         page_path: &page_path,
         linkable: &none,
+        reserved_ids: template_ids.of_kind(e.id.kind),
         figures: Some((
             &e.path,
             super::figures::Figures {
@@ -479,7 +479,7 @@ fn markdown_of(
     pass: fn(&str, usize, &LinkPolicy<'_>) -> RenderedMarkdown,
 ) -> RenderedMarkdown {
     let page_path = e.id.url_path();
-    pass(md, e.body_line, &link_policy(input, &page_path, &e.path))
+    pass(md, e.body_line, &link_policy(input, &page_path, e))
 }
 
 /// The entry as its page reads it and what the page shows of its assessment, both made
@@ -594,7 +594,11 @@ pub fn check_links<'h>(
                         format!("link to missing page `{id}`"),
                     ));
                 } else if let (Some(anchor), true) = (anchor, pages.contains(id)) {
-                    if !headings(id).is_some_and(|h| h.iter().any(|x| x == anchor)) {
+                    // The template's own ids (`#sources`) are checked in the generated
+                    // page, where a section the template leaves out is missing.
+                    let known = headings(id).is_some_and(|h| h.iter().any(|x| x == anchor))
+                        || input.template_ids.of_kind(id.kind).contains(anchor);
+                    if !known {
                         errors.push(Error::content(
                             &entry.path,
                             at(*line),
@@ -604,7 +608,10 @@ pub fn check_links<'h>(
                 }
             }
             LinkTarget::SamePage { anchor } => {
-                let known = r.heading_ids.iter().any(|h| h == anchor) || anchor.starts_with("fn");
+                let known = anchor.is_empty()
+                    || r.heading_ids.iter().any(|h| h == anchor)
+                    || input.template_ids.of_kind(entry.id.kind).contains(anchor)
+                    || anchor.starts_with("fn");
                 if !known {
                     errors.push(Error::content(
                         &entry.path,

@@ -2,7 +2,9 @@
 //! reach a file of the site (a page, a static file, a site-wide file) and, with a
 //! `#fragment`, an element with that id. Links written in entry bodies are checked earlier
 //! against their source line (`pages::check_links`); this pass catches the links
-//! templates make, which no source line holds, and names the generated page and line.
+//! templates make, which no source line holds, and names the generated page and line. It
+//! also refuses an id given twice in one page (raw HTML in a body, a template's own
+//! repeat), which the Markdown renderer cannot see.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -11,6 +13,7 @@ use indexmap::IndexSet;
 use rayon::prelude::*;
 
 use super::input::OutputFile;
+use super::links::{decode, has_scheme};
 use crate::error::{Error, Location, Result};
 
 /// The links and ids of each generated file, gathered as files are made, so a build that
@@ -31,12 +34,16 @@ pub struct SiteLinkIndex {
 pub struct PageLinks {
     links: Vec<(String, usize)>,
     ids: HashSet<String>,
+    /// Ids given more than once: (id, line of the first, line of the repeat).
+    duplicate_ids: Vec<(String, usize, usize)>,
 }
 
 /// A [`PageLinks`] in the index: indexes into its `strings`; `ids` sorted.
 struct Packed {
     links: Box<[(u32, u32)]>,
     ids: Box<[u32]>,
+    /// Almost always empty: (id, first line, repeat's line).
+    duplicate_ids: Box<[(u32, u32, u32)]>,
 }
 
 /// The site path and links of one file. Pure, so callers can run it in parallel.
@@ -51,7 +58,17 @@ pub fn page_links(f: &OutputFile) -> (String, PageLinks) {
         // writes.
         for (name, value, offset) in attributes(text, &["id", "href", "src"]) {
             if name == "id" {
-                page.ids.insert(value);
+                if page.ids.contains(&value) {
+                    // Rare: the lines are counted only for a repeat.
+                    let line_at =
+                        |at: usize| 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count();
+                    let first = attributes(text, &["id"])
+                        .find(|(_, v, _)| *v == value)
+                        .map_or(0, |(_, _, at)| line_at(at));
+                    page.duplicate_ids.push((value, first, line_at(offset)));
+                } else {
+                    page.ids.insert(value);
+                }
                 continue;
             }
             if !is_checked(&value) {
@@ -72,6 +89,9 @@ impl PageLinks {
     /// of a 100,000-link page).
     pub fn append(&mut self, part: &PageLinks, lines: usize, ids_only: bool) {
         self.ids.extend(part.ids.iter().cloned());
+        self.duplicate_ids.extend(
+            (part.duplicate_ids.iter()).map(|(id, a, b)| (id.clone(), a + lines, b + lines)),
+        );
         if !ids_only {
             self.links
                 .extend(part.links.iter().map(|(v, line)| (v.clone(), line + lines)));
@@ -87,11 +107,15 @@ impl SiteLinkIndex {
             .into_iter()
             .map(|(value, line)| (intern(value), line as u32))
             .collect();
-        let mut ids: Vec<u32> = page.ids.into_iter().map(intern).collect();
+        let mut ids: Vec<u32> = page.ids.into_iter().map(&mut intern).collect();
         ids.sort_unstable();
+        let duplicate_ids = (page.duplicate_ids.into_iter())
+            .map(|(id, first, again)| (intern(id), first as u32, again as u32))
+            .collect();
         let packed = Packed {
             links,
             ids: ids.into(),
+            duplicate_ids,
         };
         self.pages.insert(path.into_boxed_str(), packed);
     }
@@ -107,6 +131,9 @@ impl SiteLinkIndex {
                 .map(|(v, line)| (text(v), *line as usize))
                 .collect(),
             ids: packed.ids.iter().map(text).collect(),
+            duplicate_ids: (packed.duplicate_ids.iter())
+                .map(|(id, first, again)| (text(id), *first as usize, *again as usize))
+                .collect(),
         })
     }
 
@@ -158,20 +185,36 @@ impl SiteLinkIndex {
         checked.sort_by(|a, b| a.0.cmp(b.0));
         let exists = &|p: &str| self.pages.contains_key(p) || statics.contains(p);
         let has_id = &|p: &str, id: &str| self.pages.get(p).map(|page| self.has_id(page, id));
+        let at = |line: u32| {
+            Some(Location {
+                line: line as usize,
+                column: 1,
+            })
+        };
         let errors: Vec<Error> = checked
             .par_iter()
             .flat_map_iter(|(path, page)| {
-                page.links.iter().filter_map(move |(value, line)| {
+                let links = page.links.iter().filter_map(move |(value, line)| {
                     let why = check_one(path, self.string(*value), exists, has_id)?;
                     Some(Error::content(
                         format!("generated page {path}"),
-                        Some(Location {
-                            line: *line as usize,
-                            column: 1,
-                        }),
+                        at(*line),
                         format!("{why} (made by a template; check templates/)"),
                     ))
-                })
+                });
+                let repeats = page.duplicate_ids.iter().map(move |(id, first, again)| {
+                    let id = self.string(*id);
+                    Error::content(
+                        format!("generated page {path}"),
+                        at(*again),
+                        format!(
+                            "id `{id}` is given twice on this page (first at line {first}): \
+                             links to `#{id}` reach only the first (check templates/ and raw \
+                             HTML in the entry's body)"
+                        ),
+                    )
+                });
+                links.chain(repeats)
             })
             .collect();
         Error::collect(errors)
@@ -195,11 +238,13 @@ fn check_one(
     if !is_checked(link) {
         return None;
     }
+    // Read as a browser reads it: `my%20pic.png` is the file `my pic.png`.
     let (path, fragment) = match link.split_once('#') {
-        Some((p, f)) => (p, Some(f)),
+        Some((p, f)) => (p, Some(decode(f))),
         None => (link, None),
     };
-    let path = path.split('?').next().unwrap_or(path);
+    let path = decode(path.split('?').next().unwrap_or(path));
+    let path = path.as_ref();
     let target = if path.is_empty() {
         page.to_string()
     } else {
@@ -231,26 +276,13 @@ fn check_one(
     // Only HTML files have ids to check a fragment against.
     match fragment {
         Some(f)
-            if !f.is_empty() && target.ends_with(".html") && has_id(&target, f) == Some(false) =>
+            if !f.is_empty() && target.ends_with(".html") && has_id(&target, &f) == Some(false) =>
         {
             Some(format!(
                 "link `{link}` to missing anchor `#{f}` in `{target}`"
             ))
         }
         _ => None,
-    }
-}
-
-fn has_scheme(link: &str) -> bool {
-    match link.split_once(':') {
-        Some((scheme, _)) => {
-            !scheme.is_empty()
-                && !scheme.contains('/')
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-        }
-        None => false,
     }
 }
 
@@ -390,5 +422,25 @@ mod tests {
             errs.iter().any(|e| e.contains("static/missing.css")),
             "{errs:?}"
         );
+    }
+
+    #[test]
+    fn an_id_given_twice_names_the_page_and_both_lines() {
+        let files = [file(
+            "terms/a/index.html",
+            "<main id=\"main\">\n<h2 id=\"x\">X</h2>\n<div id=\"main\"></div>",
+        )];
+        let errs = check(&files);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].starts_with("generated page terms/a/index.html:3:")
+                && errs[0].contains("id `main` is given twice on this page (first at line 1)"),
+            "{errs:?}"
+        );
+        // What serve's index pieces carry over keeps the lines, shifted.
+        let (_, page) = page_links(&files[0]);
+        let mut whole = PageLinks::default();
+        whole.append(&page, 10, false);
+        assert_eq!(whole.duplicate_ids, vec![("main".to_string(), 11, 13)]);
     }
 }

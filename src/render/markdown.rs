@@ -303,6 +303,16 @@ fn render_as(
                 title,
                 id,
             }) if !matches!(link_type, LinkType::Email) => {
+                // `[text]()`: a placeholder left in, which a browser would read as a link
+                // to the page itself.
+                if dest_url.trim().is_empty() {
+                    out.problems.push((
+                        line_of(range.start),
+                        "link with no destination: write where it goes between the \
+                         parentheses, e.g. [occupancy](../occupancy/)"
+                            .to_string(),
+                    ));
+                }
                 let target = resolve_link(policy.page_path, &dest_url);
                 let keep = match &target {
                     LinkTarget::Entry { id, .. } => policy.linkable.contains(id),
@@ -490,6 +500,14 @@ mod tests {
             "{}",
             r.html
         );
+    }
+
+    #[test]
+    fn a_link_with_no_destination_is_a_problem_at_its_line() {
+        let r = render_with("text\n\nsee [this]() and [top](#)\n", &[]);
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        assert_eq!(r.problems[0].0, 3);
+        assert!(r.problems[0].1.contains("no destination"), "{:?}", r.problems);
     }
 
     #[test]

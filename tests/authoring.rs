@@ -165,10 +165,17 @@ fn a_call_wrapped_over_lines_is_evaluated_and_later_lines_keep_their_numbers() {
     append_body(root, "content/terms/beta.md", &format!("\n{call}\n"));
     build_ok(root, &["--drafts"]);
     let page = read(root, "site-drafts/terms/beta/index.html");
-    let prose = text_of(&page).split_whitespace().collect::<Vec<_>>().join(" ");
+    let prose = text_of(&page)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(prose.contains("It holds 48 warps per SM."), "{prose}");
 
-    let link = append_body(root, "content/terms/beta.md", "See [nowhere](../nowhere/).\n");
+    let link = append_body(
+        root,
+        "content/terms/beta.md",
+        "See [nowhere](../nowhere/).\n",
+    );
     let err = build_fails(root);
     assert!(
         err.contains(&format!(

@@ -159,8 +159,15 @@ fn accented_names_file_under_their_base_letter_and_greek_after_z() {
     assert_eq!(
         headings,
         [
-            "letter-a", "letter-c", "letter-e", "letter-m", "letter-s", "letter-t", "letter-w",
-            "letter-z", "letter-α"
+            "letter-a",
+            "letter-c",
+            "letter-e",
+            "letter-m",
+            "letter-s",
+            "letter-t",
+            "letter-w",
+            "letter-z",
+            "letter-α"
         ],
         "{index}"
     );
@@ -178,7 +185,9 @@ fn accented_names_file_under_their_base_letter_and_greek_after_z() {
         .and_then(|s| s.split("</nav>").next())
         .expect("jump bar");
     assert!(
-        bar.ends_with("<li><a href=\"#letter-z\">Z</a></li><li><a href=\"#letter-α\">Α</a></li></ul>\n  "),
+        bar.ends_with(
+            "<li><a href=\"#letter-z\">Z</a></li><li><a href=\"#letter-α\">Α</a></li></ul>\n  "
+        ),
         "{bar}"
     );
 }

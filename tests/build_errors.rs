@@ -179,8 +179,7 @@ fn side_files_in_templates_are_skipped_and_every_broken_template_is_named() {
         &term("What is a?", "An a.", "", "Body."),
     );
     let templates = root.join("templates");
-    std::os::unix::fs::symlink("me@host.4242:1700000000", templates.join(".#base.html"))
-        .unwrap();
+    std::os::unix::fs::symlink("me@host.4242:1700000000", templates.join(".#base.html")).unwrap();
     std::fs::write(
         templates.join("._base.html"),
         b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        \xff\xfe{% if %}",
@@ -197,12 +196,18 @@ fn side_files_in_templates_are_skipped_and_every_broken_template_is_named() {
     let out = run(root, &["build", "--drafts"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("templates/broken.html: template error: Failed to parse"), "{err}");
+    assert!(
+        err.contains("templates/broken.html: template error: Failed to parse"),
+        "{err}"
+    );
     assert!(
         err.contains("templates/partials/broken.html: template error: Failed to parse 'partials/broken.html'"),
         "{err}"
     );
-    assert!(!err.contains("._base.html") && !err.contains(".#base.html"), "{err}");
+    assert!(
+        !err.contains("._base.html") && !err.contains(".#base.html"),
+        "{err}"
+    );
 }
 
 /// A footer link to an entry that does not exist is one error at glossary.toml's

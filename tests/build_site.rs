@@ -514,7 +514,13 @@ fn a_too_long_slug_is_refused_for_its_length() {
         err.contains("is 300 characters long; the most is 128") && !err.contains("must match"),
         "{err}"
     );
-    assert!(!root.join("content/terms").exists() || std::fs::read_dir(root.join("content/terms")).unwrap().next().is_none());
+    assert!(
+        !root.join("content/terms").exists()
+            || std::fs::read_dir(root.join("content/terms"))
+                .unwrap()
+                .next()
+                .is_none()
+    );
     write(
         root,
         "content/terms/a.md",
@@ -525,7 +531,9 @@ fn a_too_long_slug_is_refused_for_its_length() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
         err.contains("content/terms/a.md:4:1: slug")
-            && err.contains("is 300 characters long; the most is 128 (it becomes a folder of the site)"),
+            && err.contains(
+                "is 300 characters long; the most is 128 (it becomes a folder of the site)"
+            ),
         "{err}"
     );
 }

@@ -455,7 +455,10 @@ impl<'a> Cursor<'a> {
         loop {
             self.blanks();
             let rest = &self.s[self.at..];
-            let Some(next) = rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n')) else {
+            let Some(next) = rest
+                .strip_prefix("\r\n")
+                .or_else(|| rest.strip_prefix('\n'))
+            else {
                 return;
             };
             let next_line = next.trim_start_matches([' ', '\t']);
@@ -591,7 +594,10 @@ mod tests {
     fn a_call_cut_by_a_blank_line_says_so() {
         let (l, c, message) = error("{{ occupancy(arch=\"sm_90\",\n\nblock=256) }}");
         assert_eq!((l, c), (1, 27));
-        assert!(message.contains("must close the call before a blank line"), "{message}");
+        assert!(
+            message.contains("must close the call before a blank line"),
+            "{message}"
+        );
         // `{{` at the end of a line of prose is not the start of a call.
         assert_eq!(names("braces {{\nvalue(x) }}\n"), Vec::<String>::new());
     }
@@ -604,7 +610,9 @@ mod tests {
              (it takes arch, block, regs, smem, static_smem, show)"
         );
         assert!(
-            error("{{ value(\"b128\") }}").2.contains("like `row=\"...\"`"),
+            error("{{ value(\"b128\") }}")
+                .2
+                .contains("like `row=\"...\"`"),
             "value's first argument is row"
         );
     }

@@ -595,8 +595,19 @@ mod tests {
         assert_eq!(index_letter("²-norm"), "#");
         assert_eq!(index_letter("..."), "#");
         let names = [
-            "Zeta", "αλφα", "Άλφα", "3D grid", "²-norm", "Жук", "共享内存", "...", "ıx", "Ix",
-            "ςx", "Σx", "Warp",
+            "Zeta",
+            "αλφα",
+            "Άλφα",
+            "3D grid",
+            "²-norm",
+            "Жук",
+            "共享内存",
+            "...",
+            "ıx",
+            "Ix",
+            "ςx",
+            "Σx",
+            "Warp",
         ];
         assert_eq!(
             headings_in_sorted_order(&names),

@@ -96,7 +96,11 @@ pub fn expand_body(
     // Line breaks of wrapped calls not yet put back (see `push_keeping_lines`).
     let mut breaks = 0;
     for call in &calls {
-        push_keeping_lines(&mut markdown, &entry.body[from..call.span.start], &mut breaks);
+        push_keeping_lines(
+            &mut markdown,
+            &entry.body[from..call.span.start],
+            &mut breaks,
+        );
         breaks += entry.body[call.span.clone()].matches('\n').count();
         if breaks > 0 && break_before_call(&mut markdown) {
             breaks -= 1;
@@ -178,9 +182,8 @@ fn push_keeping_lines(markdown: &mut String, text: &str, breaks: &mut usize) {
 /// break (see [`push_keeping_lines`]); false where there are none.
 fn break_before_call(markdown: &mut String) -> bool {
     let kept = markdown.trim_end_matches([' ', '\t']).len();
-    let usable = kept < markdown.len()
-        && kept > 0
-        && !markdown[..kept].ends_with(['\n', '\r', '\\']);
+    let usable =
+        kept < markdown.len() && kept > 0 && !markdown[..kept].ends_with(['\n', '\r', '\\']);
     if usable {
         markdown.truncate(kept);
         markdown.push('\n');
@@ -666,21 +669,24 @@ mod tests {
             ),
             // Three lines: before, then after.
             (
-                format!("It holds {} warps here.\nNext\n", call.replace(", regs", ",\nregs")),
+                format!(
+                    "It holds {} warps here.\nNext\n",
+                    call.replace(", regs", ",\nregs")
+                ),
                 "It holds\n48\nwarps here.\nNext\n",
             ),
             // No space on its lines: at the end of its last line.
             (format!("({call}).\nNext\n"), "(48).\n\nNext\n"),
             (format!("({call})."), "(48).\n"),
             // Two calls on one line share its spaces.
-            (
-                format!("{call} and {call} warps\n"),
-                "48\nand\n48 warps\n",
-            ),
+            (format!("{call} and {call} warps\n"), "48\nand\n48 warps\n"),
         ] {
             let out = expand(&body).unwrap_or_else(|e| panic!("{e:?}"));
             assert_eq!(out.markdown, want, "{body:?}");
-            assert_eq!(out.markdown.matches('\n').count(), body.matches('\n').count());
+            assert_eq!(
+                out.markdown.matches('\n').count(),
+                body.matches('\n').count()
+            );
         }
     }
 

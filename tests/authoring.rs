@@ -155,6 +155,36 @@ fn bad_calls_are_reported_at_file_line_and_column() {
     assert_eq!(err.matches("beta.md").count(), 2, "{err}");
 }
 
+/// A call with many arguments wraps over lines; it is evaluated as if on one, and what
+/// comes after it is still reported at its own line.
+#[test]
+fn a_call_wrapped_over_lines_is_evaluated_and_later_lines_keep_their_numbers() {
+    let site = valid_site();
+    let root = site.path();
+    let call = "It holds {{ occupancy(arch=\"sm_90\",\n    block=256, regs=40,\n    show=\"warps\") }} warps per SM.";
+    append_body(root, "content/terms/beta.md", &format!("\n{call}\n"));
+    build_ok(root, &["--drafts"]);
+    let page = read(root, "site-drafts/terms/beta/index.html");
+    let prose = text_of(&page)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(prose.contains("It holds 48 warps per SM."), "{prose}");
+
+    let link = append_body(
+        root,
+        "content/terms/beta.md",
+        "See [nowhere](../nowhere/).\n",
+    );
+    let err = build_fails(root);
+    assert!(
+        err.contains(&format!(
+            "content/terms/beta.md:{link}:1: link to missing page `terms/nowhere`"
+        )),
+        "{err}"
+    );
+}
+
 #[test]
 fn one_run_reports_every_phase_sorted_and_one_mistake_once() {
     let site = empty_site();

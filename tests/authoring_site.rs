@@ -128,6 +128,70 @@ fn index_has_a_jump_bar_with_every_letter_and_links_only_where_names_start() {
     assert!(!bar.contains("#letter-q"), "{bar}");
 }
 
+/// Names with accents file under their base letter and sort with it; a Greek name gets
+/// its own group after Z, linked from the jump bar after the A-Z letters.
+#[test]
+fn accented_names_file_under_their_base_letter_and_greek_after_z() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    site(root);
+    for (slug, name) in [
+        ("eclair", "Éclair"),
+        ("arger", "Ärger"),
+        ("eager", "eager"),
+        ("zeta", "zeta"),
+        ("alpha", "αλφα"),
+    ] {
+        write(
+            root,
+            &format!("content/terms/{slug}.md"),
+            &format!("---\ntitle: What is {slug}?\nname: {name}\nsummary: S.\n---\nBody.\n"),
+        );
+    }
+    let out = build(root, &["--drafts"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let index = read(&root.join("site-drafts/index.html"));
+    let headings: Vec<&str> = index
+        .split("<h3 class=\"letter\" id=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            "letter-a",
+            "letter-c",
+            "letter-e",
+            "letter-m",
+            "letter-s",
+            "letter-t",
+            "letter-w",
+            "letter-z",
+            "letter-α"
+        ],
+        "{index}"
+    );
+    // Positions in the A-Z list (the contents above it list the entries too).
+    let az = &index[index.find("id=\"terms-az\"").expect("A-Z section")..];
+    let at = |needle: &str| az.find(needle).unwrap_or_else(|| panic!("{needle}"));
+    assert!(at(">Ärger</a>") < at("id=\"letter-c\""), "{index}");
+    assert!(at(">eager</a>") < at(">Éclair</a>"), "{index}");
+    assert!(at("id=\"letter-e\"") < at(">eager</a>"), "{index}");
+    assert!(at(">Éclair</a>") < at("id=\"letter-m\""), "{index}");
+    assert!(at("id=\"letter-α\"") < at(">αλφα</a>"), "{index}");
+    let bar = index
+        .split("<nav class=\"jump\" aria-label=\"Jump to letter\">")
+        .nth(1)
+        .and_then(|s| s.split("</nav>").next())
+        .expect("jump bar");
+    assert!(
+        bar.ends_with(
+            "<li><a href=\"#letter-z\">Z</a></li><li><a href=\"#letter-α\">Α</a></li></ul>\n  "
+        ),
+        "{bar}"
+    );
+}
+
 #[test]
 fn sidebar_groups_by_section_in_declared_order_and_marks_the_page() {
     let (_dir, site) = built(true);

@@ -165,6 +165,51 @@ fn a_template_set_without_the_letter_group_template_says_what_to_add() {
     assert!(snapshot(&root.join("site")) == before, "site/ changed");
 }
 
+/// Editors and operating systems leave files beside templates too: an Emacs lock (a
+/// dangling symlink), macOS `._` metadata (not UTF-8), backups, hidden folders. They are
+/// skipped by the rule `content/` uses; a real template that does not parse is still an
+/// error, every one of them named.
+#[test]
+fn side_files_in_templates_are_skipped_and_every_broken_template_is_named() {
+    let site = empty_site();
+    let root = site.path();
+    write(
+        root,
+        "content/terms/a.md",
+        &term("What is a?", "An a.", "", "Body."),
+    );
+    let templates = root.join("templates");
+    std::os::unix::fs::symlink("me@host.4242:1700000000", templates.join(".#base.html")).unwrap();
+    std::fs::write(
+        templates.join("._base.html"),
+        b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        \xff\xfe{% if %}",
+    )
+    .unwrap();
+    write(root, "templates/.hidden/base.html", "{% if %}");
+    write(root, "templates/base.html~", "{% if %}");
+    let out = run(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(root.join("site-drafts/terms/a/index.html").is_file());
+
+    write(root, "templates/broken.html", "{% if %}");
+    write(root, "templates/partials/broken.html", "{% for %}");
+    let out = run(root, &["build", "--drafts"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("templates/broken.html: template error: Failed to parse"),
+        "{err}"
+    );
+    assert!(
+        err.contains("templates/partials/broken.html: template error: Failed to parse 'partials/broken.html'"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("._base.html") && !err.contains(".#base.html"),
+        "{err}"
+    );
+}
+
 /// A footer link to an entry that does not exist is one error at glossary.toml's
 /// `footer`, in `check` and `build`; it used to become plain text on every page, silently.
 #[test]

@@ -496,6 +496,48 @@ fn new_term_creates_a_draft_that_builds() {
     assert!(stdout(&out).contains("refused terms/warp-divergence"));
 }
 
+/// A slug in the right alphabet but too long is refused for its length, with the limit,
+/// by `new` and by the build alike.
+#[test]
+fn a_too_long_slug_is_refused_for_its_length() {
+    let site = empty_site();
+    let root = site.path();
+    let long = "a".repeat(300);
+    let o = bin()
+        .args(["new", "term", &long, "--root"])
+        .arg(root)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("is 300 characters long; the most is 128") && !err.contains("must match"),
+        "{err}"
+    );
+    assert!(
+        !root.join("content/terms").exists()
+            || std::fs::read_dir(root.join("content/terms"))
+                .unwrap()
+                .next()
+                .is_none()
+    );
+    write(
+        root,
+        "content/terms/a.md",
+        &term("What is a?", "An a.", &format!("slug: {long}\n"), "Body."),
+    );
+    let out = run(root, &["check"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("content/terms/a.md:4:1: slug")
+            && err.contains(
+                "is 300 characters long; the most is 128 (it becomes a folder of the site)"
+            ),
+        "{err}"
+    );
+}
+
 #[test]
 fn unconverged_timings_are_marked_with_their_spread() {
     let site = valid_site();

@@ -3,7 +3,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
-use crate::content::is_valid_slug;
+use crate::content::slug_problem;
 use crate::measure::spec::scaffold;
 
 #[derive(clap::Args, Debug)]
@@ -28,8 +28,8 @@ pub fn run(args: &NewArgs) -> Result<()> {
         NewWhat::Term { slug } => slug,
         NewWhat::Experiment { name } => return experiment(args, name),
     };
-    if !is_valid_slug(slug) {
-        bail!("slug `{slug}` must match [a-z0-9-]+");
+    if let Some(why) = slug_problem(slug) {
+        bail!("slug `{slug}` {why}");
     }
     let dir = args.root.join("content").join("terms");
     let path = dir.join(format!("{slug}.md"));
@@ -52,8 +52,8 @@ pub fn run(args: &NewArgs) -> Result<()> {
 }
 
 fn experiment(args: &NewArgs, name: &str) -> Result<()> {
-    if !is_valid_slug(name) {
-        bail!("experiment name `{name}` must match [a-z0-9-]+");
+    if let Some(why) = slug_problem(name) {
+        bail!("experiment name `{name}` {why}");
     }
     let dir = args.root.join("measurements").join(name);
     if dir.exists() {

@@ -10,7 +10,7 @@ use crate::error::{Error, Location, Result};
 
 use super::entry::{Entry, EntryId, Kind};
 use super::front_matter::{parse_front_matter, split_front_matter};
-use super::validate::{check_entries, is_valid_slug};
+use super::validate::{check_entries, is_valid_slug, slug_problem};
 
 /// Every entry of the site, sorted by id, with the lookups later stages need.
 #[derive(Debug, Default)]
@@ -308,7 +308,7 @@ fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
         .unwrap_or_default()
         .to_string();
     let slug = meta.slug.clone().unwrap_or(stem);
-    if !is_valid_slug(&slug) {
+    if let Some(why) = slug_problem(&slug) {
         let at = meta.slug.as_ref().map(|_| Location {
             line: super::front_matter::line_of_reference(&split, "slug", &slug).unwrap_or(2),
             column: 1,
@@ -316,7 +316,7 @@ fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
         return Err(Error::content(
             &path,
             at,
-            format!("slug `{slug}` must match [a-z0-9-]+ (it becomes a folder of the site)"),
+            format!("slug `{slug}` {why} (it becomes a folder of the site)"),
         ));
     }
     let body = split.body.to_string();

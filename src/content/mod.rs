@@ -22,4 +22,6 @@ pub use load::{
     by_file_name, is_side_file, is_side_path, load_content, load_content_collecting,
     load_content_visiting, load_entry, read_entry, reread, Content,
 };
-pub use validate::{check_page_only, check_references, check_section, is_valid_slug, Known};
+pub use validate::{
+    check_page_only, check_references, check_section, is_valid_slug, slug_problem, Known,
+};

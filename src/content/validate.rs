@@ -12,11 +12,28 @@ use super::front_matter::{
 /// Slugs become folder names in the output, so they are kept to a safe alphabet: no dots,
 /// slashes or separators can reach the file system.
 pub fn is_valid_slug(slug: &str) -> bool {
-    !slug.is_empty()
-        && slug.len() <= 128
-        && slug
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    slug_problem(slug).is_none()
+}
+
+/// The longest slug, in characters: a folder name of the site (and a file name with `.md`
+/// or `.yaml` after it), well inside the 255 bytes file systems allow.
+pub const MAX_SLUG_LEN: usize = 128;
+
+/// Why `slug` cannot be one, to follow "slug `...` " in a message; None when it can.
+pub fn slug_problem(slug: &str) -> Option<String> {
+    let alphabet = slug
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if slug.is_empty() || !alphabet {
+        Some("must match [a-z0-9-]+".into())
+    } else if slug.len() > MAX_SLUG_LEN {
+        Some(format!(
+            "is {} characters long; the most is {MAX_SLUG_LEN}",
+            slug.len()
+        ))
+    } else {
+        None
+    }
 }
 
 /// Whether `url` may be an entry's link off the site (a source's `url`): an absolute
@@ -513,6 +530,12 @@ mod tests {
         assert!(is_valid_slug("day-45-occupancy"));
         for bad in ["", "..", "a/b", "A", "a.b", "a b", "é"] {
             assert!(!is_valid_slug(bad), "{bad:?}");
+            assert_eq!(slug_problem(bad).as_deref(), Some("must match [a-z0-9-]+"));
         }
+        assert!(is_valid_slug(&"a".repeat(MAX_SLUG_LEN)));
+        assert_eq!(
+            slug_problem(&"a".repeat(300)).as_deref(),
+            Some("is 300 characters long; the most is 128")
+        );
     }
 }

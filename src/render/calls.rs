@@ -9,6 +9,8 @@
 //!
 //! `{{` followed by a name and `(` is a call: if it is malformed, names an unknown function
 //! or argument, or misses one, that is an error at the call's own line:column in the file.
+//! Its arguments may wrap over lines (a call with many arguments does not fit on one), but
+//! not over a blank line, which ends a paragraph.
 //! What a call evaluates to is `values`' business.
 
 use std::collections::BTreeMap;
@@ -280,34 +282,46 @@ fn parse_call(body: &str, start: usize) -> Parsed {
             ),
         );
     };
+    // Past `(`, a line break is a blank too, up to a blank line: a problem at a blank
+    // line says the call is cut there rather than what it expected.
+    let bad = |offset: usize, message: String| match body[offset..].starts_with(['\n', '\r']) {
+        true => bad(
+            offset,
+            format!(
+                "{name}(): `}}}}` must close the call before a blank line or the end of the \
+                 text (its arguments may wrap over lines, not over paragraphs)"
+            ),
+        ),
+        false => bad(offset, message),
+    };
     let mut args = BTreeMap::new();
-    p.blanks();
+    p.gaps();
     if !p.eat(')') {
         loop {
-            p.blanks();
+            p.gaps();
             let key_at = p.at;
             let key = p.ident();
             if key.is_empty() {
                 return bad(
                     key_at,
-                    format!("{name}(): expected an argument name like `row=\"...\"`"),
+                    format!(
+                        "{name}(): expected an argument name like {} ({})",
+                        example_argument(function),
+                        takes(function)
+                    ),
                 );
             }
             let Some(param) = function.params.iter().find(|q| q.name == key) else {
-                let names: Vec<&str> = function.params.iter().map(|q| q.name).collect();
                 return bad(
                     key_at,
-                    format!(
-                        "{name}() has no argument `{key}` (it takes {})",
-                        names.join(", ")
-                    ),
+                    format!("{name}() has no argument `{key}` ({})", takes(function)),
                 );
             };
-            p.blanks();
+            p.gaps();
             if !p.eat('=') {
                 return bad(p.at, format!("{name}(): expected `=` after `{key}`"));
             }
-            p.blanks();
+            p.gaps();
             let value_at = p.at;
             let value = match p.peek() {
                 Some(q @ ('"' | '\'')) => {
@@ -361,7 +375,7 @@ fn parse_call(body: &str, start: usize) -> Parsed {
             if args.insert(key.to_string(), value).is_some() {
                 return bad(key_at, format!("{name}(): `{key}` is given twice"));
             }
-            p.blanks();
+            p.gaps();
             if p.eat(')') {
                 break;
             }
@@ -370,7 +384,7 @@ fn parse_call(body: &str, start: usize) -> Parsed {
             }
         }
     }
-    p.blanks();
+    p.gaps();
     if p.peek() == Some('|') {
         return bad(
             p.at,
@@ -398,6 +412,21 @@ fn parse_call(body: &str, start: usize) -> Parsed {
     })
 }
 
+/// What `f` takes, for a message: "it takes row, column, experiment, node".
+fn takes(f: &Function) -> String {
+    let names: Vec<&str> = f.params.iter().map(|q| q.name).collect();
+    format!("it takes {}", names.join(", "))
+}
+
+/// `f`'s first argument as it would be written: `row="..."`, `block=256`.
+fn example_argument(f: &Function) -> String {
+    match f.params.first() {
+        Some(q) if q.kind == ArgKind::Number => format!("`{}=256`", q.name),
+        Some(q) => format!("`{}=\"...\"`", q.name),
+        None => "`name=\"...\"`".into(),
+    }
+}
+
 struct Cursor<'a> {
     s: &'a str,
     at: usize,
@@ -415,9 +444,29 @@ impl<'a> Cursor<'a> {
             false
         }
     }
-    /// Spaces and tabs; a call stays on one line.
+    /// Spaces and tabs: the start of a call, `{{ name(`, stays on one line, so that `{{`
+    /// at the end of a line of prose is never read as the start of a call.
     fn blanks(&mut self) {
         self.take_while(|c| c == ' ' || c == '\t');
+    }
+    /// Blanks and line breaks, between the arguments of a call: up to a blank line, which
+    /// ends the paragraph the call is in (the cursor stops at its line break).
+    fn gaps(&mut self) {
+        loop {
+            self.blanks();
+            let rest = &self.s[self.at..];
+            let Some(next) = rest
+                .strip_prefix("\r\n")
+                .or_else(|| rest.strip_prefix('\n'))
+            else {
+                return;
+            };
+            let next_line = next.trim_start_matches([' ', '\t']);
+            if next_line.is_empty() || next_line.starts_with(['\n', '\r']) {
+                return;
+            }
+            self.at = self.s.len() - next.len();
+        }
     }
     fn take_while(&mut self, f: impl Fn(char) -> bool) -> &'a str {
         let rest = &self.s[self.at..];
@@ -525,6 +574,47 @@ mod tests {
             "value(): expected `,` or `)`"
         );
         assert!(error("{{ value(row=x) }}").2.contains("quoted string"));
+    }
+
+    #[test]
+    fn arguments_may_wrap_over_lines() {
+        let body = "Holds {{ occupancy(arch=\"sm_90\",\nblock=256, regs=40,\r\n    show=\"warps\"\n) }} warps.\n\nThen {{ valeu() }}\n";
+        let (calls, errors) = find_calls(body);
+        assert_eq!(calls.len(), 1, "{errors:?}");
+        assert_eq!(
+            calls[0].describe(),
+            "occupancy(arch=\"sm_90\", block=256, regs=40, show=\"warps\")"
+        );
+        assert_eq!(&body[calls[0].span.end..calls[0].span.end + 7], " warps.");
+        // A later error is still at its own line.
+        assert_eq!(error(body).0, 6);
+    }
+
+    #[test]
+    fn a_call_cut_by_a_blank_line_says_so() {
+        let (l, c, message) = error("{{ occupancy(arch=\"sm_90\",\n\nblock=256) }}");
+        assert_eq!((l, c), (1, 27));
+        assert!(
+            message.contains("must close the call before a blank line"),
+            "{message}"
+        );
+        // `{{` at the end of a line of prose is not the start of a call.
+        assert_eq!(names("braces {{\nvalue(x) }}\n"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_missing_argument_name_is_hinted_with_the_functions_own_arguments() {
+        assert_eq!(
+            error("{{ occupancy(arch=\"sm_90\", , block=256) }}").2,
+            "occupancy(): expected an argument name like `arch=\"...\"` \
+             (it takes arch, block, regs, smem, static_smem, show)"
+        );
+        assert!(
+            error("{{ value(\"b128\") }}")
+                .2
+                .contains("like `row=\"...\"`"),
+            "value's first argument is row"
+        );
     }
 
     #[test]

@@ -392,7 +392,8 @@ impl AzIndex {
                 letter,
             }
         }));
-        // Letters outside A-Z (Greek, accented) get their own entries after Z.
+        // Letters outside A-Z (Greek, Cyrillic, CJK; accented Latin letters fold into A-Z,
+        // see `index_letter`) get their own entries after Z, as their groups sort.
         jump.extend(
             groups
                 .iter()

@@ -13,6 +13,8 @@
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
 
 use crate::config::Config;
 use crate::content::{Content, Entry, EntryId, Kind};
@@ -339,19 +341,62 @@ impl<'a> Placing<'a> {
     }
 }
 
-/// How names sort in lists and the A-Z index: case-insensitively, ignoring leading
-/// punctuation (`__syncthreads` sorts under S).
+/// How names sort in lists and the A-Z index: case- and accent-insensitively, ignoring
+/// leading punctuation (`__syncthreads` sorts under S, `Éclair` and `Ärger` with the E and
+/// A names). Names with no letter first (`3D grid`, `²`, only punctuation) sort before
+/// every letter, so that [`index_letter`]'s `#` group is one run; a name's exact spelling
+/// breaks ties where the callers need an order.
 pub fn sort_key(name: &str) -> String {
-    name.trim_start_matches(|c: char| !c.is_alphanumeric())
-        .to_lowercase()
+    let name = name_start(name);
+    // Most names are ASCII, where folding changes nothing but the case.
+    let mut key: String = match name.is_ascii() {
+        true => name.to_ascii_lowercase(),
+        false => folded(name).collect(),
+    };
+    if !key.starts_with(|c: char| c.is_alphabetic()) {
+        // Below every letter. ASCII digits sort there already, so ASCII names keep their
+        // order; the key is never shown.
+        key.insert(0, '\u{1}');
+    }
+    key
 }
 
-/// The A-Z heading a name is listed under: its first letter, or `#` for a digit or symbol.
+/// The A-Z heading a name is listed under: its first letter as [`sort_key`] folds it,
+/// upper case (`Éclair` under E), or `#` for a digit or symbol.
+///
+/// A letter outside A-Z after folding (Greek, Cyrillic, CJK: `α`, `Ж`, `共`) gets its own
+/// group, which sorts after Z (the keys compare by code point) and is listed after Z in
+/// the jump bar. The heading is a function of the sort key's first character alone, and a
+/// different one for each character, so each heading's rows are one run of the sorted
+/// list: a letter whose upper case would not turn back into it (`ı` -> `I`, `ς` -> `Σ`)
+/// stays as it is rather than join a group that sorts elsewhere.
 pub fn index_letter(name: &str) -> String {
-    match name.chars().find(|c| c.is_alphanumeric()) {
-        Some(c) if c.is_alphabetic() => c.to_uppercase().collect(),
+    match folded(name_start(name)).next() {
+        Some(c) if c.is_alphabetic() => {
+            let upper: String = c.to_uppercase().collect();
+            let mut back = upper.chars().flat_map(char::to_lowercase);
+            if back.next() == Some(c) && back.next().is_none() {
+                upper
+            } else {
+                c.to_string()
+            }
+        }
         _ => "#".into(),
     }
+}
+
+/// `name` from its first letter or digit.
+fn name_start(name: &str) -> &str {
+    name.trim_start_matches(|c: char| !c.is_alphanumeric())
+}
+
+/// `s` as names compare: lower case, with accents and other combining marks dropped
+/// (canonical decomposition, NFD: `É` is `E` and a combining acute accent).
+fn folded(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.chars()
+        .flat_map(char::to_lowercase)
+        .nfd()
+        .filter(|&c| !is_combining_mark(c))
 }
 
 #[cfg(test)]
@@ -515,6 +560,72 @@ mod tests {
         assert_eq!(index_letter("__syncthreads"), "S");
         assert_eq!(index_letter("3D grid"), "#");
         assert_eq!(sort_key("__syncthreads"), "syncthreads");
+    }
+
+    /// The A-Z index groups rows by heading as the sorted list runs, so a heading must
+    /// never come back after another one.
+    fn headings_in_sorted_order(names: &[&str]) -> Vec<String> {
+        let mut names = names.to_vec();
+        names.sort_by_key(|n| (sort_key(n), n.to_string()));
+        let mut headings: Vec<String> = names.iter().map(|n| index_letter(n)).collect();
+        headings.dedup();
+        headings
+    }
+
+    #[test]
+    fn accented_latin_names_file_and_sort_under_their_base_letter() {
+        assert_eq!(index_letter("Éclair"), "E");
+        assert_eq!(index_letter("ärger"), "A");
+        assert_eq!(index_letter("__Ötzi"), "O");
+        let mut names = vec!["Warp", "Éclair", "Eager", "Zeta", "Ärger", "Alpha", "Ef"];
+        names.sort_by_key(|n| sort_key(n));
+        assert_eq!(
+            names,
+            ["Alpha", "Ärger", "Eager", "Éclair", "Ef", "Warp", "Zeta"]
+        );
+        assert_eq!(headings_in_sorted_order(&names), ["A", "E", "W", "Z"]);
+    }
+
+    #[test]
+    fn other_scripts_get_their_own_groups_after_z_and_symbols_stay_first() {
+        assert_eq!(index_letter("αλφα"), "Α");
+        assert_eq!(index_letter("Ψ-function"), "Ψ");
+        assert_eq!(index_letter("Жук"), "Ж");
+        assert_eq!(index_letter("共享内存"), "共");
+        assert_eq!(index_letter("²-norm"), "#");
+        assert_eq!(index_letter("..."), "#");
+        let names = [
+            "Zeta",
+            "αλφα",
+            "Άλφα",
+            "3D grid",
+            "²-norm",
+            "Жук",
+            "共享内存",
+            "...",
+            "ıx",
+            "Ix",
+            "ςx",
+            "Σx",
+            "Warp",
+        ];
+        assert_eq!(
+            headings_in_sorted_order(&names),
+            ["#", "I", "W", "Z", "ı", "Α", "ς", "Σ", "Ж", "共"]
+        );
+    }
+
+    #[test]
+    fn ascii_names_keep_their_order() {
+        // The keys changed for names that start with a digit or symbol; the order did not.
+        let mut names = vec!["b", "_a", "3D", "A", "10x", "", "#!", "a b", "Z", "0"];
+        names.sort_by_key(|n| sort_key(n));
+        let mut old = names.clone();
+        old.sort_by_key(|n| {
+            n.trim_start_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        });
+        assert_eq!(names, old);
     }
 
     #[test]

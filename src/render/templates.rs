@@ -4,14 +4,82 @@ use std::path::Path;
 
 use tera::Tera;
 
+use crate::content::is_side_file;
 use crate::error::{Error, Result};
 
+/// Every `*.html` under `dir`, compiled. Side files that editors and operating systems
+/// leave there (`._base.html`, macOS metadata that is not UTF-8; anything in a hidden
+/// folder; see [`is_side_file`]) are skipped by the same rule as in `content/`: Tera's own
+/// glob loads them, and one stopped every build. Every template that does not parse is
+/// reported, not only the first.
 pub fn load_templates(dir: &Path) -> Result<Tera> {
-    let glob = format!("{}/**/*.html", dir.display());
-    let mut tera = Tera::new(&glob).map_err(|e| Error::Template {
-        path: dir.to_path_buf(),
-        message: error_chain(&e),
-    })?;
+    let mut tera = Tera::default();
+    let mut errors = Vec::new();
+    let files = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .sort_by(crate::content::by_file_name)
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !is_side_file(e.file_name()));
+    let is_template = |path: &Path| {
+        path.extension().is_some_and(|x| x == "html")
+            && path.file_name().is_some_and(|n| !is_side_file(n))
+    };
+    for file in files {
+        let file = match file {
+            Ok(f) => f,
+            // A link to nowhere (an Emacs lock, `.#base.html`) is met here, before
+            // `filter_entry` sees it; one named as a template is a mistake to report.
+            Err(e) => {
+                if let Some(path) = e.path().filter(|p| is_template(p)) {
+                    errors.push(Error::Template {
+                        path: path.to_path_buf(),
+                        message: e.to_string(),
+                    });
+                }
+                continue;
+            }
+        };
+        let path = file.path();
+        if !file.file_type().is_file() || !is_template(path) {
+            continue;
+        }
+        // Named as Tera's glob names them: the path below `dir`, with `/`.
+        let Ok(rel) = path.strip_prefix(dir) else {
+            continue;
+        };
+        let name = rel.to_string_lossy().replace('\\', "/");
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(Error::io(path, e));
+                continue;
+            }
+        };
+        // Added one at a time, each error is its file's own. A template that parsed is
+        // kept even when its parent is not loaded yet: inheritance is checked once all are.
+        if let Err(e) = tera.add_raw_template(&name, &text) {
+            if !tera.get_template_names().any(|n| n == name) {
+                errors.push(Error::Template {
+                    path: path.to_path_buf(),
+                    message: error_chain(&e),
+                });
+            }
+        }
+    }
+    if errors.is_empty() {
+        // Parents and macro files, now that every template is in.
+        if let Err(e) = tera.add_raw_templates(Vec::<(&str, &str)>::new()) {
+            errors.push(Error::Template {
+                path: dir.to_path_buf(),
+                message: error_chain(&e),
+            });
+        }
+    }
+    match errors.len() {
+        0 => {}
+        1 => return Err(errors.remove(0)),
+        _ => return Err(Error::Many(errors)),
+    }
     for required in [
         "term.html",
         "lesson.html",

@@ -93,8 +93,18 @@ pub fn expand_body(
     let exports = NcuExports::new(measurements);
     let mut markdown = String::with_capacity(entry.body.len());
     let mut from = 0;
+    // Line breaks of wrapped calls not yet put back (see `push_keeping_lines`).
+    let mut breaks = 0;
     for call in &calls {
-        markdown.push_str(&entry.body[from..call.span.start]);
+        push_keeping_lines(
+            &mut markdown,
+            &entry.body[from..call.span.start],
+            &mut breaks,
+        );
+        breaks += entry.body[call.span.clone()].matches('\n').count();
+        if breaks > 0 && break_before_call(&mut markdown) {
+            breaks -= 1;
+        }
         let result = match call.function {
             "value" => Ok(lookup.value(call)),
             "ratio" => Ok(lookup.ratio(call)),
@@ -112,7 +122,8 @@ pub fn expand_body(
         }
         from = call.span.end;
     }
-    markdown.push_str(&entry.body[from..]);
+    push_keeping_lines(&mut markdown, &entry.body[from..], &mut breaks);
+    markdown.extend(std::iter::repeat_n('\n', breaks));
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -121,6 +132,63 @@ pub fn expand_body(
         calls: calls.iter().map(|c| c.span.start as u32).collect(),
         problems: lookup.take_problems(),
     })
+}
+
+/// A call whose arguments wrap over lines becomes one line of text, but the Markdown pass
+/// reports a link or an image at its line counted in the expanded Markdown: the line
+/// breaks must stay. Each goes where a space or tab was beside the call on its own lines
+/// (before it, then between the words after it), which HTML shows as the space it
+/// replaces; a run of blanks takes one break, so no line is left blank and no two
+/// trailing spaces make a hard break. Only a call wrapped over more lines than there are
+/// such spaces puts the rest at the end of its last line, which ends the paragraph there.
+///
+/// `text` follows a call (or starts the body) and is pushed onto `markdown`, with up to
+/// `breaks` of its blank runs on the call's last line turned into line breaks; the rest
+/// go before that line's own break.
+fn push_keeping_lines(markdown: &mut String, text: &str, breaks: &mut usize) {
+    if *breaks == 0 {
+        markdown.push_str(text);
+        return;
+    }
+    let line_end = text.find(['\n', '\r']);
+    let line = &text[..line_end.unwrap_or(text.len())];
+    let mut rest = line;
+    while *breaks > 0 {
+        let Some(start) = rest.find([' ', '\t']) else {
+            break;
+        };
+        let after = rest[start..].trim_start_matches([' ', '\t']);
+        markdown.push_str(&rest[..start]);
+        // Not at the end of the text (the next call's own space, or the end of the line)
+        // and not after a backslash (a hard break) or at the start of the call's result.
+        let joins_words = !after.is_empty() && !markdown.ends_with(['\\', '\n']);
+        if joins_words {
+            markdown.push('\n');
+            *breaks -= 1;
+        } else {
+            markdown.push_str(&rest[start..rest.len() - after.len()]);
+        }
+        rest = after;
+    }
+    markdown.push_str(rest);
+    if line_end.is_some() {
+        markdown.extend(std::iter::repeat_n('\n', *breaks));
+        *breaks = 0;
+    }
+    markdown.push_str(&text[line.len()..]);
+}
+
+/// The blanks just before a call, on a line with text before them, turned into a line
+/// break (see [`push_keeping_lines`]); false where there are none.
+fn break_before_call(markdown: &mut String) -> bool {
+    let kept = markdown.trim_end_matches([' ', '\t']).len();
+    let usable =
+        kept < markdown.len() && kept > 0 && !markdown[..kept].ends_with(['\n', '\r', '\\']);
+    if usable {
+        markdown.truncate(kept);
+        markdown.push('\n');
+    }
+    usable
 }
 
 struct Lookup<'r> {
@@ -583,6 +651,43 @@ mod tests {
         assert!(out.markdown.ends_with(" b 1.000\n"), "{}", out.markdown);
         assert!(!out.markdown.contains("{{"), "{}", out.markdown);
         assert!(out.problems.is_empty(), "{:?}", out.problems);
+    }
+
+    #[test]
+    fn a_wrapped_call_keeps_the_bodys_lines() {
+        let call = "{{ occupancy(arch=\"sm_90\",\nblock=256, regs=40, show=\"warps\") }}";
+        for (body, want) in [
+            // The space before the call takes the break.
+            (
+                format!("It holds {call} warps.\nNext [link](x)\n"),
+                "It holds\n48 warps.\nNext [link](x)\n",
+            ),
+            // None before: the first space after it.
+            (
+                format!("({call} warps) here.\nNext\n"),
+                "(48\nwarps) here.\nNext\n",
+            ),
+            // Three lines: before, then after.
+            (
+                format!(
+                    "It holds {} warps here.\nNext\n",
+                    call.replace(", regs", ",\nregs")
+                ),
+                "It holds\n48\nwarps here.\nNext\n",
+            ),
+            // No space on its lines: at the end of its last line.
+            (format!("({call}).\nNext\n"), "(48).\n\nNext\n"),
+            (format!("({call})."), "(48).\n"),
+            // Two calls on one line share its spaces.
+            (format!("{call} and {call} warps\n"), "48\nand\n48 warps\n"),
+        ] {
+            let out = expand(&body).unwrap_or_else(|e| panic!("{e:?}"));
+            assert_eq!(out.markdown, want, "{body:?}");
+            assert_eq!(
+                out.markdown.matches('\n').count(),
+                body.matches('\n').count()
+            );
+        }
     }
 
     #[test]

@@ -507,7 +507,11 @@ mod tests {
         let r = render_with("text\n\nsee [this]() and [top](#)\n", &[]);
         assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
         assert_eq!(r.problems[0].0, 3);
-        assert!(r.problems[0].1.contains("no destination"), "{:?}", r.problems);
+        assert!(
+            r.problems[0].1.contains("no destination"),
+            "{:?}",
+            r.problems
+        );
     }
 
     #[test]

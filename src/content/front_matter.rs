@@ -19,6 +19,20 @@ pub struct Split<'a> {
 
 /// Split `---\n<yaml>\n---\n<body>`. The fences must be alone on their lines.
 pub fn split_front_matter<'a>(path: &Path, text: &'a str) -> Result<Split<'a>> {
+    // A NUL is no text anyone wrote (a damaged file, or a binary one named .md), and it
+    // would reach the page as it is: refused here, where every read of an entry passes.
+    if let Some(at) = memchr::memchr(0, text.as_bytes()) {
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        return Err(Error::content(
+            path,
+            Some(Location {
+                line: 1 + text[..at].matches('\n').count(),
+                column: 1 + text[line_start..at].chars().count(),
+            }),
+            "the file holds a NUL character (U+0000), which no page can show: remove it \
+             (it is often a sign of a damaged file)",
+        ));
+    }
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let first_line_end = text.find('\n').map(|i| i + 1).unwrap_or(text.len());
     if text[..first_line_end].trim_end() != "---" {
@@ -258,6 +272,14 @@ mod tests {
         assert!(err.starts_with("a.md:"), "{err}");
         let line: usize = err.split(':').nth(1).unwrap().parse().unwrap();
         assert!((3..=5).contains(&line), "{err}");
+    }
+
+    #[test]
+    fn a_nul_character_is_refused_at_its_line_and_column() {
+        let text = "---\ntitle: x\n---\nok\nab\0c\n";
+        let err = split_front_matter(Path::new("a.md"), text).err().unwrap();
+        assert!(err.to_string().starts_with("a.md:5:3: "), "{err}");
+        assert!(err.to_string().contains("NUL"), "{err}");
     }
 
     #[test]

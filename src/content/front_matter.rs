@@ -150,18 +150,7 @@ fn drop_positions(message: &str) -> String {
 /// The file line (1-based) of the first front-matter line that mentions `needle` after
 /// `key:`, for pointing reference errors at the place that wrote them.
 pub fn line_of_reference(split: &Split<'_>, key: &str, needle: &str) -> Option<usize> {
-    let mut in_key = false;
-    for (i, l) in split.yaml.lines().enumerate() {
-        let trimmed = l.trim_start();
-        let indent = l.len() - trimmed.len();
-        if indent == 0 && !trimmed.is_empty() && !trimmed.starts_with('-') {
-            in_key = trimmed.starts_with(&format!("{key}:"));
-        }
-        if in_key && contains_token(l, needle) {
-            return Some(split.yaml_line + i);
-        }
-    }
-    None
+    line_of_nth_reference(split, key, needle, 0)
 }
 
 /// The file line (1-based) of the `field:` key of item `index` (0-based) of the list under
@@ -234,10 +223,6 @@ fn count_tokens(line: &str, token: &str) -> usize {
             boundary(before) && boundary(after)
         })
         .count()
-}
-
-fn contains_token(line: &str, token: &str) -> bool {
-    count_tokens(line, token) > 0
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod chart;
 pub mod diagram;
+pub mod entry_lists;
 pub mod escape;
 pub mod feed;
 pub mod figures;

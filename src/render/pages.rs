@@ -122,6 +122,11 @@ struct PageCtx<'a> {
     meet: Vec<LinkCtx>,
     terms: Vec<LinkCtx>,
     sources: Vec<SourceCtx>,
+    /// `related`, `meet`, `terms` and `sources` as `<li>` items (`entry_lists`).
+    related_list: String,
+    meet_list: String,
+    terms_list: String,
+    sources_list: String,
     byline: BylineCtx,
 }
 
@@ -136,6 +141,8 @@ struct TableCtx<'a> {
     #[serde(flatten)]
     view: &'a TableView,
     columns: Vec<CellCtx<'a>>,
+    /// The `<thead>` (`entry_lists::table_head`).
+    head: String,
     /// Each row as `<tr><td class="num|label">…</td>…</tr>`, each followed by a line
     /// break and the `<tbody>`'s indentation.
     body: String,
@@ -168,6 +175,7 @@ impl<'a> TableCtx<'a> {
         }
         TableCtx {
             view,
+            head: super::entry_lists::table_head(view, class),
             columns: view
                 .headings
                 .iter()
@@ -733,20 +741,20 @@ fn render_entry(
 ) -> Result<Vec<u8>> {
     let content = input.content;
     let term = |slug: &str| content.get(&EntryId::new(Kind::Term, slug));
-    let related = e
+    let related: Vec<LinkCtx> = e
         .meta
         .related
         .iter()
         .filter_map(|s| term(s))
         .map(|t| link_to(input, t, None, false))
         .collect();
-    let terms = e
+    let terms: Vec<LinkCtx> = e
         .meta
         .terms
         .iter()
         .filter_map(|u| term(u.slug()).map(|t| link_to(input, t, u.note(), false)))
         .collect();
-    let meet = if e.id.kind == Kind::Term {
+    let meet: Vec<LinkCtx> = if e.id.kind == Kind::Term {
         content
             .uses_of(&e.id.slug)
             .filter(|(l, _)| l.id.kind == Kind::Lesson)
@@ -782,6 +790,16 @@ fn render_entry(
         matches!(e.id.kind, Kind::Lesson | Kind::Guide) && r.toc.len() >= TOC_MIN_HEADINGS,
     );
     let (prev, next) = input.navigation.prev_next(&e.id, ENTRY_ROOT);
+    let sources: Vec<SourceCtx> = e
+        .meta
+        .sources
+        .iter()
+        .map(|s| SourceCtx {
+            title: s.title.clone(),
+            url: s.url.clone(),
+            checked: s.checked.to_string(),
+        })
+        .collect();
     let ctx = PageCtx {
         kind: e.id.kind.singular(),
         slug: &e.id.slug,
@@ -814,19 +832,20 @@ fn render_entry(
             .map(|(i, t)| super::chart::chart(t, i))
             .collect(),
         diagram: shown.diagram.clone(),
+        related_list: super::entry_lists::related(&related),
+        meet_list: super::entry_lists::meet(&meet),
+        terms_list: super::entry_lists::terms(&terms),
+        sources_list: super::entry_lists::sources(sources.iter().map(|s| {
+            super::entry_lists::Source {
+                title: &s.title,
+                url: &s.url,
+                checked: &s.checked,
+            }
+        })),
         related,
         meet,
         terms,
-        sources: e
-            .meta
-            .sources
-            .iter()
-            .map(|s| SourceCtx {
-                title: s.title.clone(),
-                url: s.url.clone(),
-                checked: s.checked.to_string(),
-            })
-            .collect(),
+        sources,
         byline,
     };
     let mut tctx = Context::new();

@@ -1,0 +1,227 @@
+//! The repeated parts of an entry page made as HTML here rather than by Tera loops: the
+//! related terms, "where you meet this", a lesson's terms, the sources and a measured
+//! table's head. In Tera each loop iteration with a macro call and a few lookups cost
+//! about 30,000 instructions; at five related terms, three sources and a table head per
+//! page that was about a tenth of a build (callgrind, 1,000-entry corpus: see the
+//! README's Performance section). The sidebar's list and a table's rows are made the same
+//! way (`navigation`, `pages::TableCtx`).
+//!
+//! Templates keep the sections, headings and list elements; these give the items. The
+//! data stays in the page context too (`page.related`, `page.sources`, `t.headings`...) for
+//! a template that lays a list out itself.
+
+use super::escape::escape_into;
+use super::pages::LinkCtx;
+use super::tables::TableView;
+
+/// The link to an entry as the `link` macro of `entry_macros.html` writes it: an anchor
+/// where the page is part of the build, else the name alone; a draft marked.
+fn push_link(out: &mut String, item: &LinkCtx) {
+    match &item.url {
+        Some(url) => {
+            out.push_str("<a href=\"");
+            escape_into(out, url);
+            out.push_str("\">");
+            escape_into(out, &item.name);
+            out.push_str("</a>");
+            if item.draft {
+                out.push_str(" <span class=\"draft-tag\">draft</span>");
+            }
+        }
+        None => escape_into(out, &item.name),
+    }
+}
+
+/// `<li>` per related term: its link and its summary (already HTML).
+pub fn related(items: &[LinkCtx]) -> String {
+    let mut out = String::new();
+    for item in items {
+        out.push_str("<li>");
+        push_link(&mut out, item);
+        if let Some(summary) = item.summary.as_deref().filter(|s| !s.is_empty()) {
+            out.push_str(" — <span class=\"summary\">");
+            out.push_str(summary);
+            out.push_str("</span>");
+        }
+        out.push_str("</li>");
+    }
+    out
+}
+
+/// `<li>` per lesson that uses the term: its link and the lesson's note on it (text).
+pub fn meet(items: &[LinkCtx]) -> String {
+    let mut out = String::new();
+    for item in items {
+        out.push_str("<li>");
+        push_link(&mut out, item);
+        if let Some(note) = item.note.as_deref().filter(|s| !s.is_empty()) {
+            out.push_str(" — ");
+            escape_into(&mut out, note);
+        }
+        out.push_str("</li>");
+    }
+    out
+}
+
+/// `<li>` per term a lesson or guide lists: its link.
+pub fn terms(items: &[LinkCtx]) -> String {
+    let mut out = String::new();
+    for item in items {
+        out.push_str("<li>");
+        push_link(&mut out, item);
+        out.push_str("</li>");
+    }
+    out
+}
+
+/// A source as the page lists it.
+pub struct Source<'a> {
+    pub title: &'a str,
+    pub url: &'a str,
+    pub checked: &'a str,
+}
+
+/// `<li>` per source, each followed by a line break and the list's indentation.
+pub fn sources<'a>(items: impl IntoIterator<Item = Source<'a>>) -> String {
+    let mut out = String::new();
+    for s in items {
+        out.push_str("<li><a href=\"");
+        escape_into(&mut out, s.url);
+        out.push_str("\">");
+        escape_into(&mut out, s.title);
+        out.push_str("</a> <span class=\"checked\">(checked ");
+        escape_into(&mut out, s.checked);
+        out.push_str(")</span></li>\n  ");
+    }
+    out
+}
+
+/// A measured table's `<thead>`: one row of headings, or for a table set side by side
+/// (column groups per node) a row naming the nodes over a row of the measured columns,
+/// the columns that name the row spanning both.
+pub fn table_head(view: &TableView, class: impl Fn(usize) -> &'static str) -> String {
+    let mut out = String::new();
+    let Some(first) = view.groups.first().map(|g| g.first) else {
+        out.push_str("<thead><tr>");
+        for (i, h) in view.headings.iter().enumerate() {
+            out.push_str("<th scope=\"col\" class=\"");
+            out.push_str(class(i));
+            out.push_str("\">");
+            escape_into(&mut out, h);
+            out.push_str("</th>");
+        }
+        out.push_str("</tr></thead>");
+        return out;
+    };
+    out.push_str("<thead>\n        <tr>");
+    for h in view.headings.iter().take(first) {
+        out.push_str("<th scope=\"col\" rowspan=\"2\">");
+        escape_into(&mut out, h);
+        out.push_str("</th>");
+    }
+    for g in &view.groups {
+        out.push_str("<th scope=\"colgroup\" colspan=\"");
+        out.push_str(&g.span.to_string());
+        out.push_str("\" class=\"node-group\">");
+        escape_into(&mut out, &g.node);
+        if !g.gpu.is_empty() {
+            out.push_str(" <span class=\"node-gpu\">(");
+            escape_into(&mut out, &g.gpu);
+            out.push_str(")</span>");
+        }
+        out.push_str("</th>");
+    }
+    out.push_str("</tr>\n        <tr>");
+    for h in view.headings.iter().skip(first) {
+        out.push_str("<th scope=\"col\" class=\"num\">");
+        escape_into(&mut out, h);
+        out.push_str("</th>");
+    }
+    out.push_str("</tr>\n      </thead>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::tables::ColumnGroup;
+
+    fn link(name: &str, url: Option<&str>, draft: bool) -> LinkCtx {
+        LinkCtx {
+            name: name.into(),
+            url: url.map(str::to_string),
+            summary: Some("Fast <em>and</em> small.".into()),
+            aliases: Vec::new(),
+            note: Some("see \"warps\"".into()),
+            day: None,
+            draft,
+        }
+    }
+
+    #[test]
+    fn lists_link_what_is_built_escape_text_and_mark_drafts() {
+        let items = [
+            link("A & B", Some("../a/"), false),
+            link("Draft", Some("../d/"), true),
+            link("Left out", None, true),
+        ];
+        assert_eq!(
+            related(&items[..1]),
+            "<li><a href=\"../a/\">A &amp; B</a> — <span class=\"summary\">Fast <em>and</em> \
+             small.</span></li>"
+        );
+        assert_eq!(
+            terms(&items[1..]),
+            "<li><a href=\"../d/\">Draft</a> <span class=\"draft-tag\">draft</span></li>\
+             <li>Left out</li>"
+        );
+        assert_eq!(
+            meet(&items[2..]),
+            "<li>Left out — see &quot;warps&quot;</li>"
+        );
+        assert_eq!(related(&[]), "");
+    }
+
+    #[test]
+    fn a_side_by_side_head_names_the_nodes_over_their_columns() {
+        let mut view = TableView {
+            experiment: "e".into(),
+            node: "a, b".into(),
+            groups: Vec::new(),
+            caption: None,
+            headings: vec!["label".into(), "ms".into()],
+            numeric: vec![false, true],
+            rows: Vec::new(),
+            values: Vec::new(),
+            provenance: Vec::new(),
+            stale: None,
+            notes: Vec::new(),
+            line: None,
+            bar: None,
+        };
+        let class = |i: usize| if i == 0 { "label" } else { "num" };
+        assert_eq!(
+            table_head(&view, class),
+            "<thead><tr><th scope=\"col\" class=\"label\">label</th>\
+             <th scope=\"col\" class=\"num\">ms</th></tr></thead>"
+        );
+        view.headings.push("ms".into());
+        view.groups = vec![
+            ColumnGroup {
+                node: "a".into(),
+                gpu: "H200".into(),
+                first: 1,
+                span: 1,
+            },
+            ColumnGroup {
+                node: "b<".into(),
+                gpu: String::new(),
+                first: 2,
+                span: 1,
+            },
+        ];
+        let head = table_head(&view, class);
+        assert!(head.contains("<tr><th scope=\"col\" rowspan=\"2\">label</th><th scope=\"colgroup\" colspan=\"1\" class=\"node-group\">a <span class=\"node-gpu\">(H200)</span></th><th scope=\"colgroup\" colspan=\"1\" class=\"node-group\">b&lt;</th></tr>"), "{head}");
+        assert!(head.contains("<tr><th scope=\"col\" class=\"num\">ms</th><th scope=\"col\" class=\"num\">ms</th></tr>"), "{head}");
+    }
+}

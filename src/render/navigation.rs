@@ -368,7 +368,7 @@ pub fn sort_key(name: &str) -> String {
 /// group, which sorts after Z (the keys compare by code point) and is listed after Z in
 /// the jump bar. The heading is a function of the sort key's first character alone, and a
 /// different one for each character, so each heading's rows are one run of the sorted
-/// list: a letter whose upper case would not turn back into it (`ı` -> `I`, `ς` -> `Σ`)
+/// list: a letter whose upper case would not turn back into it (`ς` -> `Σ`)
 /// stays as it is rather than join a group that sorts elsewhere.
 pub fn index_letter(name: &str) -> String {
     match folded(name_start(name)).next() {
@@ -391,12 +391,31 @@ fn name_start(name: &str) -> &str {
 }
 
 /// `s` as names compare: lower case, with accents and other combining marks dropped
-/// (canonical decomposition, NFD: `É` is `E` and a combining acute accent).
+/// (canonical decomposition, NFD: `É` is `E` and a combining acute accent), and the Latin
+/// letters NFD leaves whole spelled as a reader of the language files them (`ø` as `o`,
+/// `æ` as `ae`, `ł` as `l`, `ß` as `ss`, dotless `ı` as `i`). Other scripts stay as they are.
 fn folded(s: &str) -> impl Iterator<Item = char> + '_ {
     s.chars()
         .flat_map(char::to_lowercase)
         .nfd()
         .filter(|&c| !is_combining_mark(c))
+        .flat_map(|c| {
+            let ascii = is_latin_letter(c)
+                .then(|| deunicode::deunicode_char(c))
+                .flatten()
+                .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphabetic()));
+            let (one, many) = match ascii {
+                Some(s) => (None, Some(s.chars().flat_map(char::to_lowercase))),
+                None => (Some(c), None),
+            };
+            one.into_iter().chain(many.into_iter().flatten())
+        })
+}
+
+/// A letter of the Latin script beyond ASCII (Latin-1, Extended-A and -B, IPA, Extended
+/// Additional).
+fn is_latin_letter(c: char) -> bool {
+    c.is_alphabetic() && matches!(c, '\u{c0}'..='\u{2af}' | '\u{1e00}'..='\u{1eff}')
 }
 
 #[cfg(test)]
@@ -587,6 +606,23 @@ mod tests {
     }
 
     #[test]
+    fn latin_letters_without_a_decomposition_file_under_the_letter_read() {
+        assert_eq!(index_letter("Ørsted"), "O");
+        assert_eq!(index_letter("Æther"), "A");
+        assert_eq!(index_letter("Łódź"), "L");
+        assert_eq!(index_letter("ßeta"), "S");
+        let mut names = vec![
+            "Zeta", "Ørsted", "Oak", "Ox", "Łódź", "Lane", "Æther", "Aft",
+        ];
+        names.sort_by_key(|n| sort_key(n));
+        assert_eq!(
+            names,
+            ["Æther", "Aft", "Lane", "Łódź", "Oak", "Ørsted", "Ox", "Zeta"]
+        );
+        assert_eq!(headings_in_sorted_order(&names), ["A", "L", "O", "Z"]);
+    }
+
+    #[test]
     fn other_scripts_get_their_own_groups_after_z_and_symbols_stay_first() {
         assert_eq!(index_letter("αλφα"), "Α");
         assert_eq!(index_letter("Ψ-function"), "Ψ");
@@ -611,7 +647,7 @@ mod tests {
         ];
         assert_eq!(
             headings_in_sorted_order(&names),
-            ["#", "I", "W", "Z", "ı", "Α", "ς", "Σ", "Ж", "共"]
+            ["#", "I", "W", "Z", "Α", "ς", "Σ", "Ж", "共"]
         );
     }
 

@@ -208,6 +208,18 @@ fn side_files_in_templates_are_skipped_and_every_broken_template_is_named() {
         !err.contains("._base.html") && !err.contains(".#base.html"),
         "{err}"
     );
+
+    // A template that is a link to nowhere is named, with where it points.
+    std::fs::remove_file(templates.join("broken.html")).unwrap();
+    std::fs::remove_file(templates.join("partials/broken.html")).unwrap();
+    std::os::unix::fs::symlink("../shared/footer.html", templates.join("footer.html")).unwrap();
+    let out = run(root, &["build", "--drafts"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("templates/footer.html: template error: a symbolic link to ../shared/footer.html, which does not exist"),
+        "{err}"
+    );
 }
 
 /// A footer link to an entry that does not exist is one error at glossary.toml's

@@ -33,7 +33,7 @@ pub fn load_templates(dir: &Path) -> Result<Tera> {
                 if let Some(path) = e.path().filter(|p| is_template(p)) {
                     errors.push(Error::Template {
                         path: path.to_path_buf(),
-                        message: e.to_string(),
+                        message: unreadable_entry(path, &e),
                     });
                 }
                 continue;
@@ -110,6 +110,22 @@ pub fn load_templates(dir: &Path) -> Result<Tera> {
     // need.
     tera.set_escape_fn(super::escape::escape);
     Ok(tera)
+}
+
+/// Why the walk could not read `path`, said for a person: a link to nowhere names where
+/// it points.
+fn unreadable_entry(path: &Path, e: &walkdir::Error) -> String {
+    match std::fs::read_link(path) {
+        Ok(target) if !path.exists() => format!(
+            "a symbolic link to {}, which does not exist: remove the link or restore its \
+             target",
+            target.display()
+        ),
+        _ => match e.io_error() {
+            Some(io) => format!("cannot be read: {io}"),
+            None => e.to_string(),
+        },
+    }
 }
 
 pub fn render(tera: &Tera, name: &str, ctx: &tera::Context, dir: &Path) -> Result<String> {

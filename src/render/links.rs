@@ -107,15 +107,15 @@ pub fn file_url(dest: &str) -> String {
 /// Whether `link` starts with a URL scheme (`https:`, `mailto:`, `tel:`, `news:`, ...):
 /// such a link leaves the site and is not checked.
 pub fn has_scheme(link: &str) -> bool {
-    match link.split_once(':') {
-        Some((scheme, _)) => {
-            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-        }
-        None => false,
-    }
+    // A scheme is a letter, then letters, digits, `+`, `-` or `.`, up to the first `:`.
+    // Read from the start only as far as such characters go: the check runs on every link
+    // of every generated page.
+    let bytes = link.as_bytes();
+    let scheme_len = bytes
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+        .count();
+    scheme_len > 0 && bytes[0].is_ascii_alphabetic() && bytes.get(scheme_len) == Some(&b':')
 }
 
 /// `s` percent-decoded, as a browser reads a URL's path and fragment; bytes that do not
@@ -219,6 +219,19 @@ mod tests {
         }
         // A colon later in a path is not a scheme.
         assert!(!has_scheme("../a:b/"));
+        for (link, scheme) in [
+            ("svn+ssh:x", true),
+            ("a.b-c:", true),
+            ("x1:y", true),
+            ("1x:y", false),
+            (":x", false),
+            ("", false),
+            ("ab", false),
+            ("a b:c", false),
+            ("#x:y", false),
+        ] {
+            assert_eq!(has_scheme(link), scheme, "{link}");
+        }
     }
 
     #[test]

@@ -143,6 +143,9 @@ struct TableCtx<'a> {
     columns: Vec<CellCtx<'a>>,
     /// The `<thead>` (`entry_lists::table_head`).
     head: String,
+    /// The table's chart in its `<div class="chart">`, or empty: whole, so a template
+    /// neither tests the chart (Tera escapes a string to test it) nor looks it up by index.
+    chart: String,
     /// Each row as `<tr><td class="num|label">…</td>…</tr>`, each followed by a line
     /// break and the `<tbody>`'s indentation.
     body: String,
@@ -156,7 +159,7 @@ struct CellCtx<'a> {
 }
 
 impl<'a> TableCtx<'a> {
-    fn new(view: &'a TableView) -> TableCtx<'a> {
+    fn new(view: &'a TableView, chart: Option<&str>) -> TableCtx<'a> {
         let class = |i: usize| match view.numeric.get(i) {
             Some(true) => "num",
             _ => "label",
@@ -176,6 +179,9 @@ impl<'a> TableCtx<'a> {
         TableCtx {
             view,
             head: super::entry_lists::table_head(view, class),
+            chart: chart.map_or_else(String::new, |svg| {
+                format!("<div class=\"chart\">{svg}</div>")
+            }),
             columns: view
                 .headings
                 .iter()
@@ -800,6 +806,12 @@ fn render_entry(
             checked: s.checked.to_string(),
         })
         .collect();
+    let charts: Vec<Option<String>> = shown
+        .tables
+        .iter()
+        .enumerate()
+        .map(|(i, t)| super::chart::chart(t, i))
+        .collect();
     let ctx = PageCtx {
         kind: e.id.kind.singular(),
         slug: &e.id.slug,
@@ -824,13 +836,13 @@ fn render_entry(
         draft: (!a.verdict.is_published())
             .then(|| a.verdict.refusals.iter().map(|r| r.to_string()).collect()),
         body: r.html,
-        tables: shown.tables.iter().map(TableCtx::new).collect(),
-        charts: shown
+        tables: shown
             .tables
             .iter()
-            .enumerate()
-            .map(|(i, t)| super::chart::chart(t, i))
+            .zip(&charts)
+            .map(|(t, chart)| TableCtx::new(t, chart.as_deref()))
             .collect(),
+        charts,
         diagram: shown.diagram.clone(),
         related_list: super::entry_lists::related(&related),
         meet_list: super::entry_lists::meet(&meet),

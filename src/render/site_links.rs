@@ -6,7 +6,6 @@
 //! also refuses an id given twice in one page (raw HTML in a body, a template's own
 //! repeat), which the Markdown renderer cannot see.
 
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use indexmap::IndexSet;
@@ -26,14 +25,14 @@ use crate::error::{Error, Location, Result};
 #[derive(Default)]
 pub struct SiteLinkIndex {
     strings: IndexSet<Box<str>, foldhash::fast::RandomState>,
-    pages: HashMap<Box<str>, Packed>,
+    pages: foldhash::HashMap<Box<str>, Packed>,
 }
 
 /// One file's `href`/`src` values (with their line) and element ids; empty for non-HTML.
 #[derive(Default, PartialEq, Debug)]
 pub struct PageLinks {
     links: Vec<(String, usize)>,
-    ids: HashSet<String>,
+    ids: foldhash::HashSet<String>,
     /// Ids given more than once: (id, line of the first, line of the repeat).
     duplicate_ids: Vec<(String, usize, usize)>,
 }
@@ -160,7 +159,7 @@ impl SiteLinkIndex {
     /// Check the links of `only` (every file when None) against every file and id known.
     pub fn check(&self, static_dir: &Path, only: Option<&[String]>) -> Result<()> {
         // Looked up, not collected: serve checks a few pages per save on large sites.
-        let mut statics = HashSet::new();
+        let mut statics = foldhash::HashSet::default();
         for item in walkdir::WalkDir::new(static_dir)
             .into_iter()
             .filter_map(|i| i.ok())
@@ -248,20 +247,31 @@ fn check_one(
     let target = if path.is_empty() {
         page.to_string()
     } else {
+        // The page's folder, then the link's segments, in one string (no list of
+        // segments: this runs for every link of every generated page).
         let dir = page.rsplit_once('/').map_or("", |(d, _)| d);
-        let mut segments: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+        let mut t = String::with_capacity(dir.len() + path.len() + "/index.html".len());
+        let push = |t: &mut String, seg: &str| {
+            if !t.is_empty() {
+                t.push('/');
+            }
+            t.push_str(seg);
+        };
+        for seg in dir.split('/').filter(|s| !s.is_empty()) {
+            push(&mut t, seg);
+        }
         for seg in path.split('/') {
             match seg {
                 "" | "." => {}
                 ".." => {
-                    if segments.pop().is_none() {
+                    if t.is_empty() {
                         return Some(format!("link `{link}` points outside the site"));
                     }
+                    t.truncate(t.rfind('/').unwrap_or(0));
                 }
-                s => segments.push(s),
+                s => push(&mut t, s),
             }
         }
-        let mut t = segments.join("/");
         if path.ends_with('/') || t.is_empty() {
             if !t.is_empty() {
                 t.push('/');

@@ -17,6 +17,7 @@ mod gate;
 mod input;
 mod resolve;
 mod sign;
+mod signature_file;
 mod signatures;
 mod status;
 

@@ -19,6 +19,7 @@ use crate::error::{Error, Location, Result};
 use super::digest::{SignedMaterial, SignedText};
 use super::gate::Role;
 use super::sign::Signed;
+use super::signature_file;
 
 /// The folder of signed texts under the reviews folder.
 pub const TEXTS_DIR: &str = "texts";
@@ -180,7 +181,7 @@ fn load_one(
         ));
     }
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let signoff: SignOff = serde_yaml::from_str(&text).map_err(|e| {
+    let signoff = signature_file::read(&text).map_err(|e| {
         let at = e.location().map(|l| Location {
             line: l.line(),
             column: l.column(),
@@ -196,7 +197,7 @@ pub fn save_signoff(reviews_dir: &Path, id: &EntryId, signoff: &SignOff) -> Resu
     let path = signoff_path(reviews_dir, id);
     let dir = path.parent().unwrap_or(reviews_dir);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let yaml = serde_yaml::to_string(signoff)
+    let yaml = signature_file::write(signoff)
         .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
     write_file(&path, yaml.as_bytes(), Durability::Synced)?;
     Ok(path)
@@ -228,7 +229,7 @@ pub fn save_signoffs(
             files.push((text, Cow::Borrowed(&material.bytes)));
         }
         let path = signoff_path(reviews_dir, id);
-        match serde_yaml::to_string(signoff) {
+        match signature_file::write(signoff) {
             Ok(yaml) => files.push((path, Cow::Owned(yaml.into_bytes()))),
             Err(e) => errors.push(Error::Other(format!("{}: {e}", path.display()))),
         }

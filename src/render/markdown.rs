@@ -25,8 +25,10 @@ pub struct RenderedMarkdown {
     pub toc: Vec<TocItem>,
     /// Internal links, with the 1-based body line they were written on.
     pub links: Vec<(LinkTarget, usize)>,
-    /// The body's distinct words, for the search index (see `search::distinct_words`).
-    /// Made here, in the parallel per-page pass, so the index is only assembled later.
+    /// The body's text for the search index: headings, prose and code, each piece
+    /// followed by white space, so no word runs into the next (`search::words` cuts it).
+    /// Made here, in the parallel per-page pass; what keeps it keeps only its distinct
+    /// words (`search::distinct_words`, or a build's `words::Vocabulary::code`).
     pub text: String,
     /// What the author must fix (bad images, raw HTML), with the 1-based file line.
     pub problems: Vec<(usize, String)>,
@@ -388,9 +390,6 @@ fn render_as(
         if had_html {
             out.html = sanitize(&out.html);
         }
-    }
-    if with_text {
-        out.text = super::search::distinct_words(&out.text);
     }
     out
 }

@@ -262,7 +262,12 @@ pub fn render_site_into_with(
         .zip(entries.par_iter())
         .filter(|(given, _)| given.is_none())
         .try_for_each(|(slot, e)| {
-            *slot = Some(page_outline(input, e, by_id.get(&e.id).copied())?);
+            let mut outline = page_outline(input, e, by_id.get(&e.id).copied())?;
+            // Kept (`serve`): only the distinct words, made here in parallel.
+            if keep_links {
+                outline.text = super::search::distinct_words(&outline.text);
+            }
+            *slot = Some(outline);
             Ok::<_, Error>(())
         })?;
     // Every slot is filled. `map_while` over the vector's own iterator reuses its buffer
@@ -470,7 +475,10 @@ pub fn render_page_markdown(
     e: &Entry,
     a: Option<&Assessment>,
 ) -> Result<RenderedMarkdown> {
-    page_markdown(input, e, a, render_markdown)
+    let mut r = page_markdown(input, e, a, render_markdown)?;
+    // `serve` keeps it: only the distinct words.
+    r.text = super::search::distinct_words(&r.text);
+    Ok(r)
 }
 
 /// The entry's Markdown, after value expansion when it has been assessed, through `pass`.

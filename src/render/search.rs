@@ -30,7 +30,7 @@ use super::input::{OutputFile, RenderInput};
 use super::leb128;
 use super::pages::entry_inline;
 use super::site_wide::PublishedPage;
-use super::words::{CodedWords, Vocabulary};
+use super::words::{CodedWords, Vocabulary, Words};
 use crate::error::Result;
 
 /// The global the index scripts call; `search.js` defines it.
@@ -113,21 +113,130 @@ pub fn tokens(s: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// [`tokens`] without copying the words that are already lowercase (most of them).
-fn words(s: &str) -> impl Iterator<Item = Cow<'_, str>> {
-    s.split_whitespace().filter_map(|w| {
-        let w = w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
-        if w.is_empty() {
-            None
-        } else if w.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
-            Some(Cow::Borrowed(w))
-        } else {
-            Some(Cow::Owned(w.to_lowercase()))
-        }
-    })
+pub(super) fn words(s: &str) -> WordsOf<'_> {
+    WordsOf { s, at: 0 }
 }
 
-/// The body's distinct words in first-seen order: all the index needs of a body, and a
-/// fraction of its size (kept per published entry between serve rebuilds).
+/// The iterator [`words`] returns: one pass over the bytes, ASCII by table and any other
+/// character by its Unicode properties (white space, alphanumeric), as `char` defines them.
+pub(super) struct WordsOf<'a> {
+    s: &'a str,
+    at: usize,
+}
+
+/// What a byte is to [`WordsOf`].
+#[derive(Clone, Copy, PartialEq)]
+enum Class {
+    /// A lowercase ASCII letter, a digit or `_`.
+    Word,
+    /// An uppercase ASCII letter: a word with one is lowercased.
+    Upper,
+    /// Ends a word (`char::is_whitespace` in ASCII: tab, line feed, vertical tab, form
+    /// feed, carriage return, space).
+    Space,
+    /// Other ASCII: kept inside a word, trimmed at its ends.
+    Punctuation,
+    /// The first byte of a character past ASCII (never another byte: each character is
+    /// stepped over whole).
+    Other,
+}
+
+const CLASS: [Class; 256] = {
+    let mut table = [Class::Other; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = if c.is_ascii_uppercase() {
+            Class::Upper
+        } else if c.is_ascii_alphanumeric() || c == b'_' {
+            Class::Word
+        } else if matches!(c, b'\t'..=b'\r' | b' ') {
+            Class::Space
+        } else {
+            Class::Punctuation
+        };
+        b += 1;
+    }
+    table
+};
+
+impl<'a> WordsOf<'a> {
+    /// The next word as written, and whether it must be lowercased (it has an uppercase
+    /// or a non-ASCII character): the caller may lowercase it into a buffer of its own.
+    pub(super) fn next_as_written(&mut self) -> Option<(&'a str, bool)> {
+        let (s, bytes) = (self.s, self.s.as_bytes());
+        // The word's kept part `first..last`; whether it needs lowercasing (an uppercase
+        // or non-ASCII character in it), and whether what follows its last word character
+        // so far would make it so (non-ASCII punctuation inside a word).
+        let mut first = None;
+        let mut last = 0;
+        let (mut fold, mut pending) = (false, false);
+        let mut i = self.at;
+        while i < bytes.len() {
+            let word_at = i;
+            match CLASS[bytes[i] as usize] {
+                Class::Word | Class::Upper => {
+                    // A run of ASCII word characters, the most of any text.
+                    while let Some(&b) = bytes.get(i) {
+                        match CLASS[b as usize] {
+                            Class::Word => {}
+                            Class::Upper => fold = true,
+                            _ => break,
+                        }
+                        i += 1;
+                    }
+                }
+                Class::Space if first.is_some() => break,
+                Class::Space | Class::Punctuation => {
+                    i += 1;
+                    continue;
+                }
+                Class::Other => {
+                    let c = s[i..].chars().next().unwrap_or_default();
+                    i += c.len_utf8();
+                    if c.is_whitespace() {
+                        if first.is_some() {
+                            break;
+                        }
+                        continue;
+                    }
+                    if !c.is_alphanumeric() {
+                        pending = true;
+                        continue;
+                    }
+                    fold = true;
+                }
+            }
+            // `word_at..i` are word characters.
+            if first.is_none() {
+                first = Some(word_at);
+            } else {
+                fold |= pending;
+            }
+            pending = false;
+            last = i;
+        }
+        self.at = i;
+        Some((&s[first?..last], fold))
+    }
+}
+
+impl<'a> Iterator for WordsOf<'a> {
+    type Item = Cow<'a, str>;
+
+    fn next(&mut self) -> Option<Cow<'a, str>> {
+        let (word, fold) = self.next_as_written()?;
+        Some(if fold {
+            Cow::Owned(word.to_lowercase())
+        } else {
+            Cow::Borrowed(word)
+        })
+    }
+}
+
+/// The body's distinct words in first-seen order, separated by single spaces: all the
+/// index needs of a body, and a fraction of its size (kept per published entry between
+/// serve rebuilds).
 pub fn distinct_words(s: &str) -> String {
     let mut seen = foldhash::HashSet::default();
     let mut out = String::with_capacity(s.len() / 2);
@@ -146,23 +255,29 @@ pub fn distinct_words(s: &str) -> String {
     String::from(out.as_str())
 }
 
-/// Each published page's body words ([`distinct_words`]), in the order of the pages given
-/// with them: lent where the caller keeps them (`serve` remakes the index after an edit),
-/// or coded and given, so the index lets each go once it is noted (a build: see
-/// [`super::words`]).
+/// Each published page's body words, in the order of the pages given with them: lent
+/// where the caller keeps them (`serve` remakes the index after an edit; as
+/// [`distinct_words`] makes them), or coded and given, so the index lets each go once it
+/// is noted (a build: see [`super::words`]).
 pub enum Bodies<'a> {
     Lent(Vec<&'a str>),
     Coded(&'a Vocabulary, Vec<CodedWords>),
 }
 
-impl<'a> Bodies<'a> {
-    /// Page `i`'s words; coded ones are handed over, to be dropped once noted.
-    fn take(&mut self, i: usize) -> Cow<'a, str> {
+impl Bodies<'_> {
+    /// Page `i`'s words as numbers in `words`; coded ones are let go.
+    fn note(&mut self, i: usize, words: &mut Words, mut note: impl FnMut(u32)) {
         match self {
-            Bodies::Lent(v) => Cow::Borrowed(v.get(i).copied().unwrap_or_default()),
-            Bodies::Coded(vocabulary, v) => {
-                let coded = v.get_mut(i).map(std::mem::take).unwrap_or_default();
-                Cow::Owned(vocabulary.decode(&coded))
+            Bodies::Lent(v) => {
+                let text = v.get(i).copied().unwrap_or_default();
+                text.split(' ')
+                    .filter(|w| !w.is_empty())
+                    .for_each(|w| note(words.number(w)));
+            }
+            Bodies::Coded(_, v) => {
+                if let Some(coded) = v.get_mut(i).map(std::mem::take) {
+                    coded.numbers().for_each(note);
+                }
             }
         }
     }
@@ -222,8 +337,22 @@ pub fn index_files_into(
         return Ok(None);
     }
 
-    let mut index: foldhash::HashMap<String, Postings> = Default::default();
-    let mut best: foldhash::HashMap<String, Field> = Default::default();
+    // The index works on word numbers: a build's bodies come as numbers in its
+    // vocabulary, and the other words (and `serve`'s lent bodies) are numbered there too.
+    let mut own = Words::default();
+    let mut lock = match &bodies {
+        Bodies::Coded(vocabulary, _) => Some(vocabulary.lock()),
+        Bodies::Lent(_) => None,
+    };
+    let vocabulary: &mut Words = match &mut lock {
+        Some(locked) => locked,
+        None => &mut own,
+    };
+    // By word number: its postings; the entry it was last noted for and the highest
+    // field there; the words the entry being noted has.
+    let mut index: Vec<Postings> = Vec::new();
+    let mut noted: Vec<(u32, Field)> = Vec::new();
+    let mut has: Vec<u32> = Vec::new();
     // (a whole title, name or alias as its words joined by one space, its entry id)
     let mut whole_names: Vec<(String, u32)> = Vec::new();
     for (id, &(at, page)) in order.iter().enumerate() {
@@ -231,33 +360,39 @@ pub fn index_files_into(
             return Ok(None);
         }
         let id = id as u32;
-        best.clear();
         let meta = &page.entry.meta;
-        let mut note = |text: &str, field: Field| {
-            for t in tokens(text) {
-                let slot = best.entry(t).or_insert(field);
-                *slot = (*slot).max(field);
+        let mut note = |number: u32, field: Field| {
+            let number = number as usize;
+            if number >= noted.len() {
+                noted.resize(number + 1, (u32::MAX, Field::Body));
+            }
+            let slot = &mut noted[number];
+            if slot.0 == id {
+                slot.1 = slot.1.max(field);
+            } else {
+                *slot = (id, field);
+                has.push(number as u32);
             }
         };
-        note(&bodies.take(at), Field::Body);
+        bodies.note(at, vocabulary, |number| note(number, Field::Body));
         // Only the HTML is read again (for the documents); the text goes once noted.
-        note(
-            &std::mem::take(&mut summaries[id as usize].text),
-            Field::Summary,
-        );
-        note(&meta.title, Field::Title);
-        note(page.entry.name(), Field::Title);
+        let summary = std::mem::take(&mut summaries[id as usize].text);
+        let mut names = vec![meta.title.as_str(), page.entry.name()];
         // Aliases (abbreviations, other names) are found as the name is.
-        for alias in &meta.aliases {
-            note(alias, Field::Title);
+        names.extend(meta.aliases.iter().map(String::as_str));
+        for (text, field) in std::iter::once((summary.as_str(), Field::Summary))
+            .chain(names.iter().map(|&name| (name, Field::Title)))
+        {
+            for word in words(text) {
+                note(vocabulary.number(&word), field);
+            }
         }
-        for (token, field) in best.drain() {
-            index.entry(token).or_default().push(id, field);
+        index.resize_with(noted.len(), Postings::default);
+        for number in has.drain(..) {
+            index[number as usize].push(id, noted[number as usize].1);
         }
         // The whole title, name or alias equal to the query ranks first: "SM" finds the
         // entry that has it as its abbreviation before every entry that mentions SMs.
-        let mut names = vec![meta.title.as_str(), page.entry.name()];
-        names.extend(meta.aliases.iter().map(String::as_str));
         for name in names {
             let words = tokens(name).collect::<Vec<_>>().join(" ");
             if !words.is_empty() {
@@ -265,51 +400,54 @@ pub fn index_files_into(
             }
         }
     }
-    drop((best, bodies));
+    drop((noted, has, bodies));
 
     if stop() {
         return Ok(None);
     }
-    let mut postings: Vec<(String, Postings)> = index.into_iter().collect();
-    postings.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let place = |token: &str| {
-        postings
-            .binary_search_by(|(t, _)| t.as_str().cmp(token))
-            .ok()
-    };
+    // The words of published entries, sorted; and each word's place in that list.
+    let mut sorted: Vec<u32> = (0..index.len() as u32)
+        .filter(|&number| index[number as usize].len() > 0)
+        .collect();
+    sorted.sort_unstable_by(|&a, &b| vocabulary.word(a).cmp(vocabulary.word(b)));
+    let mut place = vec![u32::MAX; index.len()];
+    for (i, &number) in sorted.iter().enumerate() {
+        place[number as usize] = i as u32;
+    }
     // Each whole name is kept with its rarest word, which every query equal to it loads:
     // under the first word, 10,000 titles "What is …?" would all sit with "what". Every
-    // word of a name was noted above, so each has its place.
+    // word of a name was noted above, so each has its number.
     let mut names: Vec<WholeName> = whole_names
         .into_iter()
         .filter_map(|(name, id)| {
-            let count = |i: usize| postings[i].1.len();
-            let token = name
+            let number = name
                 .split(' ')
-                .filter_map(|w| Some((place(w)?, w)))
-                .min_by_key(|&(i, w)| (count(i), w))?
+                .filter_map(|w| Some((vocabulary.get(w)?, w)))
+                .min_by_key(|&(number, w)| (index[number as usize].len(), w))?
                 .0;
             Some(WholeName {
-                token: token as u32,
+                token: place[number as usize],
                 name,
                 id,
             })
         })
         .collect();
-    // By token, then by name (as the records list them), then by id; one id per name.
+    drop(place);
+    // By word, then by name (as the records list them), then by id; one id per name.
     names.sort_unstable_by(|a, b| (a.token, &a.name, a.id).cmp(&(b.token, &b.name, b.id)));
     names.dedup_by(|a, b| (a.token, &a.name, a.id) == (b.token, &b.name, b.id));
-
     let n = order.len();
     let mut names = names.into_iter().peekable();
     // Records are made and written one top-level group (the tokens of one shard key
     // before any split) at a time: the groups are independent, and all records at once
     // were about 40 MB at 100,000 entries, at the build's peak.
     let mut shards = Vec::new();
-    let mut group: Vec<(String, String)> = Vec::new();
-    for (i, (token, p)) in postings.into_iter().enumerate() {
-        let same =
-            |(last, _): &(String, String)| prefix(last, KEY_CHARS) == prefix(&token, KEY_CHARS);
+    let mut group: Vec<(&str, String)> = Vec::new();
+    for (i, &number) in sorted.iter().enumerate() {
+        let token = vocabulary.word(number);
+        // Let go once in its record.
+        let p = std::mem::take(&mut index[number as usize]);
+        let same = |(last, _): &(&str, String)| prefix(last, KEY_CHARS) == prefix(token, KEY_CHARS);
         if !group.last().is_none_or(same) {
             split_shards(&mut group, None, out, &mut shards)?;
             group.clear();
@@ -318,11 +456,12 @@ pub fn index_files_into(
         while let Some(name) = names.next_if(|w| w.token as usize == i) {
             own.push(name);
         }
-        let record = record_json(&token, &p, &own, n);
+        let record = record_json(token, &p, &own, n);
         group.push((token, record));
     }
     split_shards(&mut group, None, out, &mut shards)?;
-    drop(group);
+    drop((group, index, sorted));
+    drop(lock);
 
     for (i, (chunk, summaries)) in order.chunks(CHUNK).zip(summaries.chunks(CHUNK)).enumerate() {
         let docs: Vec<(&str, &str, &str, String)> = chunk
@@ -393,15 +532,15 @@ fn prefix(token: &str, chars: usize) -> &str {
 /// token equal to its key and splits the rest one character deeper. Each record is let
 /// go once in its shard, so the index is not held twice (records and shards).
 fn split_shards(
-    records: &mut [(String, String)],
+    records: &mut [(&str, String)],
     key: Option<&str>,
     out: &mut dyn FnMut(OutputFile) -> Result<()>,
     shards: &mut Vec<(String, usize)>,
 ) -> Result<()> {
     let depth = key.map_or(KEY_CHARS, |k| k.chars().count() + 1);
-    let groups = records.chunk_by_mut(|a, b| prefix(&a.0, depth) == prefix(&b.0, depth));
+    let groups = records.chunk_by_mut(|a, b| prefix(a.0, depth) == prefix(b.0, depth));
     for group in groups {
-        let group_key = prefix(&group[0].0, depth).to_string();
+        let group_key = prefix(group[0].0, depth).to_string();
         let group_key = group_key.as_str();
         let size: usize = group.iter().map(|r| r.1.len() + 1).sum();
         let longer = group.iter().any(|r| r.0.len() > group_key.len());
@@ -424,7 +563,7 @@ fn split_shards(
 
 fn emit(
     key: &str,
-    group: &mut [(String, String)],
+    group: &mut [(&str, String)],
     out: &mut dyn FnMut(OutputFile) -> Result<()>,
     shards: &mut Vec<(String, usize)>,
 ) -> Result<()> {
@@ -555,6 +694,42 @@ mod tests {
         assert_eq!((p.by_field(), p.len()), (want, noted.len()));
     }
 
+    /// The rule as `search.js` states it, one step at a time: what the one-pass cutter
+    /// must give.
+    fn cut_by_the_rule(s: &str) -> Vec<String> {
+        s.split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_')))
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    }
+
+    #[test]
+    fn words_are_cut_as_the_rule_says() {
+        let samples = [
+            "Warp slots, warp SLOTS; __global__ (sm_90).",
+            "  leading\tand\x0btrailing\u{85}white\u{a0}space\u{3000}  ",
+            "\"quoted\" — dashes—inside… «Français» ÉCOLE straße ΣΟΦΟΣ İstanbul xİ",
+            "a-b a_b -a- __ -- x² ½ ٣ 日本語 emoji✓ ✓ é́ e\u{301}",
+            "",
+            " ,;. ",
+        ];
+        for s in samples {
+            let fast: Vec<String> = tokens(s).collect();
+            assert_eq!(fast, cut_by_the_rule(s), "{s:?}");
+        }
+        // Words already lowercase are not copied.
+        assert!(words("warp sm_90 (slot)").all(|w| matches!(w, Cow::Borrowed(_))));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_is_cut_as_the_rule_says(s in "(?s)[ -~\t\n\x0b\x0c\r\u{85}\u{a0}é́É¹ΣİẞÅ✓日_\\-]{0,40}") {
+            let fast: Vec<String> = tokens(&s).collect();
+            proptest::prop_assert_eq!(fast, cut_by_the_rule(&s));
+        }
+    }
+
     #[test]
     fn keeps_each_word_once_in_first_seen_order() {
         assert_eq!(
@@ -597,6 +772,10 @@ mod split_tests {
         records.push(("th".into(), "\"th\":[\"0\",\"\",\"\"]".into()));
         records.push(("ok".into(), "\"ok\":[\"0\",\"\",\"\"]".into()));
         records.sort();
+        let mut records: Vec<(&str, String)> = records
+            .iter()
+            .map(|(token, record)| (token.as_str(), record.clone()))
+            .collect();
         let (mut files, mut shards) = (Vec::new(), Vec::new());
         let mut keep = |f| {
             files.push(f);

@@ -163,6 +163,8 @@ const CLASS: [Class; 256] = {
 impl<'a> WordsOf<'a> {
     /// The next word as written, and whether it must be lowercased (it has an uppercase
     /// or a non-ASCII character): the caller may lowercase it into a buffer of its own.
+    /// Inlined: called once a word, for every word of every page.
+    #[inline]
     pub(super) fn next_as_written(&mut self) -> Option<(&'a str, bool)> {
         let (s, bytes) = (self.s, self.s.as_bytes());
         // The word's kept part `first..last`; whether it needs lowercasing (an uppercase

@@ -167,9 +167,9 @@ fn experiment_yaml() -> String {
         first = model::ROWS[0]
     );
     for (i, row) in model::ROWS.iter().enumerate() {
-        let _ = write!(
+        let _ = writeln!(
             y,
-            "  - {{label: {row}, block: {}, elements_per_thread: 1}}\n",
+            "  - {{label: {row}, block: {}, elements_per_thread: 1}}",
             128u32 << i
         );
     }

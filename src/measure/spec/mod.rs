@@ -350,7 +350,7 @@ impl Experiment {
                     .or_else(|| line_of(&self.text, name))
             })
         });
-        Error::content(&self.path(), at, message.into())
+        Error::content(self.path(), at, message.into())
     }
 
     /// The kernel sources, concatenated in the order listed, as NVRTC compiles them.

@@ -188,6 +188,9 @@ impl From<Fill> for FillText {
 }
 
 impl Fill {
+    // `!(lo < hi)` rather than `lo >= hi`: a NaN bound compares false both ways and must
+    // be refused too.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     pub fn check(&self, ty: ElemType) -> Result<(), String> {
         match *self {
             Fill::Uniform(lo, hi) if !(lo < hi) || !lo.is_finite() || !hi.is_finite() => {
@@ -220,6 +223,8 @@ pub struct Tolerance {
 }
 
 impl Tolerance {
+    // `!(v >= 0.0)` rather than `v < 0.0`: NaN must be refused too.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     pub fn check(&self) -> Result<(), String> {
         if self.abs.is_none() && self.rel.is_none() && self.ulps.is_none() {
             return Err("a tolerance needs abs, rel or ulps".into());

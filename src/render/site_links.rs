@@ -6,6 +6,7 @@
 //! also refuses an id given twice in one page (raw HTML in a body, a template's own
 //! repeat), which the Markdown renderer cannot see.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use indexmap::IndexSet;
@@ -190,32 +191,56 @@ impl SiteLinkIndex {
                 column: 1,
             })
         };
-        let errors: Vec<Error> = checked
+        // Each broken link as (page, line, why), in page order.
+        let broken: Vec<(&str, u32, String)> = checked
             .par_iter()
             .flat_map_iter(|(path, page)| {
-                let links = page.links.iter().filter_map(move |(value, line)| {
+                page.links.iter().filter_map(move |(value, line)| {
                     let why = check_one(path, self.string(*value), exists, has_id)?;
-                    Some(Error::content(
-                        format!("generated page {path}"),
-                        at(*line),
-                        format!("{why} (made by a template; check templates/)"),
-                    ))
-                });
-                let repeats = page.duplicate_ids.iter().map(move |(id, first, again)| {
-                    let id = self.string(*id);
-                    Error::content(
-                        format!("generated page {path}"),
-                        at(*again),
-                        format!(
-                            "id `{id}` is given twice on this page (first at line {first}): \
-                             links to `#{id}` reach only the first (check templates/ and raw \
-                             HTML in the entry's body)"
-                        ),
-                    )
-                });
-                links.chain(repeats)
+                    Some((*path, *line, why))
+                })
             })
             .collect();
+        // A template's broken link is on every page the template makes: one error for it,
+        // at its first page, with how many more pages have it (a footer link to a missing
+        // file was 10,000 identical errors at 10,000 entries).
+        let mut first: HashMap<&str, (usize, usize)> = HashMap::new();
+        for (i, (_, _, why)) in broken.iter().enumerate() {
+            first.entry(why.as_str()).or_insert((i, 0)).1 += 1;
+        }
+        let mut errors: Vec<Error> = broken
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (path, line, why))| {
+                let (at_first, pages) = first[why.as_str()];
+                (at_first == i).then(|| {
+                    let more = match pages - 1 {
+                        0 => String::new(),
+                        1 => "; the same on 1 more generated page".to_string(),
+                        n => format!("; the same on {n} more generated pages"),
+                    };
+                    Error::content(
+                        format!("generated page {path}"),
+                        at(*line),
+                        format!("{why} (made by a template; check templates/){more}"),
+                    )
+                })
+            })
+            .collect();
+        for (path, page) in &checked {
+            for (id, first, again) in page.duplicate_ids.iter() {
+                let id = self.string(*id);
+                errors.push(Error::content(
+                    format!("generated page {path}"),
+                    at(*again),
+                    format!(
+                        "id `{id}` is given twice on this page (first at line {first}): \
+                         links to `#{id}` reach only the first (check templates/ and raw \
+                         HTML in the entry's body)"
+                    ),
+                ));
+            }
+        }
         Error::collect(errors)
     }
 }

@@ -1,14 +1,15 @@
 //! The repeated parts of an entry page made as HTML here rather than by Tera loops: the
 //! related terms, "where you meet this", a lesson's terms, the sources and a measured
 //! table's head. In Tera each loop iteration with a macro call and a few lookups cost
-//! about 30,000 instructions; at five related terms, three sources and a table head per
-//! page that was about a tenth of a build (callgrind, 1,000-entry corpus: see the
-//! README's Performance section). The sidebar's list and a table's rows are made the same
+//! about 30,000 instructions; making these here took 4.2% off a build's instructions
+//! (callgrind, 1,000-entry corpus: see the README's Performance section). The sidebar's list and a table's rows are made the same
 //! way (`navigation`, `pages::TableCtx`).
 //!
 //! Templates keep the sections, headings and list elements; these give the items. The
 //! data stays in the page context too (`page.related`, `page.sources`, `t.headings`...) for
 //! a template that lays a list out itself.
+
+use serde::Serialize;
 
 use super::escape::escape_into;
 use super::pages::LinkCtx;
@@ -32,65 +33,62 @@ fn push_link(out: &mut String, item: &LinkCtx) {
     }
 }
 
-/// `<li>` per related term: its link and its summary (already HTML).
-pub fn related(items: &[LinkCtx]) -> String {
+/// `<li>` per item: its link, then what `after` adds.
+fn link_items(items: &[LinkCtx], after: impl Fn(&mut String, &LinkCtx)) -> String {
     let mut out = String::new();
     for item in items {
         out.push_str("<li>");
         push_link(&mut out, item);
+        after(&mut out, item);
+        out.push_str("</li>");
+    }
+    out
+}
+
+/// `<li>` per related term: its link and its summary (already HTML).
+pub fn related(items: &[LinkCtx]) -> String {
+    link_items(items, |out, item| {
         if let Some(summary) = item.summary.as_deref().filter(|s| !s.is_empty()) {
             out.push_str(" — <span class=\"summary\">");
             out.push_str(summary);
             out.push_str("</span>");
         }
-        out.push_str("</li>");
-    }
-    out
+    })
 }
 
 /// `<li>` per lesson that uses the term: its link and the lesson's note on it (text).
 pub fn meet(items: &[LinkCtx]) -> String {
-    let mut out = String::new();
-    for item in items {
-        out.push_str("<li>");
-        push_link(&mut out, item);
+    link_items(items, |out, item| {
         if let Some(note) = item.note.as_deref().filter(|s| !s.is_empty()) {
             out.push_str(" — ");
-            escape_into(&mut out, note);
+            escape_into(out, note);
         }
-        out.push_str("</li>");
-    }
-    out
+    })
 }
 
-/// `<li>` per term a lesson or guide lists: its link.
+/// `<li>` per term a lesson lists: its link.
 pub fn terms(items: &[LinkCtx]) -> String {
-    let mut out = String::new();
-    for item in items {
-        out.push_str("<li>");
-        push_link(&mut out, item);
-        out.push_str("</li>");
-    }
-    out
+    link_items(items, |_, _| {})
 }
 
-/// A source as the page lists it.
-pub struct Source<'a> {
-    pub title: &'a str,
-    pub url: &'a str,
-    pub checked: &'a str,
+/// A source as templates see it (`page.sources`).
+#[derive(Serialize)]
+pub struct SourceCtx {
+    pub title: String,
+    pub url: String,
+    pub checked: String,
 }
 
 /// `<li>` per source, each followed by a line break and the list's indentation.
-pub fn sources<'a>(items: impl IntoIterator<Item = Source<'a>>) -> String {
+pub fn sources(items: &[SourceCtx]) -> String {
     let mut out = String::new();
     for s in items {
         out.push_str("<li><a href=\"");
-        escape_into(&mut out, s.url);
+        escape_into(&mut out, &s.url);
         out.push_str("\">");
-        escape_into(&mut out, s.title);
+        escape_into(&mut out, &s.title);
         out.push_str("</a> <span class=\"checked\">(checked ");
-        escape_into(&mut out, s.checked);
+        escape_into(&mut out, &s.checked);
         out.push_str(")</span></li>\n  ");
     }
     out
@@ -180,6 +178,16 @@ mod tests {
             "<li>Left out — see &quot;warps&quot;</li>"
         );
         assert_eq!(related(&[]), "");
+        let source = SourceCtx {
+            title: "\"Hardware\" <notes>".into(),
+            url: "https://x.org/?a=1&b=2".into(),
+            checked: "2026-08-30".into(),
+        };
+        assert_eq!(
+            sources(&[source]),
+            "<li><a href=\"https://x.org/?a=1&amp;b=2\">&quot;Hardware&quot; &lt;notes&gt;</a> \
+             <span class=\"checked\">(checked 2026-08-30)</span></li>\n  "
+        );
     }
 
     #[test]

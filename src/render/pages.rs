@@ -12,6 +12,7 @@ use tera::Context;
 use crate::content::{Entry, EntryId, Kind};
 use crate::error::{Error, Location, Result};
 
+use super::entry_lists::SourceCtx;
 use super::escape::escape_into;
 use super::inline::{render_inline, Inline, InlineContext};
 use super::input::{Assessment, OutputFile, RenderInput, Shown};
@@ -72,13 +73,6 @@ pub struct LinkCtx {
     pub note: Option<String>,
     pub day: Option<u32>,
     pub draft: bool,
-}
-
-#[derive(Serialize)]
-struct SourceCtx {
-    title: String,
-    url: String,
-    checked: String,
 }
 
 #[derive(Serialize)]
@@ -855,13 +849,7 @@ fn render_entry(
         related_list: super::entry_lists::related(&related),
         meet_list: super::entry_lists::meet(&meet),
         terms_list: super::entry_lists::terms(&terms),
-        sources_list: super::entry_lists::sources(sources.iter().map(|s| {
-            super::entry_lists::Source {
-                title: &s.title,
-                url: &s.url,
-                checked: &s.checked,
-            }
-        })),
+        sources_list: super::entry_lists::sources(&sources),
         related,
         meet,
         terms,

@@ -359,11 +359,16 @@ fn attributes<'a>(
         let start = eq + 2;
         let end = memchr::memchr(b'"', &bytes[start..]).map_or(html.len(), |e| start + e);
         from = end;
-        let before = &html[..eq];
-        if let Some(name) = names
-            .iter()
-            .find(|n| before.ends_with(*n) && before[..before.len() - n.len()].ends_with(' '))
-        {
+        let before = &bytes[..eq];
+        // Most attributes of a page are a highlighted block's `class`: the name's last
+        // byte turns them away before any name is compared.
+        let last = before.last().copied();
+        if let Some(name) = names.iter().find(|n| {
+            let n = n.as_bytes();
+            n.last().copied() == last
+                && before.ends_with(n)
+                && before[..before.len() - n.len()].ends_with(b" ")
+        }) {
             let at = eq - name.len() - 1;
             return Some((*name, decode_entities(&html[start..end]), at));
         }

@@ -203,8 +203,12 @@ pub fn side_by_side(
         .iter()
         .flat_map(|(node, _, ps)| ps.iter().map(|p| (node.to_string(), p.clone())))
         .collect();
-    if let [(_, only, _)] = views.as_slice() {
-        return (only.clone(), problems);
+    let mut views = views;
+    if views.len() == 1 {
+        // One node (almost every table): its view is the table, moved rather than copied.
+        if let Some((_, only, _)) = views.pop() {
+            return (only, problems);
+        }
     }
     let nodes: Vec<&str> = views.iter().map(|(n, _, _)| *n).collect();
     let mut out = TableView {

@@ -4,6 +4,8 @@
 //! against the other (a numeric axis such as a working-set size, see [`line_chart`]). The
 //! chart repeats the table, which stays beside it; its data points are the table's cells.
 
+use std::fmt::Write;
+
 use super::escape::escape;
 use super::tables::{LineAxes, TableView};
 
@@ -28,6 +30,36 @@ const BAR_HEIGHT: f64 = 16.0;
 const TOP: f64 = 6.0;
 /// Room above the bars for the axis title (the metric and its unit).
 const AXIS: f64 = 18.0;
+
+/// A coordinate written as `f64`'s `Display` writes it; the whole numbers most of them
+/// are (rows sit on a grid) skip the float formatting, a tenth of a chart's cost.
+struct Coord(f64);
+
+impl std::fmt::Display for Coord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = self.0;
+        // -0.0 is written "-0" by `Display`, and NaN and the infinities have no fraction.
+        if v.fract() == 0.0 && v.abs() < 1e15 && !(v == 0.0 && v.is_sign_negative()) {
+            write!(f, "{}", v as i64)
+        } else {
+            write!(f, "{v}")
+        }
+    }
+}
+
+/// "label shown, label shown" for a chart's description.
+fn listed<'b, 'a: 'b>(bars: impl Iterator<Item = &'b Bar<'a>>) -> String {
+    let mut out = String::new();
+    for (i, b) in bars.enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&b.label);
+        out.push(' ');
+        out.push_str(b.shown);
+    }
+    out
+}
 
 /// One bar: the row's label and its value, both as the table shows them.
 struct Bar<'a> {
@@ -83,10 +115,7 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
         .unwrap_or("row");
     let description = format!(
         "Bar chart of {metric_name} by {label_name}: {}.",
-        bars.iter()
-            .map(|b| format!("{} {}", b.label, b.shown))
-            .collect::<Vec<_>>()
-            .join(", ")
+        listed(bars.iter())
     );
     let height = AXIS + TOP * 2.0 + ROW_HEIGHT * bars.len() as f64;
     let bar_space = WIDTH - LABEL_WIDTH - VALUE_WIDTH;
@@ -109,14 +138,16 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
         } else {
             1.0
         };
-        let text_y = y + BAR_HEIGHT - 3.0;
-        svg.push_str(&format!(
+        let text_y = Coord(y + BAR_HEIGHT - 3.0);
+        let _ = write!(
+            svg,
             r#"<text class="chart-label" x="{lx}" y="{text_y}" text-anchor="end">{label}</text><rect class="chart-bar" x="{LABEL_WIDTH}" y="{y}" width="{w:.1}" height="{BAR_HEIGHT}" rx="2"></rect><text class="chart-value" x="{vx:.1}" y="{text_y}">{shown}</text>"#,
-            lx = LABEL_WIDTH - 8.0,
+            lx = Coord(LABEL_WIDTH - 8.0),
             label = escape(&b.label),
+            y = Coord(y),
             vx = LABEL_WIDTH + w + 6.0,
             shown = escape(b.shown),
-        ));
+        );
     }
     svg.push_str("</svg>");
     Some(svg)
@@ -181,10 +212,7 @@ fn comparison_chart(table: &TableView) -> Option<String> {
     let description = format!(
         "Bar chart comparing {metric_name} on {}: {}.",
         nodes.join(", "),
-        bars.iter()
-            .map(|(_, b)| format!("{} {}", b.label, b.shown))
-            .collect::<Vec<_>>()
-            .join(", ")
+        listed(bars.iter().map(|(_, b)| b))
     );
     let per_row = table.groups.len() as f64;
     let rows = table.rows.len() as f64;
@@ -206,14 +234,17 @@ fn comparison_chart(table: &TableView) -> Option<String> {
         } else {
             1.0
         };
-        let text_y = y + BAR_HEIGHT - 3.0;
-        svg.push_str(&format!(
+        let text_y = Coord(y + BAR_HEIGHT - 3.0);
+        let _ = write!(
+            svg,
             r#"<text class="chart-label" x="{lx}" y="{text_y}" text-anchor="end">{label}</text><rect class="chart-bar node-{g}" x="{label_width}" y="{y}" width="{w:.1}" height="{BAR_HEIGHT}" rx="2"></rect><text class="chart-value" x="{vx:.1}" y="{text_y}">{shown}</text>"#,
-            lx = label_width - 8.0,
+            lx = Coord(label_width - 8.0),
             label = escape(&b.label),
+            label_width = Coord(label_width),
+            y = Coord(y),
             vx = label_width + w + 6.0,
             shown = escape(b.shown),
-        ));
+        );
         y += BAR_HEIGHT + 4.0;
     }
     svg.push_str("</svg>");
@@ -447,6 +478,36 @@ fn tick_label(v: f64, step: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_coordinate_is_written_as_f64_writes_it() {
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            24.0,
+            102.0,
+            0.5,
+            23.4,
+            -7.25,
+            1e14,
+            1e15,
+            1e16,
+            1e300,
+            f64::MIN_POSITIVE,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            480.0 / 7.0,
+        ];
+        for v in values
+            .into_iter()
+            .chain((0..2000).map(|i| i as f64 * 0.37 - 300.0))
+        {
+            assert_eq!(Coord(v).to_string(), v.to_string(), "{v:?}");
+        }
+    }
 
     fn table(headings: &[&str], numeric: &[bool], rows: &[&[&str]]) -> TableView {
         TableView {

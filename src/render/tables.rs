@@ -147,7 +147,9 @@ pub fn table_view(
                                 }
                                 _ => "",
                             };
-                            cells.push(format!("{}{mark}", v.display()));
+                            let mut cell = v.display();
+                            cell.push_str(mark);
+                            cells.push(cell);
                             values.push(v.as_f64());
                         }
                         None => {

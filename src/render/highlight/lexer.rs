@@ -237,19 +237,30 @@ pub(super) fn highlight_c_like(code: &str) -> String {
     out
 }
 
+/// The class of a word: the lists above in one table, a list earlier in
+/// [`CLASSES`] winning a word two lists share. A hash lookup per identifier rather than
+/// comparing it with all 130 listed words, which was 1% of a build.
 fn classify_word(word: &str) -> &'static str {
-    if CUDA_QUALIFIERS.contains(&word) {
-        "hl-cuda"
-    } else if CUDA_BUILTINS.contains(&word) {
-        "hl-builtin"
-    } else if KEYWORDS.contains(&word) {
-        "hl-keyword"
-    } else if TYPES.contains(&word) {
-        "hl-type"
-    } else {
-        ""
-    }
+    static TABLE: std::sync::LazyLock<foldhash::HashMap<&str, &str>> =
+        std::sync::LazyLock::new(|| {
+            let mut table = foldhash::HashMap::default();
+            for (words, class) in CLASSES {
+                for w in *words {
+                    table.entry(*w).or_insert(*class);
+                }
+            }
+            table
+        });
+    TABLE.get(word).copied().unwrap_or("")
 }
+
+/// Each list's class, in the order a word's class is decided.
+const CLASSES: &[(&[&str], &str)] = &[
+    (CUDA_QUALIFIERS, "hl-cuda"),
+    (CUDA_BUILTINS, "hl-builtin"),
+    (KEYWORDS, "hl-keyword"),
+    (TYPES, "hl-type"),
+];
 
 /// End of a string or character literal starting at `i`; an unterminated one ends at the
 /// line's end so one stray quote cannot colour the rest of the block.

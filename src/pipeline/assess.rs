@@ -47,7 +47,7 @@ pub(crate) fn assess_collecting(
     let results: Vec<Result<Assessment>> = project
         .content
         .entries
-        .par_chunks(SIGNATURE_BATCH)
+        .par_chunks(signature_batch(project.content.entries.len()))
         .flat_map_iter(|chunk| {
             let signoffs: Vec<_> = chunk
                 .iter()
@@ -76,10 +76,17 @@ pub fn assess_one(project: &Project, entry: &Entry, today: NaiveDate) -> Result<
     assess(project, entry, today, Keep::Material)
 }
 
-/// Entries whose signatures are verified together: batch verification saves more the
-/// larger the batch (crypto fell from about 6.3% to 5.5% of a 10k build's CPU going from
-/// 64 to 256), and chunks this size still spread a large build over every core.
-const SIGNATURE_BATCH: usize = 256;
+/// How many entries' signatures are verified together, out of `n`: batch verification
+/// saves more the larger the batch (its multi-scalar multiplication shares each window's
+/// bucket sums among all the batch's points: four batches of 256 entries took 281 M
+/// instructions at 1,000 entries, one of 1,000 took 251 M), and two batches per core
+/// still spread the work over every core. 256 at least (crypto fell from about 6.3% to
+/// 5.5% of a 10k build's CPU going from 64 to 256); at most 4,096, past which the
+/// saving is small and a batch with a bad signature, checked again one by one to find
+/// it, costs more.
+fn signature_batch(n: usize) -> usize {
+    (n / (2 * rayon::current_num_threads())).clamp(256, 4096)
+}
 
 pub(crate) fn assess(
     project: &Project,
@@ -99,7 +106,7 @@ pub(crate) fn check_all_signoffs(project: &Project) -> HashMap<EntryId, Signatur
         .map(|(id, s)| (id, Some(s)))
         .collect();
     signoffs
-        .par_chunks(SIGNATURE_BATCH)
+        .par_chunks(signature_batch(signoffs.len()))
         .flat_map_iter(|chunk| {
             let checks = check_signoffs(chunk, &project.people);
             chunk.iter().map(|(id, _)| (*id).clone()).zip(checks)

@@ -194,7 +194,7 @@ pub fn side_by_side(
     table: &TableRef,
     per_node: &[(&str, std::result::Result<&Citation<'_>, &Staleness>)],
 ) -> (TableView, Vec<(String, Staleness)>) {
-    let views: Vec<(&str, TableView, Vec<Staleness>)> = per_node
+    let mut views: Vec<(&str, TableView, Vec<Staleness>)> = per_node
         .iter()
         .map(|(node, c)| {
             let (view, problems) = table_view(table, node, *c);
@@ -205,12 +205,10 @@ pub fn side_by_side(
         .iter()
         .flat_map(|(node, _, ps)| ps.iter().map(|p| (node.to_string(), p.clone())))
         .collect();
-    let mut views = views;
+    // One node (almost every table): its view is the table, moved rather than copied.
     if views.len() == 1 {
-        // One node (almost every table): its view is the table, moved rather than copied.
-        if let Some((_, only, _)) = views.pop() {
-            return (only, problems);
-        }
+        let (_, only, _) = views.remove(0);
+        return (only, problems);
     }
     let nodes: Vec<&str> = views.iter().map(|(n, _, _)| *n).collect();
     let mut out = TableView {

@@ -38,7 +38,7 @@ use crate::render::pages::{
     render_site_wide_from, SiteLinks,
 };
 use crate::render::search::Stop;
-use crate::render::site_links::{page_links, PageLinks, SiteLinkIndex};
+use crate::render::site_links::{page_links, KeptLinks, PageLinks, SiteLinkIndex};
 use crate::render::templates::load_templates;
 use crate::review::{load_signoff, signoff_path};
 
@@ -877,7 +877,7 @@ impl State {
             .collect();
         facts.extend(index_facts);
         let made: Vec<String> = facts.iter().map(|(p, _)| p.clone()).collect();
-        let mut links_undo: Vec<(String, Option<PageLinks>)> = Vec::new();
+        let mut links_undo: Vec<(String, Option<KeptLinks>)> = Vec::new();
         for path in &removed {
             let key = path.to_string_lossy().replace('\\', "/");
             links_undo.push((key.clone(), self.site_links.take(&key)));
@@ -891,7 +891,7 @@ impl State {
             for (path, old) in links_undo.into_iter().rev() {
                 self.site_links.take(&path);
                 if let Some(old) = old {
-                    self.site_links.insert((path, old));
+                    self.site_links.put_back(path, old);
                 }
             }
             restore_texts(&mut self.links.texts, texts_undo);
@@ -899,7 +899,10 @@ impl State {
         }
 
         // Everything made and checked: commit the new state.
-        let report_changed = !assessed.is_empty();
+        let report_changed: Vec<(usize, bool)> = assessed
+            .iter()
+            .map(|(i, _)| (*i, self.assessments[*i].verdict.is_published()))
+            .collect();
         for (i, a) in assessed {
             self.assessments[i] = a;
         }
@@ -956,13 +959,13 @@ impl State {
         self.deferred_site_wide = (self.deferred_site_wide && !wide_made) || wide_behind;
         self.deferred_index = (self.deferred_index || index_behind) && !index_changed;
         // The report is shared with the rebuilds handed out, not copied into each (a copy
-        // held every published id: milliseconds of each edit at 100,000 entries).
+        // held every published id: milliseconds of each edit at 100,000 entries); `serve`
+        // lets go of its share before the next edit, so this updates it in place.
         let pages_written = self.site_links.len();
-        if report_changed {
-            let mut report = BuildReport::from_assessments(&self.assessments);
-            report.pages_written = pages_written;
-            self.report = Arc::new(report);
-        } else if self.report.pages_written != pages_written {
+        if !report_changed.is_empty() {
+            Arc::make_mut(&mut self.report).update(&self.assessments, &report_changed);
+        }
+        if self.report.pages_written != pages_written {
             Arc::make_mut(&mut self.report).pages_written = pages_written;
         }
         Ok(Rebuilt {

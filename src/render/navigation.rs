@@ -117,7 +117,7 @@ impl Navigation {
 
     /// Put `id` where `content` and `pages` now place it (or take it out when it has no
     /// page): what [`Navigation::new`] would make, without sorting every page again (a
-    /// renamed term on a 100,000-page site moves in microseconds, not 60 ms).
+    /// renamed term on a 100,000-page site moves in about a millisecond, not 60 ms).
     pub fn relocate(
         &mut self,
         config: &Config,
@@ -171,14 +171,20 @@ impl Navigation {
             }
             j
         });
-        // Only the positions between the old and the new place shift.
-        let (from, to) = match (removed, inserted) {
-            (Some(i), Some(j)) => (i.min(j), i.max(j) + 1),
-            (Some(i), None) | (None, Some(i)) => (i, self.order.len()),
-            (None, None) => (0, 0),
-        };
-        for p in from..to.min(self.order.len()) {
-            self.position.insert(self.order[p].0.clone(), p);
+        // Each page after the old place comes one earlier, then each from the new place
+        // on one later: in one pass over the map's own memory rather than a lookup per
+        // page that moved, whose cache misses made a rename across a 100,000-page site
+        // take 20 ms.
+        for at in self.position.values_mut() {
+            if removed.is_some_and(|i| *at > i) {
+                *at -= 1;
+            }
+            if inserted.is_some_and(|j| *at >= j) {
+                *at += 1;
+            }
+        }
+        if let Some(j) = inserted {
+            self.position.insert(id.clone(), j);
         }
     }
 

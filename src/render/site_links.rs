@@ -29,6 +29,10 @@ pub struct SiteLinkIndex {
     pages: foldhash::HashMap<Box<str>, Packed>,
 }
 
+/// A file's links as [`SiteLinkIndex::take`] took them; its numbers stay valid, as the
+/// index never forgets a string.
+pub struct KeptLinks(Packed);
+
 /// One file's `href`/`src` values (with their line) and element ids; empty for non-HTML.
 #[derive(Default, PartialEq, Debug)]
 pub struct PageLinks {
@@ -120,21 +124,16 @@ impl SiteLinkIndex {
         self.pages.insert(path.into_boxed_str(), packed);
     }
 
-    /// Forget a file, handing back what was known of it.
-    pub fn take(&mut self, path: &str) -> Option<PageLinks> {
-        let packed = self.pages.remove(path)?;
-        let text = |i: &u32| self.string(*i).to_string();
-        Some(PageLinks {
-            links: packed
-                .links
-                .iter()
-                .map(|(v, line)| (text(v), *line as usize))
-                .collect(),
-            ids: packed.ids.iter().map(text).collect(),
-            duplicate_ids: (packed.duplicate_ids.iter())
-                .map(|(id, first, again)| (text(id), *first as usize, *again as usize))
-                .collect(),
-        })
+    /// Forget a file, handing back what was known of it as it is kept here, for
+    /// [`SiteLinkIndex::put_back`]. Not unpacked into strings: a 100,000-entry site's A-Z
+    /// page has as many links, and unpacking them was 30 ms of an edit in `serve`.
+    pub fn take(&mut self, path: &str) -> Option<KeptLinks> {
+        self.pages.remove(path).map(KeptLinks)
+    }
+
+    /// Put back what [`SiteLinkIndex::take`] took from this index.
+    pub fn put_back(&mut self, path: String, kept: KeptLinks) {
+        self.pages.insert(path.into_boxed_str(), kept.0);
     }
 
     fn string(&self, i: u32) -> &str {

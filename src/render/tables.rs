@@ -104,7 +104,7 @@ pub fn table_view(
     };
     view.provenance = vec![Provenance {
         node: node.to_string(),
-        text: citation.record.provenance(),
+        text: citation.provenance.to_string(),
     }];
     // Headings, with units, as the record names its quantities.
     view.headings = table

@@ -16,7 +16,6 @@
 mod lexer;
 mod library;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::escape::escape;
@@ -24,7 +23,9 @@ use super::escape::escape;
 /// The (language, code) → HTML cache, and the bytes it holds.
 #[derive(Default)]
 struct Cache {
-    html: HashMap<(String, String), Arc<str>>,
+    /// foldhash: the key holds the whole snippet, and SipHash over every code block (a
+    /// lookup and an insert each) was a visible part of a build.
+    html: foldhash::HashMap<(String, String), Arc<str>>,
     bytes: usize,
 }
 
@@ -53,12 +54,18 @@ fn is_c_like(lang: &str) -> bool {
 
 /// A fenced code block as HTML: `<pre><code class="language-LANG">` with highlight spans.
 pub fn code_block(lang: &str, code: &str) -> String {
-    let class = if lang.is_empty() {
-        String::new()
-    } else {
-        format!(r#" class="language-{}""#, escape(lang))
-    };
-    format!("<pre><code{class}>{}</code></pre>\n", highlight(lang, code))
+    let html = highlight(lang, code);
+    let mut block = String::with_capacity(html.len() + lang.len() + 48);
+    block.push_str("<pre><code");
+    if !lang.is_empty() {
+        block.push_str(r#" class="language-"#);
+        block.push_str(&escape(lang));
+        block.push('"');
+    }
+    block.push('>');
+    block.push_str(&html);
+    block.push_str("</code></pre>\n");
+    block
 }
 
 /// The inner HTML of a code block: escaped, with `<span class="hl-…">` around tokens.

@@ -595,7 +595,7 @@ mod tests {
             shown: None,
             body_calls: Box::new([]),
             last_checked: None,
-            warnings: if i % 7 == 0 {
+            warnings: if i.is_multiple_of(7) {
                 vec![format!("w{i}")]
             } else {
                 vec![]

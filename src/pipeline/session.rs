@@ -899,10 +899,7 @@ impl State {
         }
 
         // Everything made and checked: commit the new state.
-        let report_changed: Vec<(usize, bool)> = assessed
-            .iter()
-            .map(|(i, _)| (*i, self.assessments[*i].verdict.is_published()))
-            .collect();
+        let reassessed: Vec<usize> = assessed.iter().map(|(i, _)| *i).collect();
         for (i, a) in assessed {
             self.assessments[i] = a;
         }
@@ -962,8 +959,8 @@ impl State {
         // held every published id: milliseconds of each edit at 100,000 entries); `serve`
         // lets go of its share before the next edit, so this updates it in place.
         let pages_written = self.site_links.len();
-        if !report_changed.is_empty() {
-            Arc::make_mut(&mut self.report).update(&self.assessments, &report_changed);
+        if !reassessed.is_empty() {
+            Arc::make_mut(&mut self.report).update(&self.assessments, &reassessed);
         }
         if self.report.pages_written != pages_written {
             Arc::make_mut(&mut self.report).pages_written = pages_written;

@@ -117,7 +117,8 @@ impl Navigation {
 
     /// Put `id` where `content` and `pages` now place it (or take it out when it has no
     /// page): what [`Navigation::new`] would make, without sorting every page again (a
-    /// renamed term on a 100,000-page site moves in about a millisecond, not 60 ms).
+    /// new order of 100,000 pages took 60 ms): one search for its new place and one pass
+    /// over the positions.
     pub fn relocate(
         &mut self,
         config: &Config,

@@ -475,6 +475,21 @@ mod tests {
         ));
     }
 
+    /// `sig`'s bytes with `more` after them, armoured at OpenSSH's 70 columns.
+    fn trailing(sig: &str, more: &[u8]) -> String {
+        use ssh_encoding::Encode;
+        let mut bytes = Vec::new();
+        SshSig::from_pem(sig).unwrap().encode(&mut bytes).unwrap();
+        bytes.extend_from_slice(more);
+        let mut out = vec![0u8; 4 * bytes.len()];
+        let mut encoder =
+            ssh_encoding::pem::Encoder::new_wrapped("SSH SIGNATURE", 70, LineEnding::LF, &mut out)
+                .unwrap();
+        encoder.encode(&bytes).unwrap();
+        let len = encoder.finish().unwrap();
+        String::from_utf8(out[..len].to_vec()).unwrap()
+    }
+
     /// `decode_pem` reads what `SshSig::from_pem` reads, and refuses what it refuses:
     /// a signature, cut, padded, rewrapped or relabelled. (Where a text has two faults,
     /// the message may name the other one: the base64 is decoded before the fields.)
@@ -501,12 +516,9 @@ mod tests {
             armor(&body, 76, "SSH SIGNATURE"),
             armor(&body, 70, "SIGNATURE"),
             armor(&body[..body.len() - 4], 70, "SSH SIGNATURE"),
-            // The same bytes with more after them: the parser must refuse the trailer.
-            armor(
-                &format!("{}AAAA", &body[..body.len() - 4]),
-                70,
-                "SSH SIGNATURE",
-            ),
+            // The whole signature with three bytes more after it, armoured as OpenSSH
+            // does: the parser must refuse the trailer.
+            trailing(&sig, &[0, 0, 0]),
             armor(&body.replacen('A', "*", 1), 70, "SSH SIGNATURE"),
             String::new(),
             "not a signature".to_string(),

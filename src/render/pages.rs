@@ -739,6 +739,14 @@ pub(super) fn link_to(
     }
 }
 
+/// An entry's page before its template runs: the template's name and what it sees.
+pub struct PageTemplate {
+    pub name: String,
+    pub context: Context,
+    /// The output buffer's starting size.
+    pub capacity: usize,
+}
+
 fn render_entry(
     input: &RenderInput<'_>,
     site: &SiteCtx<'_>,
@@ -747,6 +755,46 @@ fn render_entry(
     shown: &Shown,
     r: RenderedMarkdown,
 ) -> Result<Vec<u8>> {
+    let page = entry_template(input, site, e, a, shown, r);
+    render_bytes(
+        input.tera,
+        &page.name,
+        &page.context,
+        &input.layout.templates(),
+        page.capacity,
+    )
+    .map_err(|err| match err {
+        // The same template renders every entry of its kind: name the one it failed on,
+        // whose front matter is most often what the template could not use.
+        Error::Template { path, message } => Error::content(
+            &e.path,
+            None,
+            format!("rendering {}: {message}", path.display()),
+        ),
+        other => other,
+    })
+}
+
+/// [`render_page`] up to the template: what bench/floor times the template engine on.
+pub fn page_template(
+    input: &RenderInput<'_>,
+    e: &Entry,
+    a: &Assessment,
+    r: RenderedMarkdown,
+) -> Result<PageTemplate> {
+    let (e, shown) = shown_of(input, e, a)?;
+    let site = site_ctx(input.config, input.drafts, ENTRY_ROOT, input.pages);
+    Ok(entry_template(input, &site, &e, a, &shown, r))
+}
+
+fn entry_template(
+    input: &RenderInput<'_>,
+    site: &SiteCtx<'_>,
+    e: &Entry,
+    a: &Assessment,
+    shown: &Shown,
+    r: RenderedMarkdown,
+) -> PageTemplate {
     let content = input.content;
     let term = |slug: &str| content.get(&EntryId::new(Kind::Term, slug));
     let related: Vec<LinkCtx> = e
@@ -860,25 +908,11 @@ fn render_entry(
     tctx.insert("site", site);
     tctx.insert("page", &ctx);
     tctx.insert("root", ENTRY_ROOT);
-    let template = format!("{}.html", e.id.kind.singular());
-    // Room for what the templates put around the body (about 8 KB with this project's)
-    // without growing the buffer.
-    let capacity = 16 * 1024 + ctx.body.len() + ctx.diagram.as_ref().map_or(0, String::len);
-    render_bytes(
-        input.tera,
-        &template,
-        &tctx,
-        &input.layout.templates(),
-        capacity,
-    )
-    .map_err(|err| match err {
-        // The same template renders every entry of its kind: name the one it failed on,
-        // whose front matter is most often what the template could not use.
-        Error::Template { path, message } => Error::content(
-            &e.path,
-            None,
-            format!("rendering {}: {message}", path.display()),
-        ),
-        other => other,
-    })
+    PageTemplate {
+        name: format!("{}.html", e.id.kind.singular()),
+        context: tctx,
+        // Room for what the templates put around the body (about 8 KB with this
+        // project's) without growing the buffer.
+        capacity: 16 * 1024 + ctx.body.len() + ctx.diagram.as_ref().map_or(0, String::len),
+    }
 }

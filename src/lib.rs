@@ -11,8 +11,8 @@
 //! The [`occupancy`] model stands apart and is used by both.
 //!
 //! Dependencies point one way, top to bottom: [`cmd`] → [`serve`] → [`fleet`] → [`pipeline`] →
-//! [`render`] → [`review`] → [`measure`] → [`content`] / [`occupancy`] → [`config`] →
-//! [`error`]. `tests/layering.rs` fails on an import that points up.
+//! [`render`] → [`review`] → [`measure`] → [`trust`] → [`content`] / [`occupancy`] →
+//! [`config`] → [`error`] / [`names`]. `tests/layering.rs` fails on an import that points up.
 
 pub mod atomic;
 pub mod cmd;
@@ -21,6 +21,7 @@ pub mod content;
 pub mod error;
 pub mod fleet;
 pub mod measure;
+pub mod names;
 pub mod occupancy;
 pub mod pipeline;
 pub mod render;

@@ -414,6 +414,83 @@ fn an_alias_that_names_another_entry_is_an_error() {
 }
 
 #[test]
+fn an_alias_that_only_looks_like_another_entrys_name_is_an_error_naming_the_odd_letter() {
+    // "ЅM" with a Cyrillic Ѕ (U+0405), "S\u{200B}M" with a zero-width space: both read
+    // as the name the SM entry answers to.
+    for (alias, odd) in [
+        ("\u{0405}M", "U+0405 \"\u{0405}\""),
+        ("S\u{200B}M", "U+200B (invisible)"),
+    ] {
+        let err = broken(|root| {
+            write(
+                root,
+                "content/terms/warp.md",
+                &format!("---\ntitle: What is a warp?\nname: warp\naliases: [\"{alias}\"]\nsummary: s\n---\nx\n"),
+            )
+        });
+        assert!(
+            err.contains(&format!(
+                "content/terms/warp.md:4:1: alias `{alias}` looks the same as `SM`, a name or alias of `terms/sm`"
+            )) && err.contains(odd),
+            "{alias:?}: {err}"
+        );
+    }
+    // Only width differs: the same spelling, the plain message.
+    let err = broken(|root| {
+        write(
+            root,
+            "content/terms/warp.md",
+            "---\ntitle: What is a warp?\nname: warp\naliases: [\"\u{FF33}\u{FF2D}\"]\nsummary: s\n---\nx\n",
+        )
+    });
+    assert!(
+        err.contains("alias `\u{FF33}\u{FF2D}` is already a name or alias of `terms/sm`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_term_whose_name_only_looks_like_anothers_is_an_error_at_its_name_line() {
+    // "wаrp" with a Cyrillic а (U+0430) beside the fixture's "warp".
+    let err = broken(|root| {
+        write(
+            root,
+            "content/terms/warp2.md",
+            "---\ntitle: What is a second warp?\nname: \"w\u{0430}rp\"\nsummary: s\n---\nx\n",
+        )
+    });
+    assert!(
+        err.contains("content/terms/warp2.md:3:1: name `w\u{0430}rp` looks the same as `warp`, the name of `terms/warp`")
+            && err.contains("U+0430 \"\u{0430}\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn two_terms_may_share_a_name_spelled_alike_and_ascii_names_are_never_look_alikes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    site(dir.path());
+    write(
+        dir.path(),
+        "content/terms/warp2.md",
+        "---\ntitle: What is a warp in weaving?\nname: Warp\nsummary: s\n---\nx\n",
+    );
+    // Two ASCII spellings that share a confusable skeleton are two names.
+    write(
+        dir.path(),
+        "content/terms/modern.md",
+        "---\ntitle: What is modern?\nname: modern\naliases: [\"\u{0441}ontemporary\"]\nsummary: s\n---\nx\n",
+    );
+    write(
+        dir.path(),
+        "content/terms/modem.md",
+        "---\ntitle: What is a modem?\nname: modem\nsummary: s\n---\nx\n",
+    );
+    let out = build(dir.path(), &["--drafts"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
 fn a_broken_link_in_a_summary_is_an_error_at_the_summary_line() {
     let err = broken(|root| {
         write(

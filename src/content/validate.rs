@@ -102,40 +102,175 @@ pub(super) fn check_entries(
 }
 
 /// An alias names one entry: two entries answering to the same name would make the A-Z
-/// index and search point two ways. Compared case-insensitively, against names too.
+/// index and search point two ways. Names and aliases are compared as spelled
+/// ([`crate::names::spelling`]: case and width aside), and, where one of the two is not
+/// plain ASCII, as a reader sees them ([`crate::names::skeleton`]: invisible characters and
+/// look-alike letters too), so an alias `ЅM` with a Cyrillic `Ѕ`, or `S\u{200B}M`, clashes
+/// with a name `SM`. Two terms may share a name spelled alike (the index lists both), but
+/// not two spellings that look alike. Two ASCII spellings are never taken for look-alikes:
+/// "modem" and "modern" share a skeleton, and a reader tells them apart.
 fn check_aliases(entries: &[Entry]) -> Vec<Error> {
+    use rayon::prelude::*;
+    let is_named = |e: &Entry| e.id.kind == Kind::Term;
+    // Skeletons (Unicode normalization and the confusables table, a few microseconds a
+    // name) only when some name or alias could be a look-alike, and then in parallel.
+    let look_alikes = entries.par_iter().any(|e| {
+        (is_named(e) && !e.name().is_ascii()) || e.meta.aliases.iter().any(|a| !a.is_ascii())
+    });
+    let keyed: Vec<(&Entry, Option<Seen<'_>>, Vec<Seen<'_>>)> = entries
+        .par_iter()
+        .map(|e| {
+            let seen = |s| Seen::of(s, look_alikes);
+            let aliases = e.meta.aliases.iter().map(|a| seen(a)).collect();
+            (e, is_named(e).then(|| seen(e.name())), aliases)
+        })
+        .collect();
     let mut errors = Vec::new();
-    let mut names: HashMap<String, &Entry> = HashMap::new();
-    for e in entries.iter().filter(|e| e.id.kind == Kind::Term) {
-        names.entry(e.name().to_lowercase()).or_insert(e);
+    let mut spelled: HashMap<&str, Named<'_>> = HashMap::new();
+    let mut looks: HashMap<&str, Vec<Named<'_>>> = HashMap::new();
+    for (e, name, _) in &keyed {
+        let Some(name) = name else { continue };
+        if let Some((other, first)) = look_alike(&looks, e, name) {
+            errors.push(Error::content(
+                &e.path,
+                line_of_name(e),
+                format!(
+                    "name `{}` looks the same as `{}`, the name of `{}` ({}), but is spelled \
+                     with other characters ({}): a reader could not tell them apart",
+                    name.written,
+                    first.written,
+                    other.id,
+                    other.path.display(),
+                    name.differing(first)
+                ),
+            ));
+            continue;
+        }
+        spelled.entry(&name.spelling).or_insert((e, name));
+        if let Some(key) = &name.key {
+            looks.entry(key).or_default().push((e, name));
+        }
     }
-    let mut aliases: HashMap<String, &Entry> = HashMap::new();
-    for e in entries {
-        for a in &e.meta.aliases {
-            let key = a.trim().to_lowercase();
-            let clash = names
-                .get(&key)
-                .filter(|o| o.id != e.id)
-                .or_else(|| aliases.get(&key).filter(|o| o.id != e.id));
-            if let Some(other) = clash {
-                let line = split_front_matter(&e.path, &e.raw)
-                    .ok()
-                    .and_then(|s| line_of_alias(&s, a));
-                errors.push(Error::content(
-                    &e.path,
-                    line.map(|line| Location { line, column: 1 }),
-                    format!(
-                        "alias `{a}` is already a name or alias of `{}` ({})",
-                        other.id,
-                        other.path.display()
-                    ),
-                ));
+    let names = spelled;
+    let mut aliases: HashMap<&str, Named<'_>> = HashMap::new();
+    for (e, _, seen) in &keyed {
+        for alias in seen {
+            let a = alias.written;
+            let message = if let Some((other, _)) =
+                of_another(names.get(alias.spelling.as_str()), e)
+                    .or_else(|| of_another(aliases.get(alias.spelling.as_str()), e))
+            {
+                format!(
+                    "alias `{a}` is already a name or alias of `{}` ({})",
+                    other.id,
+                    other.path.display()
+                )
+            } else if let Some((other, first)) = look_alike(&looks, e, alias) {
+                format!(
+                    "alias `{a}` looks the same as `{}`, a name or alias of `{}` ({}), but is \
+                     spelled with other characters ({}): a reader could not tell them apart",
+                    first.written,
+                    other.id,
+                    other.path.display(),
+                    alias.differing(first)
+                )
             } else {
-                aliases.insert(key, e);
-            }
+                aliases.insert(&alias.spelling, (e, alias));
+                if let Some(key) = &alias.key {
+                    looks.entry(key).or_default().push((e, alias));
+                }
+                continue;
+            };
+            let line = split_front_matter(&e.path, &e.raw)
+                .ok()
+                .and_then(|s| line_of_alias(&s, a));
+            errors.push(Error::content(
+                &e.path,
+                line.map(|line| Location { line, column: 1 }),
+                message,
+            ));
         }
     }
     errors
+}
+
+/// A name or alias, with the entry that has it.
+type Named<'a> = (&'a Entry, &'a Seen<'a>);
+
+/// What was found, unless it is `e`'s own.
+fn of_another<'a>(found: Option<&Named<'a>>, e: &Entry) -> Option<Named<'a>> {
+    found.filter(|(o, _)| o.id != e.id).copied()
+}
+
+/// A spelling of another entry's that `s` looks the same as.
+fn look_alike<'a>(
+    looks: &HashMap<&str, Vec<Named<'a>>>,
+    e: &Entry,
+    s: &Seen<'_>,
+) -> Option<Named<'a>> {
+    looks
+        .get(s.key.as_deref()?)?
+        .iter()
+        .find(|(o, other)| o.id != e.id && other.looks_alike(s))
+        .copied()
+}
+
+/// A name or alias as written, as spelled ([`crate::names::spelling`]) and, when look-alikes
+/// are compared, as seen (its confusable skeleton).
+struct Seen<'a> {
+    written: &'a str,
+    spelling: String,
+    key: Option<String>,
+}
+
+impl<'a> Seen<'a> {
+    fn of(written: &'a str, look_alikes: bool) -> Seen<'a> {
+        Seen {
+            written,
+            spelling: crate::names::spelling(written),
+            key: look_alikes.then(|| crate::names::skeleton(written)),
+        }
+    }
+
+    /// Another spelling that a reader would take for this one (same skeleton assumed).
+    fn looks_alike(&self, other: &Seen<'_>) -> bool {
+        self.spelling != other.spelling && !(self.written.is_ascii() && other.written.is_ascii())
+    }
+
+    /// What sets this spelling apart from the other's, as code points: its invisible
+    /// characters ("U+200B (invisible)") and the letters the other lacks ("U+0405 \"Ѕ\"").
+    fn differing(&self, other: &Seen<'_>) -> String {
+        let mut own: Vec<String> = Vec::new();
+        for c in self.written.chars() {
+            let hidden = crate::names::is_default_ignorable(c) || c.is_control();
+            let theirs = other.spelling.contains(c) || other.written.contains(c);
+            let shown = match hidden {
+                true => format!("U+{:04X} (invisible)", c as u32),
+                false => format!("U+{:04X} \"{c}\"", c as u32),
+            };
+            if (hidden || !theirs) && !own.contains(&shown) {
+                own.push(shown);
+            }
+        }
+        match own.is_empty() {
+            true => "the same letters in another form".to_string(),
+            false => own.join(", "),
+        }
+    }
+}
+
+/// The line of an entry's `name:`, or of its `title:` when the title is its name.
+fn line_of_name(e: &Entry) -> Option<Location> {
+    let split = split_front_matter(&e.path, &e.raw).ok()?;
+    let key = match e.meta.name {
+        Some(_) => "name:",
+        None => "title:",
+    };
+    let at = split.yaml.lines().position(|l| l.starts_with(key))?;
+    Some(Location {
+        line: split.yaml_line + at,
+        column: 1,
+    })
 }
 
 fn line_of_alias(split: &super::front_matter::Split<'_>, alias: &str) -> Option<usize> {

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 
 use crate::content::EntryId;
 use crate::error::Result;
-use crate::trust::names::skeleton;
+use crate::names::skeleton;
 use crate::trust::sshsig::{fingerprint, REVIEW_NAMESPACE};
 use crate::trust::{People, Person, Signer};
 

@@ -1,10 +1,9 @@
 //! Who and what may be trusted: registered people and their SSH keys, nodes and theirs.
 //!
-//! `names` compares display names the way a reader sees them (Unicode TS #39), `people`
-//! loads the registry, `sshsig` signs and verifies git-style SSH signatures. The review
+//! `people` loads the registry (its names compared as a reader sees them, by
+//! [`crate::names`]), `sshsig` signs and verifies git-style SSH signatures. The review
 //! gate and the record loader both depend on this module; it depends on neither.
 
-pub mod names;
 pub mod node;
 pub mod people;
 pub mod sshsig;

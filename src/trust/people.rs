@@ -21,8 +21,8 @@ use ssh_key::PublicKey;
 
 use crate::error::{Error, Location, Result};
 
-use super::names::{canonical_name, name_problem, skeleton};
 use super::sshsig::{fingerprint, parse_public_key};
+use crate::names::{canonical_name, name_problem, skeleton};
 
 pub const PEOPLE_FILE: &str = "people.toml";
 

@@ -1,5 +1,6 @@
-//! Person names as the gate compares them (Unicode TS #39 and the Unicode identifier rules):
-//! two spellings that a reader cannot tell apart must never count as two people.
+//! Names as a reader sees them (Unicode TS #39 and the Unicode identifier rules): two
+//! spellings that a reader cannot tell apart must never count as two people (the gate), nor
+//! as two names of entries (the A-Z index and search, `content::validate`).
 //!
 //! The Unicode work is done by maintained crates (`unicode-normalization`, `caseless`,
 //! `unicode-security`), not by a hand-kept list of suspicious characters.
@@ -23,7 +24,20 @@ fn is_bidi_control(c: char) -> bool {
 /// "Author One", "AUTHOR  ONE", "Ａｕｔｈｏｒ Ｏｎｅ" and "Author\u{200B} One" agree.
 pub fn canonical_name(name: &str) -> String {
     let visible: String = name.chars().filter(|c| !is_default_ignorable(*c)).collect();
-    let nfkc: String = visible.nfkc().collect();
+    spelling(&visible)
+}
+
+/// [`canonical_name`] with the invisible characters kept: what case, width and white space
+/// do not change. "SM" and "ｓｍ" are one spelling; "S\u{200B}M" is another, which looks
+/// the same ([`skeleton`]).
+pub fn spelling(name: &str) -> String {
+    // ASCII is its own NFKC form and folds to its lower case: the same result, without the
+    // normalizer's work, for the names most sites have (every entry's, at each build).
+    if name.is_ascii() {
+        let lower = name.to_ascii_lowercase();
+        return lower.split_whitespace().collect::<Vec<_>>().join(" ");
+    }
+    let nfkc: String = name.nfkc().collect();
     let folded: String = caseless::default_case_fold_str(&nfkc).nfkc().collect();
     folded.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -72,6 +86,31 @@ pub fn name_problem(name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spelling_of_ascii_is_the_normalized_path() {
+        // The fast path against the general one (NFKC, case fold, NFKC, white space).
+        for name in [
+            "SM",
+            "  Warp   Group ",
+            "l2\tcache",
+            "A\x0bB",
+            "MiXeD 42 _-.",
+            "",
+        ] {
+            let general: String = {
+                let nfkc: String = name.nfkc().collect();
+                let folded: String = caseless::default_case_fold_str(&nfkc).nfkc().collect();
+                folded.split_whitespace().collect::<Vec<_>>().join(" ")
+            };
+            assert_eq!(spelling(name), general, "{name:?}");
+        }
+        assert_eq!(spelling("ＳＭ"), "sm");
+        assert_ne!(spelling("S\u{200B}M"), "sm");
+        assert_eq!(skeleton("S\u{200B}M"), skeleton("SM"));
+        // Why content::validate never takes two ASCII spellings for look-alikes.
+        assert_eq!(skeleton("modem"), skeleton("modern"));
+    }
 
     #[test]
     fn spellings_of_one_name_share_a_canonical_form() {

@@ -283,6 +283,28 @@ fn line_of_alias(split: &super::front_matter::Split<'_>, alias: &str) -> Option<
     })
 }
 
+/// A term named twice in one list (`related`, `terms`): the page would list it twice. The
+/// error is at the second mention.
+fn listed_twice<'a>(e: &Entry, key: &str, slugs: impl Iterator<Item = &'a str>) -> Vec<Error> {
+    let mut listed: HashMap<&str, usize> = HashMap::new();
+    let mut errors = Vec::new();
+    for s in slugs {
+        let times = listed.entry(s).or_default();
+        *times += 1;
+        if *times == 2 {
+            let line = split_front_matter(&e.path, &e.raw)
+                .ok()
+                .and_then(|split| line_of_nth_reference(&split, key, s, 1));
+            errors.push(Error::content(
+                &e.path,
+                line.map(|line| Location { line, column: 1 }),
+                format!("term `{s}` is listed twice in `{key}`: keep one"),
+            ));
+        }
+    }
+    errors
+}
+
 /// An entry's `section` must be one glossary.toml declares.
 pub fn check_section(e: &Entry, sections: &[crate::config::Section]) -> Option<Error> {
     let s = e.meta.section.as_ref()?;
@@ -386,22 +408,10 @@ pub(super) fn check_one(e: &Entry, is_term: &dyn Fn(&str) -> bool) -> Vec<Error>
         }
     }
     // Errors whose line is found otherwise than by `err`'s first mention of a key.
-    let mut placed = Vec::new();
-    let mut listed: HashMap<&str, usize> = HashMap::new();
+    let mut placed = listed_twice(e, "related", m.related.iter().map(String::as_str));
+    placed.extend(listed_twice(e, "terms", m.terms.iter().map(|u| u.slug())));
     for u in &m.terms {
         let s = u.slug();
-        let times = listed.entry(s).or_default();
-        *times += 1;
-        if *times == 2 {
-            let line = split_front_matter(&e.path, &e.raw)
-                .ok()
-                .and_then(|split| line_of_nth_reference(&split, "terms", s, 1));
-            placed.push(Error::content(
-                &e.path,
-                line.map(|line| Location { line, column: 1 }),
-                format!("term `{s}` is listed twice in `terms`: keep one"),
-            ));
-        }
         if !is_term(s) {
             err(
                 "terms",

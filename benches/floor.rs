@@ -15,7 +15,7 @@
 //! - template: the term template run on the context glossary makes for the page (Tera
 //!   alone: making the context is not timed);
 //! - write: the page's folder made and its file written (the kernel);
-//! - signatures: two Ed25519 signatures per entry over messages of a sign-off's size,
+//! - signatures: two Ed25519 signatures per entry over SSHSIG signed data as a sign-off's,
 //!   verified in batches of 4,096 (ed25519-dalek's batch verification; the keys
 //!   decompressed once).
 //!
@@ -31,22 +31,22 @@
 mod corpus;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 use ed25519_dalek::{Signer, SigningKey};
 use sha2::{Digest, Sha256};
+use ssh_key::{HashAlg, SshSig};
 
 use glossary::content::{parse_front_matter, split_front_matter, EntryId};
 use glossary::pipeline::{assess_all, Project};
 use glossary::render::pages::{page_template, render_page_markdown};
 use glossary::render::templates::load_templates;
+use glossary::trust::sshsig::REVIEW_NAMESPACE;
 
 /// 12 s for 100,000 entries on 2 cores: #15's throughput target, as CPU time per entry.
 const TARGET_US_PER_ENTRY: f64 = 12.0 * 2.0 / 100_000.0 * 1e6;
-/// A sign-off's signed data: SSHSIG's preamble, namespace, hash name and a SHA-512 digest.
-const SIGNED_BYTES: usize = 100;
 const SIGNATURE_BATCH: usize = 4096;
 /// Entries per chunk in [`floor_run`].
 const CHUNK: usize = 256;
@@ -83,7 +83,7 @@ fn main() {
         for (stage, us) in per_entry.into_iter().enumerate() {
             floor[stage].push(us);
         }
-        let (wall, cpu) = build_run(&root, &scratch.path().join(format!("site-{run}")));
+        let (wall, cpu) = build_run(&root, &scratch.path().join(format!("build-{run}/site")));
         build_wall.push(wall);
         build_cpu.push(cpu / n as f64 * 1e6);
     }
@@ -213,11 +213,12 @@ fn signatures(n: usize) -> f64 {
     // A throwaway key made here; the corpus's sign-offs use keys of their own.
     let key = SigningKey::from_bytes(&[7u8; 32]);
     let public = key.verifying_key();
+    // What the build's batch verifies for a sign-off: SSHSIG's signed data (its preamble,
+    // the review namespace, the hash's name and the SHA-512 of what was signed).
     let messages: Vec<Vec<u8>> = (0..2 * n)
         .map(|i| {
-            let mut m = vec![0u8; SIGNED_BYTES];
-            m[..8].copy_from_slice(&(i as u64).to_le_bytes());
-            m
+            SshSig::signed_data(REVIEW_NAMESPACE, HashAlg::Sha512, &i.to_le_bytes())
+                .expect("signed data")
         })
         .collect();
     let signatures: Vec<_> = messages.iter().map(|m| key.sign(m)).collect();
@@ -236,6 +237,8 @@ fn signatures(n: usize) -> f64 {
 }
 
 /// `glossary build` of the corpus into a fresh folder: (wall s, CPU s of all its threads).
+/// The folder `out` is in is removed afterwards with all the build left there (the site
+/// and the generation it keeps beside it), so the next run is cold too.
 fn build_run(root: &Path, out: &Path) -> (f64, f64) {
     let before = children_cpu();
     let started = Instant::now();
@@ -251,19 +254,8 @@ fn build_run(root: &Path, out: &Path) -> (f64, f64) {
     let wall = started.elapsed().as_secs_f64();
     assert!(status.success(), "glossary build failed: {status}");
     let cpu = children_cpu() - before;
-    // Both generations gone, so the next run is cold too (see pipeline::output).
-    for dir in [out.to_path_buf(), previous_generation(out)] {
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir).expect("output removed");
-        }
-    }
+    std::fs::remove_dir_all(out.parent().expect("a folder of its own")).expect("output removed");
     (wall, cpu)
-}
-
-/// Where a build keeps the output it replaced (`.NAME.prev` beside it).
-fn previous_generation(out: &Path) -> PathBuf {
-    let name = out.file_name().expect("named").to_string_lossy();
-    out.with_file_name(format!(".{name}.prev"))
 }
 
 /// User + system seconds of the children waited for so far.

@@ -126,7 +126,7 @@ fn check_aliases(entries: &[Entry]) -> Vec<Error> {
         })
         .collect();
     let mut errors = Vec::new();
-    let mut spelled: HashMap<&str, Named<'_>> = HashMap::new();
+    let mut names: HashMap<&str, Named<'_>> = HashMap::new();
     let mut looks: HashMap<&str, Vec<Named<'_>>> = HashMap::new();
     for (e, name, _) in &keyed {
         let Some(name) = name else { continue };
@@ -146,12 +146,11 @@ fn check_aliases(entries: &[Entry]) -> Vec<Error> {
             ));
             continue;
         }
-        spelled.entry(&name.spelling).or_insert((e, name));
+        names.entry(&name.spelling).or_insert((e, name));
         if let Some(key) = &name.key {
             looks.entry(key).or_default().push((e, name));
         }
     }
-    let names = spelled;
     let mut aliases: HashMap<&str, Named<'_>> = HashMap::new();
     for (e, _, seen) in &keyed {
         for alias in seen {

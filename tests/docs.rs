@@ -132,7 +132,11 @@ fn normalize(p: &Path) -> Option<PathBuf> {
 }
 
 /// Problems with one link from `file` (relative to the repo), or none.
-fn check_link(file: &Path, dest: &str, anchor_cache: &mut BTreeMap<PathBuf, BTreeSet<String>>) -> Option<String> {
+fn check_link(
+    file: &Path,
+    dest: &str,
+    anchor_cache: &mut BTreeMap<PathBuf, BTreeSet<String>>,
+) -> Option<String> {
     if has_scheme(dest) {
         let scheme = dest.split(':').next().unwrap().to_ascii_lowercase();
         return (!["http", "https", "mailto"].contains(&scheme.as_str()))
@@ -165,15 +169,18 @@ fn check_link(file: &Path, dest: &str, anchor_cache: &mut BTreeMap<PathBuf, BTre
     }
     let on_disk = repo().join(&target);
     if !on_disk.exists() {
-        return Some(format!("link `{dest}`: {} does not exist", target.display()));
+        return Some(format!(
+            "link `{dest}`: {} does not exist",
+            target.display()
+        ));
     }
     if let Some(f) = fragment {
         if target.extension().is_none_or(|x| x != "md") {
             return Some(format!("link `{dest}`: a #fragment needs a Markdown file"));
         }
-        let set = anchor_cache.entry(target.clone()).or_insert_with(|| {
-            anchors(&std::fs::read_to_string(&on_disk).unwrap_or_default())
-        });
+        let set = anchor_cache
+            .entry(target.clone())
+            .or_insert_with(|| anchors(&std::fs::read_to_string(&on_disk).unwrap_or_default()));
         if !set.contains(f) {
             return Some(format!(
                 "link `{dest}`: {} has no heading with the anchor #{f}",
@@ -206,12 +213,19 @@ fn every_relative_link_and_fragment_resolves() {
         for (offset, dest) in links(&text) {
             checked += 1;
             if let Some(e) = check_link(&file, &dest, &mut cache) {
-                errors.push(format!("{}:{}: {e}", file.display(), line_of(&text, offset)));
+                errors.push(format!(
+                    "{}:{}: {e}",
+                    file.display(),
+                    line_of(&text, offset)
+                ));
             }
         }
     }
     assert!(errors.is_empty(), "broken links:\n{}", errors.join("\n"));
-    assert!(checked > 30, "only {checked} links found: is the parser reading the files?");
+    assert!(
+        checked > 30,
+        "only {checked} links found: is the parser reading the files?"
+    );
 }
 
 #[test]
@@ -241,7 +255,10 @@ fn every_chapter_is_in_the_summary() {
         };
         let rel = rel.to_string_lossy().to_string();
         if rel != "SUMMARY.md" {
-            assert!(listed.contains(&rel), "docs/src/{rel} is not listed in SUMMARY.md");
+            assert!(
+                listed.contains(&rel),
+                "docs/src/{rel} is not listed in SUMMARY.md"
+            );
         }
     }
     let book = std::fs::read_to_string(repo().join("docs/book.toml")).unwrap();
@@ -280,8 +297,10 @@ fn shell_blocks(text: &str) -> Vec<(usize, String)> {
 
 /// Separators between shell commands, as shlex leaves them.
 fn is_separator(t: &str) -> bool {
-    matches!(t, "&&" | "||" | ";" | "|" | "&" | "(" | ")" | "do" | "then" | "done")
-        || t.starts_with('>')
+    matches!(
+        t,
+        "&&" | "||" | ";" | "|" | "&" | "(" | ")" | "do" | "then" | "done"
+    ) || t.starts_with('>')
         || t.starts_with('<')
         || t.starts_with("2>")
 }
@@ -289,7 +308,10 @@ fn is_separator(t: &str) -> bool {
 /// The `glossary` invocations in one logical shell line: the arguments after each
 /// `glossary` word (and after `cargo run ... --`), up to the next separator.
 fn invocations(line: &str) -> Result<Vec<Vec<String>>, String> {
-    let line = line.trim_start().strip_prefix("$ ").unwrap_or(line.trim_start());
+    let line = line
+        .trim_start()
+        .strip_prefix("$ ")
+        .unwrap_or(line.trim_start());
     let words = shlex::split(line).ok_or_else(|| format!("not shell words: {line}"))?;
     // `done;` and `5;` are a word and a separator.
     let mut tokens = Vec::new();
@@ -312,8 +334,14 @@ fn invocations(line: &str) -> Result<Vec<Vec<String>>, String> {
         } else if t == "cargo" && tokens.get(i + 1).is_some_and(|x| x == "run") {
             // `cargo run [cargo flags] -- ARGS` runs the glossary binary with ARGS.
             let rest = &tokens[i..];
-            let end = rest.iter().position(|x| is_separator(x)).unwrap_or(rest.len());
-            rest[..end].iter().position(|x| x == "--").map(|p| i + p + 1)
+            let end = rest
+                .iter()
+                .position(|x| is_separator(x))
+                .unwrap_or(rest.len());
+            rest[..end]
+                .iter()
+                .position(|x| x == "--")
+                .map(|p| i + p + 1)
         } else {
             None
         };
@@ -365,7 +393,11 @@ fn shown_commands() -> Vec<(String, Vec<String>)> {
 /// subcommands, every flag, every value's type and the positionals before it answers
 /// `--help`, and runs nothing.
 fn parse_error(args: &[String]) -> Option<String> {
-    let o = glossary().args(args).arg("--help").output().expect("running glossary");
+    let o = glossary()
+        .args(args)
+        .arg("--help")
+        .output()
+        .expect("running glossary");
     (!o.status.success()).then(|| {
         String::from_utf8_lossy(&o.stderr)
             .lines()
@@ -386,19 +418,23 @@ fn every_command_shown_parses_against_the_cli() {
             errors.push(format!("{at}: glossary {}: {e}", args.join(" ")));
         }
     }
-    assert!(errors.is_empty(), "commands the CLI refuses:\n{}", errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "commands the CLI refuses:\n{}",
+        errors.join("\n")
+    );
     // Every subcommand is shown at least once somewhere, so a reader sees each in use.
     let tree = cli_tree();
-    let shown: BTreeSet<String> = commands
-        .iter()
-        .map(|(_, a)| path_of(&tree, a))
-        .collect();
+    let shown: BTreeSet<String> = commands.iter().map(|(_, a)| path_of(&tree, a)).collect();
     let unshown: Vec<&String> = tree
         .iter()
         .filter(|(p, c)| c.runnable && !shown.contains(*p))
         .map(|(p, _)| p)
         .collect();
-    assert!(unshown.is_empty(), "subcommands no example shows: {unshown:?}");
+    assert!(
+        unshown.is_empty(),
+        "subcommands no example shows: {unshown:?}"
+    );
 }
 
 #[test]
@@ -409,7 +445,14 @@ fn the_command_check_refuses_a_flag_that_does_not_exist() {
     assert!(parse_error(&found[0]).is_none());
     let e = parse_error(&found[1]).expect("--bogus parses");
     assert!(e.contains("--bogus"), "{e}");
-    assert!(parse_error(&["review".into(), "sign".into(), "x".into(), "--as".into(), "nobody".into()]).is_some());
+    assert!(parse_error(&[
+        "review".into(),
+        "sign".into(),
+        "x".into(),
+        "--as".into(),
+        "nobody".into()
+    ])
+    .is_some());
     let cargo = invocations("cargo run --release -- build --out /tmp/x > log").unwrap();
     assert_eq!(cargo, [["build", "--out", "/tmp/x"]]);
 }
@@ -455,7 +498,10 @@ fn cli_tree() -> BTreeMap<String, CliCommand> {
                     todo.push(format!("{path} {word}").trim().to_string())
                 }
                 "Options:" => {
-                    for w in line.split([' ', ',']) {
+                    // `  -s, --long <VALUE>  Description`: the flags end at the gap
+                    // before the description.
+                    let spec = line.trim_start().split("  ").next().unwrap_or("");
+                    for w in spec.split([' ', ',']) {
                         if w.starts_with("--") && w != "--help" && w != "--version" {
                             c.flags.insert(w.to_string());
                         }
@@ -487,7 +533,9 @@ fn path_of(tree: &BTreeMap<String, CliCommand>, words: &[String]) -> String {
 /// every `--flag` the row mentions.
 fn readme_table(tree: &BTreeMap<String, CliCommand>) -> Vec<(usize, String, BTreeSet<String>)> {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let start = readme.find("\n## Commands").expect("README: no `## Commands` section");
+    let start = readme
+        .find("\n## Commands")
+        .expect("README: no `## Commands` section");
     let section_end = readme[start + 1..]
         .find("\n## ")
         .map_or(readme.len(), |p| start + 1 + p);
@@ -505,7 +553,9 @@ fn readme_table(tree: &BTreeMap<String, CliCommand>) -> Vec<(usize, String, BTre
             .map(str::to_string)
             .collect();
         let path = path_of(tree, &words);
-        let flags = line
+        // Flags of the command cell only: a description may mention another
+        // command's flags (`verify --dry-run`).
+        let flags = first
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
             .filter(|w| w.starts_with("--") && w.len() > 2)
             .map(str::to_string)
@@ -525,11 +575,15 @@ fn the_commands_table_lists_every_subcommand_and_flag() {
     for (line, path, flags) in &rows {
         let c = &tree[path];
         if path.is_empty() || !c.runnable {
-            errors.push(format!("README.md:{line}: the row names no runnable subcommand"));
+            errors.push(format!(
+                "README.md:{line}: the row names no runnable subcommand"
+            ));
         }
         for f in flags {
             if !c.flags.contains(f) {
-                errors.push(format!("README.md:{line}: `glossary {path}` has no flag {f}"));
+                errors.push(format!(
+                    "README.md:{line}: `glossary {path}` has no flag {f}"
+                ));
             }
         }
         covered
@@ -552,7 +606,11 @@ fn the_commands_table_lists_every_subcommand_and_flag() {
             }
         }
     }
-    assert!(errors.is_empty(), "the commands table drifted from the CLI:\n{}", errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "the commands table drifted from the CLI:\n{}",
+        errors.join("\n")
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -585,14 +643,20 @@ fn the_layout_names_every_top_level_module() {
             missing.push(format!("src/{shown}"));
         }
     }
-    assert!(missing.is_empty(), "README.md's layout does not name: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "README.md's layout does not name: {missing:?}"
+    );
 }
 
 /// The README's set-up commands, as the lines of the first shell block under `## Set-up`.
 fn setup_lines() -> Vec<String> {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let at = readme.find("\n## Set-up").expect("README: no `## Set-up`");
-    let (_, block) = shell_blocks(&readme[at..]).into_iter().next().expect("no set-up block");
+    let (_, block) = shell_blocks(&readme[at..])
+        .into_iter()
+        .next()
+        .expect("no set-up block");
     block.lines().map(str::to_string).collect()
 }
 
@@ -604,7 +668,11 @@ fn the_first_setup_command_builds_the_repository() {
     assert_eq!(lines.len(), 2, "two set-up commands: {lines:?}");
     let found = invocations(&lines[0]).unwrap();
     assert_eq!(found.len(), 1, "{}", lines[0]);
-    assert!(lines[1].contains("cargo test"), "the second runs the tests: {}", lines[1]);
+    assert!(
+        lines[1].contains("cargo test"),
+        "the second runs the tests: {}",
+        lines[1]
+    );
     assert!(
         std::fs::read_to_string(repo().join(".ci/run"))
             .unwrap()

@@ -7,6 +7,7 @@ pub mod library;
 pub mod record;
 pub mod run;
 pub mod spec;
+pub mod verdict;
 
 pub use library::{Citation, Library, Staleness};
 pub use record::{ColumnValue, ConfigRecord, Record};

@@ -587,6 +587,7 @@ mod tests {
             throttled_samples: Some(0),
             unobserved_samples: 0,
             converged: true,
+            interval: None,
         };
         ConfigRecord {
             label: label.into(),

@@ -545,6 +545,8 @@ fn mark_not_measured(
                     decimals: None,
                     source: "ncu".into(),
                     not_measured: Some(why.to_string()),
+                    timed: false,
+                    interval: None,
                 },
             );
         }
@@ -595,6 +597,8 @@ fn ncu_pass(
                     decimals: Some(if v.abs() >= 100.0 { 0 } else { 2 }),
                     source: "ncu".into(),
                     not_measured: None,
+                    timed: false,
+                    interval: None,
                 },
             );
         }

@@ -1,7 +1,60 @@
 //! Sample statistics and the stopping rule: pure functions over sample streams, so the
 //! rule that decides how long a configuration is timed is tested without a GPU.
 
+use crate::measure::record::{MedianInterval, MEDIAN_INTERVAL_METHOD};
 use crate::measure::spec::TimingPolicy;
+
+/// The confidence the median's interval is made for.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// The fewest samples with a 95% order-statistic interval for the median: with five,
+/// even [min, max] covers the median only 1 - 2/32 = 93.75% of the time.
+pub const MIN_SAMPLES_FOR_INTERVAL: usize = 6;
+
+/// The order-statistic interval for the median of `samples`: [x_(k), x_(n+1-k)] (1-based
+/// ranks of the sorted samples) with the largest k whose coverage, 1 - 2 P(B <= k - 1) for
+/// B ~ Binomial(n, 1/2), is at least [`CONFIDENCE`]. Distribution-free (it assumes only
+/// independent samples of one distribution), deterministic, and its rank k never falls
+/// as n grows, so removing samples never raises it. None below
+/// [`MIN_SAMPLES_FOR_INTERVAL`] samples, or for a non-finite sample.
+pub fn median_interval(samples: &[f64]) -> Option<MedianInterval> {
+    let n = samples.len();
+    if n < MIN_SAMPLES_FOR_INTERVAL || samples.iter().any(|s| !s.is_finite()) {
+        return None;
+    }
+    let (k, tail) = median_rank(n)?;
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    Some(MedianInterval {
+        method: MEDIAN_INTERVAL_METHOD.to_string(),
+        confidence: CONFIDENCE,
+        coverage: 1.0 - 2.0 * tail,
+        ranks: [k as u32, (n + 1 - k) as u32],
+        lo: sorted[k - 1],
+        hi: sorted[n - k],
+    })
+}
+
+/// For n samples: the largest rank k with P(B <= k - 1) <= (1 - CONFIDENCE) / 2, and that
+/// tail probability. The binomial terms are summed in log space (2^-n underflows past
+/// n = 1074); terms too small for an f64 add nothing to the tail anyway.
+pub fn median_rank(n: usize) -> Option<(usize, f64)> {
+    let alpha_half = (1.0 - CONFIDENCE) / 2.0;
+    let mut log_pmf = -(n as f64) * std::f64::consts::LN_2; // P(B = 0)
+    let mut cdf = 0.0; // P(B <= j - 1) before adding term j
+    let mut best = None;
+    for j in 0..=n / 2 {
+        let next = cdf + log_pmf.exp();
+        if next > alpha_half {
+            break;
+        }
+        cdf = next;
+        // cdf is now P(B <= j): rank k = j + 1 has tail P(B <= k - 1) = cdf.
+        best = Some((j + 1, cdf));
+        log_pmf += ((n - j) as f64).ln() - ((j + 1) as f64).ln();
+    }
+    best
+}
 
 /// Summary of one configuration's samples, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]

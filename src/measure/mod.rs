@@ -3,6 +3,8 @@
 //! [`Library`]; only `verify` runs anything.
 
 pub mod claims;
+pub mod compare;
+pub mod history;
 pub mod library;
 pub mod record;
 pub mod run;

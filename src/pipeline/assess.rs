@@ -132,17 +132,21 @@ pub(crate) fn assess_checked(
     } = page_content(project, entry)?;
 
     let mut unsupported = Vec::new();
+    let mut claim_notes: Vec<String> = Vec::new();
     for claim in &entry.meta.claims {
         let Ok(test) = claim.test() else { continue }; // rejected at load
         let Some((exp, node)) = entry.meta.claim_record(claim) else {
             continue;
         };
         match citations.get(&(exp.clone(), node.clone())) {
-            Some(Ok(c)) => {
-                if let Err(numbers) = check_claim(&test, &claim.column, c) {
-                    unsupported.push((claim.says.clone(), numbers));
-                }
-            }
+            Some(Ok(c)) => match check_claim(&test, &claim.column, c) {
+                Ok(notes) => claim_notes.extend(
+                    notes
+                        .into_iter()
+                        .map(|n| format!("claim \"{}\": {n}", claim.says)),
+                ),
+                Err(numbers) => unsupported.push((claim.says.clone(), numbers)),
+            },
             _ => unsupported.push((
                 claim.says.clone(),
                 format!("its record {exp}/{node} is not usable"),
@@ -188,6 +192,7 @@ pub(crate) fn assess_checked(
                 (today - s.checked).num_days()
             )
         })
+        .chain(claim_notes)
         .collect();
     let record_dates = resolved
         .values()

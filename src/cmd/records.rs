@@ -106,9 +106,7 @@ fn run_history(args: &HistoryArgs) -> Result<()> {
         None => config
             .nodes
             .keys()
-            .filter(|n| {
-                exp.record_path(n).is_file() || node_dir(&exp.records_dir(), n).is_dir()
-            })
+            .filter(|n| exp.record_path(n).is_file() || node_dir(&exp.records_dir(), n).is_dir())
             .cloned()
             .collect(),
     };

@@ -255,9 +255,21 @@ fn bounds(e: Estimate, below: Option<f64>, above: Option<f64>) -> (Verdict, Stri
             Verdict::Fails => 2,
         };
         if rank(v) > rank(worst.0) {
-            let word = if side == Side::Below { "below" } else { "above" };
-            let what = if v == Verdict::Fails { "not" } else { "not surely" };
-            worst = (v, format!(", {what} {word} {t}"), v.advice(e, side, decimals));
+            let word = if side == Side::Below {
+                "below"
+            } else {
+                "above"
+            };
+            let what = if v == Verdict::Fails {
+                "not"
+            } else {
+                "not surely"
+            };
+            worst = (
+                v,
+                format!(", {what} {word} {t}"),
+                v.advice(e, side, decimals),
+            );
         }
     }
     worst

@@ -104,12 +104,20 @@ pub fn compare(old: &Record, new: &Record, tolerance: f64) -> Result<Comparison,
                     notes.push(format!("{which}: stopped at the time cap, not converged"));
                 }
                 match c.estimate("median_ms", r.schema) {
+                    // A schema-1 record kept its samples: the interval verify would have
+                    // made is made from them here (a build never does this).
                     Ok(e) if e.legacy => {
-                        notes.push(format!(
-                            "{which}: schema {} record, no interval: re-measure",
-                            r.schema
-                        ));
-                        None
+                        let t = c.timing.as_ref()?;
+                        let i = super::run::stats::median_interval(&t.samples_ms);
+                        if i.is_none() {
+                            notes.push(format!("{which}: too few samples for an interval"));
+                        } else {
+                            notes.push(format!(
+                                "{which}: schema {} record, interval made from its samples",
+                                r.schema
+                            ));
+                        }
+                        i.map(|i| Estimate::new(t.median_ms, i.lo, i.hi))
                     }
                     Ok(e) => Some(e.estimate),
                     Err(NoEstimate::Missing) => {

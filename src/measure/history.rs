@@ -158,8 +158,7 @@ pub fn load(records_dir: &Path, check: &RunCheck<'_>, skip: Option<&str>) -> Vec
                 path,
                 digest: String::new(),
                 state: RunState::Bad(
-                    "not a run: history holds only <capture time>.json files and their .sig"
-                        .into(),
+                    "not a run: history holds only <capture time>.json files and their .sig".into(),
                 ),
             }),
         }
@@ -231,11 +230,7 @@ fn judge_run(path: &Path, bytes: &[u8], check: &RunCheck<'_>) -> RunState {
 
 /// Every run of `experiment`'s records dir for `node`, for `glossary records history`:
 /// the history, and the latest record when no history run has its bytes.
-pub fn all_runs(
-    records_dir: &Path,
-    latest: &Path,
-    check: &RunCheck<'_>,
-) -> Result<Vec<Run>> {
+pub fn all_runs(records_dir: &Path, latest: &Path, check: &RunCheck<'_>) -> Result<Vec<Run>> {
     let mut runs = load(records_dir, check, None);
     if let Ok(bytes) = std::fs::read(latest) {
         let digest = format!("sha256:{}", hex::encode(Sha256::digest(&bytes)));
@@ -269,7 +264,13 @@ mod tests {
             .with_timezone(&Utc);
         assert_eq!(run_file_name(at), "20261201T101530.123Z.json");
         assert!(is_run_file_name(&run_file_name(at)));
-        for bad in ["../h200.json", "a.json", ".json", "20261201T101530Z.json.sig", "x"] {
+        for bad in [
+            "../h200.json",
+            "a.json",
+            ".json",
+            "20261201T101530Z.json.sig",
+            "x",
+        ] {
             assert!(!is_run_file_name(bad), "{bad}");
         }
     }

@@ -9,6 +9,9 @@ use crate::measure::verdict::{self, Estimate, Side, Verdict};
 
 use super::library::Citation;
 
+/// How a note about the whole record (not one claim) starts: said once per entry.
+pub const LEGACY_NOTE: &str = "record ";
+
 /// One claim judged on one record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Judged {
@@ -93,7 +96,7 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
             Ok(e) => {
                 if e.legacy {
                     let n = format!(
-                        "record {}/{} (schema {}) predates intervals: checked on medians alone; re-measure",
+                        "{LEGACY_NOTE}{}/{} (schema {}) predates intervals: its claims are checked on medians alone; re-measure",
                         record.experiment, record.node, record.schema
                     );
                     if !notes.contains(&n) {

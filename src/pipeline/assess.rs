@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::content::{line_of_item_field, split_front_matter, Entry, EntryId};
 use crate::error::{Error, Location, Result};
-use crate::measure::claims::check_claim;
+use crate::measure::claims::{check_claim, LEGACY_NOTE};
 use crate::measure::{Citation, Staleness};
 use crate::render::tables::{side_by_side, TableView};
 use crate::render::values::{expand_body, Resolved};
@@ -140,11 +140,18 @@ pub(crate) fn assess_checked(
         };
         match citations.get(&(exp.clone(), node.clone())) {
             Some(Ok(c)) => match check_claim(&test, &claim.column, c) {
-                Ok(notes) => claim_notes.extend(
-                    notes
-                        .into_iter()
-                        .map(|n| format!("claim \"{}\": {n}", claim.says)),
-                ),
+                Ok(notes) => {
+                    for n in notes {
+                        let n = if n.starts_with(LEGACY_NOTE) {
+                            n
+                        } else {
+                            format!("claim \"{}\": {n}", claim.says)
+                        };
+                        if !claim_notes.contains(&n) {
+                            claim_notes.push(n);
+                        }
+                    }
+                }
                 Err(numbers) => unsupported.push((claim.says.clone(), numbers)),
             },
             _ => unsupported.push((

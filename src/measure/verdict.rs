@@ -135,6 +135,18 @@ pub fn at_most(e: Estimate, limit: f64) -> Verdict {
     }
 }
 
+/// `e >= limit`: holds when `lo >= limit`, fails when `hi < limit`.
+pub fn at_least(e: Estimate, limit: f64) -> Verdict {
+    at_most(
+        Estimate {
+            value: -e.value,
+            lo: -e.hi,
+            hi: -e.lo,
+        },
+        -limit,
+    )
+}
+
 pub fn bound(e: Estimate, side: Side, threshold: f64) -> Verdict {
     if e.is_nan() || threshold.is_nan() {
         return Verdict::Fails;

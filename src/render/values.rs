@@ -297,7 +297,10 @@ impl Lookup<'_> {
             Ok(e) => Some(e.estimate),
             Err(NoEstimate::Missing) => None,
             Err(NoEstimate::NoInterval(why)) => {
-                self.problem(asked, format!("row `{row}`: {column} has no interval: {why}"));
+                self.problem(
+                    asked,
+                    format!("row `{row}`: {column} has no interval: {why}"),
+                );
                 None
             }
         }
@@ -429,7 +432,9 @@ fn near_best<'a>(
             continue;
         }
         let Some(r) = ratio(*v, top) else {
-            return Err(format!("row `{label}`: no ratio to the best (an interval reaches zero)"));
+            return Err(format!(
+                "row `{label}`: no ratio to the best (an interval reaches zero)"
+            ));
         };
         if (lowest && r.lo <= 1.0) || (!lowest && r.hi >= 1.0) {
             return Err(format!(
@@ -793,7 +798,12 @@ mod tests {
     #[test]
     fn near_best_counts_rows_within_a_margin_of_the_best() {
         let p = Estimate::point;
-        let values = [("a", p(1.30)), ("b", p(1.00)), ("c", p(1.04)), ("d", p(1.06))];
+        let values = [
+            ("a", p(1.30)),
+            ("b", p(1.00)),
+            ("c", p(1.04)),
+            ("d", p(1.06)),
+        ];
         let near = near_best(&values, true, 0.05).unwrap();
         assert_eq!((near.best, near.labels), ("b", vec!["b", "c"]));
         let near = near_best(&values, false, 0.2).unwrap();
@@ -802,11 +812,19 @@ mod tests {
         let e = |v: f64| Estimate::new(v, v * 0.99, v * 1.01);
         let noisy = [("b", e(1.00)), ("c", e(1.04)), ("d", e(1.30))];
         let why = near_best(&noisy, true, 0.05).unwrap_err();
-        assert!(why.contains("row `c`") && why.contains("straddles"), "{why}");
-        assert_eq!(near_best(&noisy, true, 0.10).unwrap().labels, vec!["b", "c"]);
+        assert!(
+            why.contains("row `c`") && why.contains("straddles"),
+            "{why}"
+        );
+        assert_eq!(
+            near_best(&noisy, true, 0.10).unwrap().labels,
+            vec!["b", "c"]
+        );
         // Two rows whose intervals overlap: which is best is not known.
         let tie = [("b", e(1.00)), ("c", e(1.005))];
-        assert!(near_best(&tie, true, 0.05).unwrap_err().contains("ambiguous"));
+        assert!(near_best(&tie, true, 0.05)
+            .unwrap_err()
+            .contains("ambiguous"));
         assert_eq!(
             english_list(&["x".into(), "y".into(), "z".into()]),
             "x, y and z"

@@ -3,10 +3,13 @@
 //! [`Library`]; only `verify` runs anything.
 
 pub mod claims;
+pub mod compare;
+pub mod history;
 pub mod library;
 pub mod record;
 pub mod run;
 pub mod spec;
+pub mod verdict;
 
 pub use library::{Citation, Library, Staleness};
 pub use record::{ColumnValue, ConfigRecord, Record};

@@ -8,8 +8,19 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::measure::verdict::Estimate;
 
-pub const RECORD_SCHEMA: u32 = 1;
+/// 2: timed quantities carry intervals ([`Timing::interval`], [`Quantity::interval`]).
+/// A schema-1 record has none; its claims are checked on medians alone, with a warning
+/// to re-measure (see [`ConfigRecord::estimate`]).
+pub const RECORD_SCHEMA: u32 = 2;
+
+/// The first schema whose timed quantities carry intervals.
+pub const SCHEMA_WITH_INTERVALS: u32 = 2;
+
+/// What [`Timing::interval`] is, as the record says it.
+pub const MEDIAN_INTERVAL_METHOD: &str =
+    "median, order-statistic 95% CI (distribution-free, binomial)";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Record {
@@ -194,6 +205,15 @@ pub struct Quantity {
     pub source: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_measured: Option<String>,
+    /// True for a metric read from sampled time (directly or through another metric):
+    /// its value is an estimate, and `interval` says how good. False: exact for the
+    /// record (params, the device, the launch, an ncu counter).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed: bool,
+    /// The interval of a timed metric; None when the time it reads has none (too few
+    /// samples), or its expression has no interval (a divisor's interval spans zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Bounds>,
 }
 
 impl Quantity {
@@ -206,6 +226,23 @@ impl Quantity {
             decimals: Some(decimals),
             source: "metric".into(),
             not_measured: None,
+            timed: false,
+            interval: None,
+        }
+    }
+
+    /// A metric of the time with its interval (fixtures, generated corpora).
+    pub fn timed_metric(
+        value: f64,
+        interval: Bounds,
+        unit: &str,
+        heading: Option<&str>,
+        decimals: usize,
+    ) -> Quantity {
+        Quantity {
+            timed: true,
+            interval: Some(interval),
+            ..Quantity::metric(value, unit, heading, decimals)
         }
     }
 }
@@ -233,6 +270,32 @@ pub struct Timing {
     pub unobserved_samples: u32,
     /// False when the time cap stopped sampling before the spread fell under the bound.
     pub converged: bool,
+    /// The median's confidence interval, made from `samples_ms` once, at verify time
+    /// (`run::stats::median_interval`). None in a schema-1 record, and with fewer than 6
+    /// samples (no 95% order-statistic interval exists).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<MedianInterval>,
+}
+
+/// The median's interval as a record keeps it: the sorted samples' `ranks` (1-based) that
+/// bound it, their values, the confidence it was made for and the exact binomial coverage
+/// of those ranks (at least the confidence).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MedianInterval {
+    pub method: String,
+    pub confidence: f64,
+    pub coverage: f64,
+    pub ranks: [u32; 2],
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// A derived quantity's interval: its expression evaluated over the intervals of the
+/// timed quantities it reads (interval arithmetic; see `Expr::eval_interval`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct Bounds {
+    pub lo: f64,
+    pub hi: f64,
 }
 
 /// A cell of a measured table, with its unit so the renderer formats it one way everywhere.
@@ -358,6 +421,79 @@ impl ConfigRecord {
     pub fn number(&self, name: &str) -> Option<f64> {
         self.column(name).and_then(|v| v.as_f64())
     }
+
+    /// A number by name with its interval, for everything that decides from numbers
+    /// (claims, `near_best`, `compare`): the median with its order-statistic interval, a
+    /// metric of time with its interval through the expression, anything exact (params,
+    /// the launch, ncu counters, metrics of those) as a point. `schema` is the record's:
+    /// a schema-1 record has no intervals, and its numbers are read as points
+    /// ([`Estimated::legacy`] says so, for a "re-measure" warning).
+    pub fn estimate(&self, name: &str, schema: u32) -> Result<Estimated, NoEstimate> {
+        let legacy = schema < SCHEMA_WITH_INTERVALS;
+        let value = self.number(name).ok_or(NoEstimate::Missing)?;
+        let point = |legacy| Estimated {
+            estimate: Estimate::point(value),
+            legacy,
+        };
+        let timed = |interval: Option<(f64, f64)>, why: String| match (interval, legacy) {
+            (_, true) => Ok(point(true)),
+            (Some((lo, hi)), false) => Ok(Estimated {
+                estimate: Estimate::new(value, lo, hi),
+                legacy: false,
+            }),
+            (None, false) => Err(NoEstimate::NoInterval(why)),
+        };
+        let few = |t: &Timing| {
+            format!(
+                "{} samples give no 95% interval for the median (at least {} do)",
+                t.samples_ms.len(),
+                crate::measure::run::stats::MIN_SAMPLES_FOR_INTERVAL
+            )
+        };
+        match name {
+            "median_ms" => {
+                let t = self.timing.as_ref().ok_or(NoEstimate::Missing)?;
+                timed(t.interval.as_ref().map(|i| (i.lo, i.hi)), few(t))
+            }
+            n if TIMING_NAMES.contains(&n) => timed(
+                None,
+                format!("`{n}` is a statistic of one run's samples with no interval; compare medians (median_ms, or a metric of it)"),
+            ),
+            _ => match self.quantities.get(name) {
+                Some(q) if q.timed => timed(
+                    q.interval.map(|b| (b.lo, b.hi)),
+                    match &self.timing {
+                        Some(t) if t.interval.is_none() => few(t),
+                        _ => format!("`{name}`'s expression gives no interval (it reads a time statistic other than the median, or divides by an interval that spans zero)"),
+                    },
+                ),
+                _ => Ok(point(false)),
+            },
+        }
+    }
+
+    /// True when this row's sampling stopped at the time cap (or the sample limit)
+    /// before its spread fell under `max_rsd`.
+    pub fn unconverged(&self) -> bool {
+        self.timing.as_ref().is_some_and(|t| !t.converged)
+    }
+}
+
+/// A number and its interval, from [`ConfigRecord::estimate`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimated {
+    pub estimate: Estimate,
+    /// Read as a point from a schema-1 record, which predates intervals: re-measure.
+    pub legacy: bool,
+}
+
+/// Why [`ConfigRecord::estimate`] has no estimate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoEstimate {
+    /// The row has no value of that name.
+    Missing,
+    /// A value of the time without an interval, and why.
+    NoInterval(String),
 }
 
 impl Record {
@@ -488,6 +624,7 @@ mod tests {
                     throttled_samples: Some(0),
                     unobserved_samples: 0,
                     converged: true,
+                    interval: None,
                 }),
                 quantities: BTreeMap::from([(
                     "gbps".to_string(),
@@ -498,6 +635,8 @@ mod tests {
                         decimals: Some(1),
                         source: "metric".into(),
                         not_measured: None,
+                        timed: false,
+                        interval: None,
                     },
                 )]),
             }],

@@ -201,6 +201,7 @@ mod tests {
             numeric: vec![false, true],
             rows: Vec::new(),
             values: Vec::new(),
+            intervals: Vec::new(),
             provenance: Vec::new(),
             stale: None,
             notes: Vec::new(),

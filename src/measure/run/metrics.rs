@@ -5,8 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::measure::record::{ConfigRecord, Quantity};
+use crate::measure::record::{Bounds, ConfigRecord, Quantity};
 use crate::measure::run::stats::summarize;
+use crate::measure::spec::expr::Span;
 use crate::measure::spec::plan::DeviceVars;
 use crate::measure::spec::{ExperimentSpec, Expr, Num};
 
@@ -47,8 +48,22 @@ pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord)
             env.insert(k.clone(), Num::Float(v));
         }
     }
+    // Names read from sampled time, with their intervals where they have one: the median
+    // its order-statistic interval; min, max and mean none (extremes and the mean of one
+    // run's samples are not estimated here), so a metric of them has no interval either.
+    let mut timed: BTreeMap<String, Option<Span>> = BTreeMap::new();
+    if let Some(t) = &rec.timing {
+        timed.insert(
+            "median_ms".into(),
+            t.interval.as_ref().map(|i| (i.lo, i.hi)),
+        );
+        for k in ["min_ms", "max_ms", "mean_ms"] {
+            timed.insert(k.into(), None);
+        }
+    }
     for (name, m) in &spec.metrics {
-        let result = Expr::parse(&m.value.0).and_then(|e| {
+        let parsed = Expr::parse(&m.value.0);
+        let result = parsed.clone().and_then(|e| {
             if let Some(missing) = e.names().into_iter().find(|n| !env.contains_key(*n)) {
                 return Err(format!("`{missing}` is not available for this config"));
             }
@@ -58,8 +73,29 @@ pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord)
             Ok(v) => (Some(v.as_f64()), None),
             Err(why) => (None, Some(why)),
         };
+        let reads_time = parsed
+            .as_ref()
+            .is_ok_and(|e| e.names().iter().any(|n| timed.contains_key(*n)));
+        let interval = match (&parsed, value) {
+            (Ok(e), Some(v)) if reads_time => e
+                .eval_interval(&|n| match timed.get(n) {
+                    Some(span) => *span,
+                    None => env.get(n).map(|x| (x.as_f64(), x.as_f64())),
+                })
+                .ok()
+                // Rounding can leave a bound a hair inside the value; an interval always
+                // contains its value.
+                .map(|(lo, hi)| Bounds {
+                    lo: lo.min(v),
+                    hi: hi.max(v),
+                }),
+            _ => None,
+        };
         if let Some(v) = value {
             env.insert(name.clone(), Num::Float(v));
+        }
+        if reads_time {
+            timed.insert(name.clone(), interval.map(|b| (b.lo, b.hi)));
         }
         rec.quantities.insert(
             name.clone(),
@@ -70,6 +106,8 @@ pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord)
                 decimals: m.decimals,
                 source: "metric".into(),
                 not_measured,
+                timed: reads_time,
+                interval,
             },
         );
     }

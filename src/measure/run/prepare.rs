@@ -243,6 +243,8 @@ fn suggestion_quantities(
         decimals: Some(0),
         source: "driver".into(),
         not_measured: None,
+        timed: false,
+        interval: None,
     };
     [
         (

@@ -38,6 +38,7 @@ fn row(label: &str, status: ConfigStatus, median: Option<f64>) -> ConfigRecord {
             throttled_samples: Some(0),
             unobserved_samples: 0,
             converged: true,
+            interval: None,
         }),
         ..Default::default()
     }

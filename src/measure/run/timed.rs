@@ -261,7 +261,9 @@ fn finish_timing(raw: RawTiming) -> Timing {
         mean: f64::NAN,
         rsd: f64::NAN,
     });
+    let interval = super::stats::median_interval(&raw.samples);
     Timing {
+        interval,
         samples_ms: raw.samples,
         median_ms: s.median,
         min_ms: s.min,

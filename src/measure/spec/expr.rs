@@ -131,6 +131,82 @@ impl Expr {
     }
 }
 
+/// An interval `(lo, hi)` of the values a name may take.
+pub type Span = (f64, f64);
+
+impl Expr {
+    /// The interval of the expression's values when each name lies anywhere in its
+    /// `lookup` interval (a point for an exact name): interval arithmetic, so the result
+    /// contains every value the expression takes over those intervals. `+ - * /`, `min`,
+    /// `max` and `pow` (of a positive base) take intervals; `%`, shifts, `ceil_div` and
+    /// `floor_div` take exact operands only. Dividing by an interval that contains zero
+    /// has no interval (an error, as a name without one is).
+    pub fn eval_interval(&self, lookup: &dyn Fn(&str) -> Option<Span>) -> Result<Span, String> {
+        eval_span(&self.node, lookup).map_err(|e| format!("{e} in `{}`", self.src))
+    }
+}
+
+fn eval_span(n: &Node, lookup: &dyn Fn(&str) -> Option<Span>) -> Result<Span, String> {
+    let hull = |c: [f64; 4]| -> Result<Span, String> {
+        let lo = c.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = c.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if lo.is_finite() && hi.is_finite() {
+            Ok((lo, hi))
+        } else {
+            Err("overflow (the interval is not finite)".into())
+        }
+    };
+    // Operators without interval rules give an interval only on exact operands, through
+    // the ordinary evaluation.
+    let exact = |f: &dyn Fn(Num, Num) -> Result<Num, String>, a: Span, b: Span| {
+        if a.0 == a.1 && b.0 == b.1 {
+            let v = f(Num::Float(a.0), Num::Float(b.0))?.as_f64();
+            Ok((v, v))
+        } else {
+            Err("this operator has no interval rule for a measured operand".to_string())
+        }
+    };
+    Ok(match n {
+        Node::Lit(v) => (v.as_f64(), v.as_f64()),
+        Node::Var(name) => lookup(name).ok_or_else(|| format!("no interval for `{name}`"))?,
+        Node::Neg(a) => {
+            let (lo, hi) = eval_span(a, lookup)?;
+            (-hi, -lo)
+        }
+        Node::Bin(op, a, b) => {
+            let (x, y) = (eval_span(a, lookup)?, eval_span(b, lookup)?);
+            match op {
+                Op::Add => (x.0 + y.0, x.1 + y.1),
+                Op::Sub => (x.0 - y.1, x.1 - y.0),
+                Op::Mul => hull([x.0 * y.0, x.0 * y.1, x.1 * y.0, x.1 * y.1])?,
+                Op::Div => {
+                    if y.0 <= 0.0 && y.1 >= 0.0 {
+                        return Err("the divisor's interval contains zero".into());
+                    }
+                    hull([x.0 / y.0, x.0 / y.1, x.1 / y.0, x.1 / y.1])?
+                }
+                op => exact(&|p, q| binary(*op, p, q), x, y)?,
+            }
+        }
+        Node::Call(f, args) => {
+            let v: Vec<Span> = args
+                .iter()
+                .map(|a| eval_span(a, lookup))
+                .collect::<Result<_, _>>()?;
+            let (x, y) = (v[0], v[1]);
+            match f.as_str() {
+                "min" => (x.0.min(y.0), x.1.min(y.1)),
+                "max" => (x.0.max(y.0), x.1.max(y.1)),
+                // x^y is monotone in each argument for x > 0: its extremes are at corners.
+                "pow" if x.0 > 0.0 => {
+                    hull([x.0.powf(y.0), x.0.powf(y.1), x.1.powf(y.0), x.1.powf(y.1)])?
+                }
+                f => exact(&|p, q| call(f, p, q), x, y)?,
+            }
+        }
+    })
+}
+
 fn eval(n: &Node, lookup: &dyn Fn(&str) -> Option<Num>) -> Result<Num, String> {
     Ok(match n {
         Node::Lit(v) => *v,
@@ -520,5 +596,36 @@ mod tests {
         let whole = Expr::parse("n / 3").unwrap();
         let err = whole.eval_int(&|_| Some(Num::Int(4))).unwrap_err();
         assert!(err.contains("is not a whole number"), "{err}");
+    }
+
+    #[test]
+    fn intervals_carry_through_an_expression_and_order_their_ends() {
+        let e = Expr::parse("16 * n / (median_ms * 1e6)").unwrap();
+        let span = |name: &str| match name {
+            "n" => Some((1000.0, 1000.0)),
+            "median_ms" => Some((0.9, 1.1)),
+            _ => None,
+        };
+        let (lo, hi) = e.eval_interval(&span).unwrap();
+        // Bandwidth falls as time rises: the slow end of time is the low end of bandwidth.
+        assert!((lo - 16000.0 / 1.1e6).abs() < 1e-12 && (hi - 16000.0 / 0.9e6).abs() < 1e-12);
+        let two = Expr::parse("median_ms - other_ms + min(median_ms, 2)").unwrap();
+        let span2 = |n: &str| match n {
+            "median_ms" => Some((1.0, 2.0)),
+            "other_ms" => Some((0.5, 1.0)),
+            _ => None,
+        };
+        assert_eq!(two.eval_interval(&span2).unwrap(), (1.0, 3.5));
+        let zero = Expr::parse("1 / (median_ms - 1.5)").unwrap();
+        assert!(zero
+            .eval_interval(&span2)
+            .unwrap_err()
+            .contains("contains zero"));
+        let rem = Expr::parse("median_ms % 2").unwrap();
+        assert!(rem.eval_interval(&span2).is_err());
+        assert_eq!(
+            Expr::parse("n % 7").unwrap().eval_interval(&span).unwrap(),
+            (6.0, 6.0)
+        );
     }
 }

@@ -240,6 +240,18 @@ pub struct TimingPolicy {
     /// Overwrite a buffer larger than L2 before each sample so none starts with warm cache.
     #[serde(default = "default_true")]
     pub flush_l2: bool,
+    /// How far two runs' medians may differ and still be the SAME (`glossary compare`,
+    /// a fraction: 0.05 = 5%). Default `measure::verdict::DEFAULT_TOLERANCE`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproducibility: Option<f64>,
+}
+
+impl TimingPolicy {
+    /// The SAME band of `glossary compare` for this experiment.
+    pub fn tolerance(&self) -> f64 {
+        self.reproducibility
+            .unwrap_or(crate::measure::verdict::DEFAULT_TOLERANCE)
+    }
 }
 
 impl Default for TimingPolicy {
@@ -251,6 +263,7 @@ impl Default for TimingPolicy {
             max_rsd: default_max_rsd(),
             time_cap_ms: default_time_cap_ms(),
             flush_l2: true,
+            reproducibility: None,
         }
     }
 }
@@ -750,6 +763,14 @@ impl ExperimentSpec {
                 Some("max_rsd"),
                 format!("`max_rsd` {} must be between 0 and 1", t.max_rsd),
             );
+        }
+        if let Some(r) = t.reproducibility {
+            if !(r > 0.0 && r < 1.0) {
+                bad(
+                    Some("reproducibility"),
+                    format!("`reproducibility` {r} must be between 0 and 1 (0.05 = 5%)"),
+                );
+            }
         }
         if t.min_samples < 3 {
             bad(

@@ -682,6 +682,7 @@ mod tests {
                 throttled_samples: Some(0),
                 unobserved_samples: 0,
                 converged: true,
+                interval: None,
             }),
             quantities: [
                 (

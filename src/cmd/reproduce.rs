@@ -95,7 +95,10 @@ fn print(r: &Report, dry_run: bool) -> Result<()> {
                 e(&row.published),
                 e(&row.mine),
                 row.change,
-                row.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
+                row.note
+                    .as_deref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default()
             )?;
         }
         let slower: Vec<&str> = r
@@ -117,7 +120,11 @@ fn print(r: &Report, dry_run: bool) -> Result<()> {
     if !r.claims.is_empty() {
         writeln!(out, "\nclaims on this GPU:")?;
         for c in &r.claims {
-            writeln!(out, "  {} {}: {} ({})", c.verdict, c.entry, c.says, c.detail)?;
+            writeln!(
+                out,
+                "  {} {}: {} ({})",
+                c.verdict, c.entry, c.says, c.detail
+            )?;
         }
     }
     for p in &r.contribution {

@@ -29,7 +29,7 @@ pub fn site_path(experiment: &str, node: &str) -> String {
     format!("reproduce/{experiment}/{node}.json")
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Bundle {
     pub bundle: u32,
@@ -53,7 +53,7 @@ pub struct Bundle {
     pub pages: Vec<PageClaims>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BundleFile {
     pub path: String,
@@ -71,7 +71,7 @@ impl BundleFile {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PageClaims {
     /// `kind/slug`.
@@ -91,7 +91,9 @@ pub fn sha256(bytes: &[u8]) -> String {
 pub enum BundleError {
     #[error("{what} is {size} bytes, over the {limit}-byte bound for a bundle")]
     TooLarge { what: String, size: u64, limit: u64 },
-    #[error("{what} is not a glossary experiment bundle (truncated, or another kind of file): {why}")]
+    #[error(
+        "{what} is not a glossary experiment bundle (truncated, or another kind of file): {why}"
+    )]
     NotABundle { what: String, why: String },
     #[error("bundle format {found} is not one this glossary reads ({BUNDLE_SCHEMA})")]
     Schema { found: u32 },
@@ -227,7 +229,10 @@ impl Bundle {
         })?;
         if record.gpu.name.trim() != self.profile.gpu {
             return Err(BundleError::Mismatch {
-                expected: format!("a record from node {}'s GPU, {}", self.node, self.profile.gpu),
+                expected: format!(
+                    "a record from node {}'s GPU, {}",
+                    self.node, self.profile.gpu
+                ),
                 found: format!("a record from a {}", record.gpu.name),
             });
         }
@@ -263,8 +268,7 @@ pub fn make(
 ) -> crate::error::Result<Bundle> {
     let read = |name: &str| -> crate::error::Result<BundleFile> {
         let path = experiment.dir.join(name);
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| crate::error::Error::io(&path, e))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| crate::error::Error::io(&path, e))?;
         Ok(BundleFile::new(name, text))
     };
     let mut files = vec![read(EXPERIMENT_FILE)?];

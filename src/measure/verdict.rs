@@ -269,7 +269,9 @@ mod tests {
             v.advice(r, Side::Above, 3),
             "the interval straddles the threshold: state a threshold below 1.051, or measure more"
         );
-        assert!(below(r, 1.06).advice(r, Side::Below, 3).contains("above 1.066"));
+        assert!(below(r, 1.06)
+            .advice(r, Side::Below, 3)
+            .contains("above 1.066"));
     }
 
     #[test]
@@ -298,6 +300,9 @@ mod tests {
         assert_eq!(change(old, e(0.90, 0.89, 0.91), 0.05).0, Change::Faster);
         // 1.05 [1.03, 1.07] / [0.99, 1.01]: the band's edge 1.05 is inside.
         assert_eq!(change(old, e(1.05, 1.03, 1.07), 0.05).0, Change::Ambiguous);
-        assert_eq!(change(old, e(f64::NAN, 1.0, 1.0), 0.05).0, Change::Ambiguous);
+        assert_eq!(
+            change(old, e(f64::NAN, 1.0, 1.0), 0.05).0,
+            Change::Ambiguous
+        );
     }
 }

@@ -26,8 +26,16 @@ pub fn write(
     let sig = std::fs::read_to_string(crate::trust::node::signature_path(record))?;
     crate::trust::node::write_with_signature(&to, &bytes, &sig)?;
     let md = dir.join("report.md");
-    crate::atomic::write_file(&md, markdown(checked, mine, report).as_bytes(), crate::atomic::Durability::Synced)?;
-    Ok(vec![to.clone(), crate::trust::node::signature_path(&to), md])
+    crate::atomic::write_file(
+        &md,
+        markdown(checked, mine, report).as_bytes(),
+        crate::atomic::Durability::Synced,
+    )?;
+    Ok(vec![
+        to.clone(),
+        crate::trust::node::signature_path(&to),
+        md,
+    ])
 }
 
 /// The report: what was run, where, the row verdicts and the claims.
@@ -52,9 +60,16 @@ pub fn markdown(checked: &Checked, mine: &Record, report: &Report) -> String {
         mine.gpu.nvrtc_version,
         mine.captured_at.format("%Y-%m-%d %H:%M UTC")
     );
-    let _ = writeln!(s, "- Record: `{}.json`, signed with the contributor's SSH key\n", mine.node);
+    let _ = writeln!(
+        s,
+        "- Record: `{}.json`, signed with the contributor's SSH key\n",
+        mine.node
+    );
     if report.same_gpu {
-        let _ = writeln!(s, "| row | published ms | this run ms | verdict |\n|---|---|---|---|");
+        let _ = writeln!(
+            s,
+            "| row | published ms | this run ms | verdict |\n|---|---|---|---|"
+        );
         for r in &report.rows {
             let e = |e: &Option<crate::measure::verdict::Estimate>| {
                 e.map_or("-".to_string(), |e| format!("{e:.4}"))
@@ -66,7 +81,10 @@ pub fn markdown(checked: &Checked, mine: &Record, report: &Report) -> String {
                 e(&r.published),
                 e(&r.mine),
                 r.change,
-                r.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
+                r.note
+                    .as_deref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default()
             );
         }
     } else {
@@ -78,7 +96,11 @@ pub fn markdown(checked: &Checked, mine: &Record, report: &Report) -> String {
     if !report.claims.is_empty() {
         let _ = writeln!(s, "\n| page | claim | verdict |\n|---|---|---|");
         for c in &report.claims {
-            let _ = writeln!(s, "| {} | {} | {}: {} |", c.entry, c.says, c.verdict, c.detail);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {}: {} |",
+                c.entry, c.says, c.verdict, c.detail
+            );
         }
     }
     let _ = writeln!(

@@ -101,7 +101,11 @@ fn download(url: &str) -> Result<Vec<u8>, BundleError> {
         .with_config()
         .limit(MAX_BUNDLE_BYTES)
         .read_to_vec()
-        .map_err(|e| BundleError::Io(format!("{url}: the download broke off or is too large: {e}")))
+        .map_err(|e| {
+            BundleError::Io(format!(
+                "{url}: the download broke off or is too large: {e}"
+            ))
+        })
 }
 
 #[cfg(test)]
@@ -146,7 +150,10 @@ mod tests {
         f.set_len(1 << 30).unwrap();
         let started = std::time::Instant::now();
         let e = read_file(&path).unwrap_err();
-        assert!(matches!(e, BundleError::TooLarge { size, .. } if size == 1 << 30), "{e}");
+        assert!(
+            matches!(e, BundleError::TooLarge { size, .. } if size == 1 << 30),
+            "{e}"
+        );
         assert!(started.elapsed() < Duration::from_secs(5));
     }
 }

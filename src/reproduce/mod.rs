@@ -116,10 +116,7 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
     report.local_gpu = local.gpu.clone();
     report.same_gpu = local.gpu == checked.bundle.profile.gpu
         && local.compute_capability == checked.bundle.profile.compute_capability;
-    let name = req
-        .name
-        .clone()
-        .unwrap_or_else(|| default_name(&local.gpu));
+    let name = req.name.clone().unwrap_or_else(|| default_name(&local.gpu));
     write_project(work.path(), &name, &local)?;
     let out = work.path().join("out");
     let verify_req = VerifyRequest {
@@ -133,7 +130,14 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
         key,
         out: Some(out.clone()),
     };
-    let verified = run::verify(&verify_req, progress)?;
+    // Errors name files of the private work folder; a reader knows them as the bundle's.
+    let verified = run::verify(&verify_req, progress).map_err(|e| {
+        let shown = format!("{}/measurements/", work.path().display());
+        anyhow::anyhow!(
+            "{}",
+            e.to_string().replace(&shown, &format!("{} ", req.source))
+        )
+    })?;
     let Some((_, outcome)) = verified.experiments.into_iter().next() else {
         anyhow::bail!("verify ran no experiment for the bundle");
     };
@@ -162,8 +166,7 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
                 report.rows = compare::rows(&checked, &mine);
             }
             report.claims = compare::claims(work.path(), &checked, &name, &local, &record)?;
-            report.contribution =
-                contribution::write(&req.out, &checked, &record, &mine, &report)?;
+            report.contribution = contribution::write(&req.out, &checked, &record, &mine, &report)?;
             Ok(report)
         }
     }

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use crate::measure::record::{Bounds, ConfigRecord, Quantity};
 use crate::measure::run::stats::summarize;
-use crate::measure::spec::plan::DeviceVars;
 use crate::measure::spec::expr::Span;
+use crate::measure::spec::plan::DeviceVars;
 use crate::measure::spec::{ExperimentSpec, Expr, Num};
 
 pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord) {
@@ -53,7 +53,10 @@ pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord)
     // run's samples are not estimated here), so a metric of them has no interval either.
     let mut timed: BTreeMap<String, Option<Span>> = BTreeMap::new();
     if let Some(t) = &rec.timing {
-        timed.insert("median_ms".into(), t.interval.as_ref().map(|i| (i.lo, i.hi)));
+        timed.insert(
+            "median_ms".into(),
+            t.interval.as_ref().map(|i| (i.lo, i.hi)),
+        );
         for k in ["min_ms", "max_ms", "mean_ms"] {
             timed.insert(k.into(), None);
         }

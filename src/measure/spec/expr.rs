@@ -198,12 +198,9 @@ fn eval_span(n: &Node, lookup: &dyn Fn(&str) -> Option<Span>) -> Result<Span, St
                 "min" => (x.0.min(y.0), x.1.min(y.1)),
                 "max" => (x.0.max(y.0), x.1.max(y.1)),
                 // x^y is monotone in each argument for x > 0: its extremes are at corners.
-                "pow" if x.0 > 0.0 => hull([
-                    x.0.powf(y.0),
-                    x.0.powf(y.1),
-                    x.1.powf(y.0),
-                    x.1.powf(y.1),
-                ])?,
+                "pow" if x.0 > 0.0 => {
+                    hull([x.0.powf(y.0), x.0.powf(y.1), x.1.powf(y.0), x.1.powf(y.1)])?
+                }
                 f => exact(&|p, q| call(f, p, q), x, y)?,
             }
         }
@@ -620,9 +617,15 @@ mod tests {
         };
         assert_eq!(two.eval_interval(&span2).unwrap(), (1.0, 5.5));
         let zero = Expr::parse("1 / (median_ms - 1.5)").unwrap();
-        assert!(zero.eval_interval(&span2).unwrap_err().contains("contains zero"));
+        assert!(zero
+            .eval_interval(&span2)
+            .unwrap_err()
+            .contains("contains zero"));
         let rem = Expr::parse("median_ms % 2").unwrap();
         assert!(rem.eval_interval(&span2).is_err());
-        assert_eq!(Expr::parse("n % 7").unwrap().eval_interval(&span).unwrap(), (6.0, 6.0));
+        assert_eq!(
+            Expr::parse("n % 7").unwrap().eval_interval(&span).unwrap(),
+            (6.0, 6.0)
+        );
     }
 }

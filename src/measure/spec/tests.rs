@@ -378,9 +378,9 @@ fn the_repository_experiments_plan_without_a_gpu() {
 }
 
 #[test]
-fn the_readme_example_parses_and_plans() {
-    let readme = include_str!("../../../README.md");
-    let section = &readme[readme.find("## The experiment format").unwrap()..];
+fn the_books_example_parses_and_plans() {
+    let chapter = include_str!("../../../docs/src/experiments.md");
+    let section = &chapter[chapter.find("## A complete example").unwrap()..];
     let start = section.find("```yaml\n").unwrap() + "```yaml\n".len();
     let yaml = &section[start..start + section[start..].find("```").unwrap()];
     let spec = parse(yaml).unwrap();

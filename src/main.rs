@@ -24,6 +24,8 @@ enum Command {
     Build(cmd::build::BuildArgs),
     /// Check everything a build checks, write nothing; exit 1 on any error.
     Check(cmd::check::CheckArgs),
+    /// Compare two records of one experiment row by row: both intervals and a verdict.
+    Compare(cmd::compare::CompareArgs),
     /// Create a new entry from a template.
     New(cmd::new::NewArgs),
     /// Occupancy of a launch on an architecture, and how to read it (or read an ncu export).
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Build(a) => cmd::build::run(a),
         Command::Check(a) => cmd::check::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
         Command::New(a) => cmd::new::run(a),
         Command::Occupancy(a) => cmd::occupancy::run(a),
         Command::Records(a) => cmd::records::run(a),

@@ -373,8 +373,8 @@ fn unsupported_claim_refuses_the_entry_with_numbers() {
     sign_by_two(root, Kind::Term, "alpha");
     let out = build(root, &[]);
     let s = stdout(&out);
-    assert!(s.contains("claim \"full and half take the same time\" is not supported by the record: median_ms: full = 1.0000, half = 1.5000; spread 50.0% exceeds 5.0%"), "{s}");
-    assert!(s.contains("claim \"full moves over 2000 GB/s\" is not supported by the record: gbps: full = 1200.0000, not above 2000"), "{s}");
+    assert!(s.contains("claim \"full and half take the same time\" is not supported by the record: median_ms: full = 1.0000, half = 1.5000; spread 50.0% against 5.0%: the spread exceeds it on the whole interval: `within: 0.5000` would hold"), "{s}");
+    assert!(s.contains("claim \"full moves over 2000 GB/s\" is not supported by the record: gbps: full = 1200.0000, not above 2000: the whole interval is on the other side: a threshold below 1200.0 would hold"), "{s}");
     // 800/1200 = 0.667 is below 0.7: that claim holds and is not listed.
     assert!(!s.contains("half keeps under 70%"), "{s}");
 }

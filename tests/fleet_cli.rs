@@ -315,6 +315,9 @@ fn import_moves_good_records_in_and_refuses_every_bad_one_with_its_reason() {
     for id in EXPERIMENTS {
         for f in std::fs::read_dir(root.join("measurements").join(id).join("records")).unwrap() {
             let name = f.unwrap().file_name().into_string().unwrap();
+            if name == "history" {
+                continue;
+            }
             // Each record with the node's signature beside it.
             assert!(
                 (name.ends_with(".json") || name.ends_with(".json.sig")) && !name.starts_with('.'),
@@ -322,6 +325,14 @@ fn import_moves_good_records_in_and_refuses_every_bad_one_with_its_reason() {
             );
         }
     }
+    // The imported record is kept as a run too, signed, in the node's history.
+    let kept: Vec<_> =
+        std::fs::read_dir(root.join("measurements/day45-occupancy/records/history/node-c"))
+            .unwrap()
+            .map(|f| f.unwrap().file_name().into_string().unwrap())
+            .collect();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(kept.iter().any(|n| n.ends_with(".json.sig")), "{kept:?}");
     // What is left to measure: node-c's sweep (never imported) and node-b's Day 45.
     let plan = glossary(root, &["verify", "plan", "--json"]);
     let plan: serde_json::Value = serde_json::from_slice(&plan.stdout).unwrap();

@@ -2,6 +2,7 @@
 
 pub mod build;
 pub mod check;
+pub mod compare;
 pub mod fleet;
 pub mod new;
 pub mod occupancy;

@@ -401,7 +401,19 @@ fn check(
 
 /// Write the checked bytes beside their destination, sync, and rename over it (the one
 /// atomic writer): at every instant the destination holds a whole record, old or new.
+/// The record is kept as a run in the history too (`measure::history`).
 fn move_into_place(a: &Accepted) -> Result<()> {
     crate::trust::node::write_with_signature(&a.to, &a.bytes, &a.signature)
-        .map_err(|e| Error::Other(e.to_string()))
+        .map_err(|e| Error::Other(e.to_string()))?;
+    let record: Record = serde_json::from_slice(&a.bytes)
+        .map_err(|e| Error::Other(format!("{}: {e}", a.to.display())))?;
+    let records_dir = a.to.parent().unwrap_or(std::path::Path::new("."));
+    crate::measure::history::keep(
+        records_dir,
+        &record.node,
+        record.captured_at,
+        &a.bytes,
+        &a.signature,
+    )?;
+    Ok(())
 }

@@ -1,38 +1,164 @@
-//! Claims: statements in an entry that its record must support, checked at every build.
+//! Claims: statements in an entry that its records must support, checked at every build
+//! against every kept run (the latest record and its history), each through the three-way
+//! rule of [`crate::measure::verdict`]: a claim holds only when the whole interval of
+//! what it states is on its side, on every run.
 
 use crate::content::ClaimTest;
+use crate::measure::record::{NoEstimate, Record};
+use crate::measure::verdict::{self, Estimate, Side, Verdict};
 
 use super::library::Citation;
 
-/// Check one claim against the record. `Err` carries the numbers that contradict it.
-pub fn check_claim(test: &ClaimTest, column: &str, citation: &Citation<'_>) -> Result<(), String> {
-    let value = |row: &str| citation.number(row, column).map_err(|s| s.to_string());
-    match test {
+/// How a note about the whole record (not one claim) starts: said once per entry.
+pub const LEGACY_NOTE: &str = "record ";
+
+/// One claim judged on one record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    pub verdict: Verdict,
+    /// The numbers, with intervals, and what they were tested against.
+    pub shown: String,
+    /// What would hold, when it did not.
+    pub advice: String,
+    /// Things the reader of a holding claim should know (rows that did not converge, a
+    /// record that predates intervals).
+    pub notes: Vec<String>,
+}
+
+impl Judged {
+    fn refusal(&self) -> String {
+        let mut out = self.shown.clone();
+        if !self.advice.is_empty() {
+            out = format!("{out}: {}", self.advice);
+        }
+        for n in &self.notes {
+            out = format!("{out} ({n})");
+        }
+        out
+    }
+}
+
+/// Check one claim against every kept run of its citation: the latest record first, then
+/// the history oldest first. `Ok` carries notes for a claim that holds; `Err` the
+/// numbers of the first run it does not hold on, naming that run when it is not the
+/// latest, with the threshold that would hold.
+pub fn check_claim(
+    test: &ClaimTest,
+    column: &str,
+    citation: &Citation<'_>,
+) -> Result<Vec<String>, String> {
+    let latest = judge(test, column, &citation.record)?;
+    if latest.verdict != Verdict::Holds {
+        return Err(latest.refusal());
+    }
+    let mut notes = latest.notes;
+    for run in citation.history.iter() {
+        let record = run
+            .kept()
+            .map_err(|why| format!("history run {}: {why}", run.path.display()))?;
+        let Some(record) = record else { continue };
+        let j = judge(test, column, record).map_err(|e| format!("on run {}: {e}", run.name()))?;
+        if j.verdict != Verdict::Holds {
+            return Err(format!(
+                "holds on the latest record but {} on run {}: {}",
+                j.verdict,
+                run.name(),
+                j.refusal()
+            ));
+        }
+        for n in j.notes {
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+    }
+    Ok(notes)
+}
+
+/// Judge one claim on one record. `Err`: the record cannot answer (a row missing or
+/// failed, a value without an interval).
+pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, String> {
+    let mut notes = Vec::new();
+    let mut value = |row: &str| -> Result<Estimate, String> {
+        let cfg = record
+            .config(row)
+            .ok_or_else(|| format!("record has no row `{row}`"))?;
+        if let Some(reason) = cfg.status.problem() {
+            return Err(format!("row `{row}` failed on the node: {reason}"));
+        }
+        let unconverged = cfg.unconverged().then(|| {
+            format!(
+                "row `{row}` stopped at the time cap without converging (rsd {:.2}%)",
+                cfg.timing.as_ref().map_or(f64::NAN, |t| t.rsd * 100.0)
+            )
+        });
+        match cfg.estimate(column, record.schema) {
+            Ok(e) => {
+                if e.legacy {
+                    let n = format!(
+                        "{LEGACY_NOTE}{}/{} (schema {}) predates intervals: its claims are checked on medians alone; re-measure",
+                        record.experiment, record.node, record.schema
+                    );
+                    if !notes.contains(&n) {
+                        notes.push(n);
+                    }
+                }
+                if let Some(n) = unconverged {
+                    if !e.estimate.is_point() {
+                        notes.push(n);
+                    }
+                }
+                Ok(e.estimate)
+            }
+            Err(NoEstimate::Missing) => Err(format!("row `{row}` has no value for `{column}`")),
+            Err(NoEstimate::NoInterval(why)) => Err(format!(
+                "{column} of row `{row}` has no interval ({why}): a claim on it cannot hold{}",
+                unconverged.map(|u| format!("; {u}")).unwrap_or_default()
+            )),
+        }
+    };
+    let (verdict, shown, advice) = match test {
         ClaimTest::Within { rows, tolerance } => {
             let values = rows
                 .iter()
                 .map(|r| value(r).map(|v| (r.as_str(), v)))
                 .collect::<Result<Vec<_>, _>>()?;
-            let min = values.iter().map(|v| v.1).fold(f64::INFINITY, f64::min);
-            let max = values.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
-            let spread = if min > 0.0 {
-                max / min - 1.0
-            } else {
-                f64::INFINITY
-            };
             let listed = values
                 .iter()
                 .map(|(r, v)| format!("{r} = {v:.4}"))
                 .collect::<Vec<_>>()
                 .join(", ");
-            if spread <= *tolerance {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{column}: {listed}; spread {:.1}% exceeds {:.1}%",
-                    spread * 100.0,
-                    tolerance * 100.0
-                ))
+            let pct = |e: Estimate| Estimate {
+                value: e.value * 100.0,
+                lo: e.lo * 100.0,
+                hi: e.hi * 100.0,
+            };
+            match verdict::spread(&values.iter().map(|v| v.1).collect::<Vec<_>>()) {
+                None => (
+                    Verdict::Fails,
+                    format!("{column}: {listed}; no spread (a value at or under zero)"),
+                    String::new(),
+                ),
+                Some(s) => {
+                    let v = verdict::at_most(s, *tolerance);
+                    let shown = format!(
+                        "{column}: {listed}; spread {:.1}% against {:.1}%",
+                        pct(s),
+                        tolerance * 100.0
+                    );
+                    let advice = match v {
+                        Verdict::Holds => String::new(),
+                        Verdict::Ambiguous => format!(
+                            "the spread's interval straddles the tolerance: state `within: {:.4}` or more, or measure more",
+                            s.hi
+                        ),
+                        Verdict::Fails => format!(
+                            "the spread exceeds it on the whole interval: `within: {:.4}` would hold",
+                            s.hi
+                        ),
+                    };
+                    (v, shown, advice)
+                }
             }
         }
         ClaimTest::Ratio {
@@ -42,29 +168,115 @@ pub fn check_claim(test: &ClaimTest, column: &str, citation: &Citation<'_>) -> R
             above,
         } => {
             let (a, b) = (value(of)?, value(to)?);
-            let r = a / b;
-            let shown = format!("{column}: {of} = {a:.4}, {to} = {b:.4}, ratio {r:.3}");
-            check_bounds(r, *below, *above).map_err(|why| format!("{shown}, {why}"))
+            let base = format!("{column}: {of} = {a:.4}, {to} = {b:.4}");
+            match verdict::ratio(a, b) {
+                None => (
+                    Verdict::Fails,
+                    format!("{base}: no ratio (`{to}`'s interval reaches zero)"),
+                    String::new(),
+                ),
+                Some(r) => {
+                    let conservative = if r.is_point() {
+                        String::new()
+                    } else {
+                        " (conservative: [of.lo / to.hi, of.hi / to.lo])".into()
+                    };
+                    let (v, bound, advice) = bounds(r, *below, *above);
+                    (
+                        v,
+                        format!("{base}, ratio {r:.3}{conservative}{bound}"),
+                        advice,
+                    )
+                }
+            }
         }
         ClaimTest::Value { row, below, above } => {
             let v = value(row)?;
-            check_bounds(v, *below, *above)
-                .map_err(|why| format!("{column}: {row} = {v:.4}, {why}"))
+            let (verdict, bound, advice) = bounds(v, *below, *above);
+            (verdict, format!("{column}: {row} = {v:.4}{bound}"), advice)
         }
-    }
+    };
+    Ok(Judged {
+        verdict,
+        shown,
+        advice,
+        notes,
+    })
 }
 
-/// NaN fails every bound: a value that is not a number supports nothing.
-fn check_bounds(v: f64, below: Option<f64>, above: Option<f64>) -> Result<(), String> {
-    if let Some(below) = below {
-        if v.is_nan() || v >= below {
-            return Err(format!("not below {below}"));
+/// What a new run would do to the claims that cite its experiment on its node, said
+/// before it is written: one line per claim that would not hold on it, or whose verdict
+/// it changes, with the old and new numbers. `old`: the latest record it would replace.
+pub fn preview(
+    entries: &[crate::content::Entry],
+    old: Option<&Record>,
+    new: &Record,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in entries {
+        for claim in &entry.meta.claims {
+            let Ok(test) = claim.test() else { continue };
+            let cites = entry.meta.claim_record(claim);
+            if cites.as_ref() != Some(&(new.experiment.clone(), new.node.clone())) {
+                continue;
+            }
+            let said = |j: &Result<Judged, String>| match j {
+                Ok(j) => (Some(j.verdict), j.refusal()),
+                Err(why) => (None, why.clone()),
+            };
+            let (new_v, new_shown) = said(&judge(&test, &claim.column, new));
+            let (old_v, old_shown) = match old {
+                Some(o) => said(&judge(&test, &claim.column, o)),
+                None => (None, "no earlier record".into()),
+            };
+            if new_v == Some(Verdict::Holds) && old_v == new_v {
+                continue;
+            }
+            let name = |v: Option<Verdict>| v.map_or("cannot be checked".into(), |v| v.to_string());
+            out.push(format!(
+                "{}: claim \"{}\" {} -> {} on this run; was: {old_shown}; now: {new_shown}",
+                entry.id,
+                claim.says,
+                name(old_v),
+                name(new_v),
+            ));
         }
     }
-    if let Some(above) = above {
-        if v.is_nan() || v <= above {
-            return Err(format!("not above {above}"));
-        }
-    }
-    Ok(())
+    out
 }
+
+/// Both bounds of a `below`/`above` claim: the worse verdict, with the bound it is about.
+fn bounds(e: Estimate, below: Option<f64>, above: Option<f64>) -> (Verdict, String, String) {
+    let decimals = if e.value.abs() >= 100.0 { 1 } else { 3 };
+    let mut worst = (Verdict::Holds, String::new(), String::new());
+    for (side, t) in [(Side::Below, below), (Side::Above, above)] {
+        let Some(t) = t else { continue };
+        let v = verdict::bound(e, side, t);
+        let rank = |v: Verdict| match v {
+            Verdict::Holds => 0,
+            Verdict::Ambiguous => 1,
+            Verdict::Fails => 2,
+        };
+        if rank(v) > rank(worst.0) {
+            let word = if side == Side::Below {
+                "below"
+            } else {
+                "above"
+            };
+            let what = if v == Verdict::Fails {
+                "not"
+            } else {
+                "not surely"
+            };
+            worst = (
+                v,
+                format!(", {what} {word} {t}"),
+                v.advice(e, side, decimals),
+            );
+        }
+    }
+    worst
+}
+
+#[cfg(test)]
+mod tests;

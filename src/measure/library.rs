@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use crate::config::Config;
 use crate::error::{Error, Result};
 
+use super::history::{self, Run, RunCheck};
 use super::record::Record;
 use super::spec::{Experiment, EXPERIMENT_FILE};
 
@@ -36,6 +37,8 @@ struct LoadedRecord {
     signature: Option<String>,
     sig_path: PathBuf,
     signed: std::sync::OnceLock<std::result::Result<(), String>>,
+    /// The kept runs besides this one (`measure::history`), read on first citation.
+    history: std::sync::OnceLock<Arc<[Run]>>,
 }
 
 /// What a build needs to know about one cited (experiment, node).
@@ -45,6 +48,9 @@ pub struct Citation<'a> {
     pub record: Arc<Record>,
     /// The record's [`Record::provenance`].
     pub provenance: Arc<str>,
+    /// Every other kept run of this experiment on this node, oldest first: claims must
+    /// hold on each ([`super::claims::check_claim`]).
+    pub history: Arc<[Run]>,
 }
 
 /// Why a cited measurement cannot be used.
@@ -165,6 +171,7 @@ impl Library {
                                         signature,
                                         sig_path,
                                         signed: Default::default(),
+                                        history: Default::default(),
                                     },
                                 );
                             }
@@ -247,40 +254,8 @@ impl Library {
                     why: why.clone(),
                 });
             }
-            let arch_flag = format!("={}", profile.arch);
-            let matches = record.node == node
-                && record.gpu.name == profile.gpu
-                && record.gpu.compute_capability == profile.compute_capability
-                && record.gpu.sm_count == profile.sm_count
-                && record
-                    .compile_options
-                    .iter()
-                    .any(|o| o.ends_with(&arch_flag))
-                && (profile.gpu_uuids.is_empty() || profile.gpu_uuids.contains(&record.gpu.uuid));
-            if !matches {
-                return Err(Staleness::WrongNode {
-                    expected: format!(
-                        "{node} ({}, cc {}, {} SMs, {})",
-                        profile.gpu, profile.compute_capability, profile.sm_count, profile.arch
-                    ),
-                    found: format!(
-                        "{} ({}, cc {}, {} SMs, {}{})",
-                        record.node,
-                        record.gpu.name,
-                        record.gpu.compute_capability,
-                        record.gpu.sm_count,
-                        record
-                            .compile_options
-                            .iter()
-                            .find_map(|o| o.strip_prefix("--gpu-architecture="))
-                            .unwrap_or("no --gpu-architecture"),
-                        if profile.gpu_uuids.is_empty() {
-                            String::new()
-                        } else {
-                            format!(", GPU {}", record.gpu.uuid)
-                        }
-                    ),
-                });
+            if let Err(wrong) = node_mismatch(node, profile, &record) {
+                return Err(wrong);
             }
         }
         if record.spec_digest != exp.digest {
@@ -289,12 +264,90 @@ impl Library {
                 current: exp.digest.clone(),
             });
         }
+        let history = loaded
+            .history
+            .get_or_init(|| {
+                let profile = config.node(node).ok();
+                let trust = |bytes: &[u8],
+                             sig: Option<&str>,
+                             sig_path: &Path,
+                             r: &Record|
+                 -> std::result::Result<(), String> {
+                    let Some(profile) = profile else {
+                        return Ok(());
+                    };
+                    crate::trust::node::verify_record(
+                        node,
+                        profile.public_key.as_deref(),
+                        bytes,
+                        sig,
+                        sig_path,
+                    )
+                    .map_err(|why| format!("not signed by node {node}: {why}"))?;
+                    node_mismatch(node, profile, r).map_err(|s| s.to_string())
+                };
+                let check = RunCheck {
+                    experiment,
+                    node,
+                    spec_digest: &exp.digest,
+                    trust: &trust,
+                };
+                history::load(&exp.records_dir(), &check, Some(&loaded.digest)).into()
+            })
+            .clone();
         Ok(Citation {
             experiment: exp,
             record,
             provenance: loaded.provenance.clone(),
+            history,
         })
     }
+}
+
+/// Whether `record` is of `node` as its profile describes it (GPU, compute capability,
+/// SMs, architecture, and its UUID when the profile lists them): the latest record and
+/// every kept run are held to the same rule.
+pub fn node_mismatch(
+    node: &str,
+    profile: &crate::config::Node,
+    record: &Record,
+) -> std::result::Result<(), Staleness> {
+    let arch_flag = format!("={}", profile.arch);
+    let matches = record.node == node
+        && record.gpu.name == profile.gpu
+        && record.gpu.compute_capability == profile.compute_capability
+        && record.gpu.sm_count == profile.sm_count
+        && record
+            .compile_options
+            .iter()
+            .any(|o| o.ends_with(&arch_flag))
+        && (profile.gpu_uuids.is_empty() || profile.gpu_uuids.contains(&record.gpu.uuid));
+    if matches {
+        return Ok(());
+    }
+    Err(Staleness::WrongNode {
+        expected: format!(
+            "{node} ({}, cc {}, {} SMs, {})",
+            profile.gpu, profile.compute_capability, profile.sm_count, profile.arch
+        ),
+        found: format!(
+            "{} ({}, cc {}, {} SMs, {}{})",
+            record.node,
+            record.gpu.name,
+            record.gpu.compute_capability,
+            record.gpu.sm_count,
+            record
+                .compile_options
+                .iter()
+                .find_map(|o| o.strip_prefix("--gpu-architecture="))
+                .unwrap_or("no --gpu-architecture"),
+            if profile.gpu_uuids.is_empty() {
+                String::new()
+            } else {
+                format!(", GPU {}", record.gpu.uuid)
+            }
+        ),
+    })
 }
 
 impl Citation<'_> {

@@ -4,6 +4,8 @@
 
 pub mod bundle;
 pub mod claims;
+pub mod compare;
+pub mod history;
 pub mod library;
 pub mod record;
 pub mod run;

@@ -121,6 +121,32 @@ pub fn below(e: Estimate, threshold: f64) -> Verdict {
     bound(e, Side::Below, threshold)
 }
 
+/// `e <= limit` (a `within` claim's spread against its tolerance): holds when
+/// `hi <= limit`, fails when `lo > limit`.
+pub fn at_most(e: Estimate, limit: f64) -> Verdict {
+    if e.is_nan() || limit.is_nan() {
+        Verdict::Fails
+    } else if e.hi <= limit {
+        Verdict::Holds
+    } else if e.lo > limit {
+        Verdict::Fails
+    } else {
+        Verdict::Ambiguous
+    }
+}
+
+/// `e >= limit`: holds when `lo >= limit`, fails when `hi < limit`.
+pub fn at_least(e: Estimate, limit: f64) -> Verdict {
+    at_most(
+        Estimate {
+            value: -e.value,
+            lo: -e.hi,
+            hi: -e.lo,
+        },
+        -limit,
+    )
+}
+
 pub fn bound(e: Estimate, side: Side, threshold: f64) -> Verdict {
     if e.is_nan() || threshold.is_nan() {
         return Verdict::Fails;

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::content::{line_of_item_field, split_front_matter, Entry, EntryId};
 use crate::error::{Error, Location, Result};
-use crate::measure::claims::check_claim;
+use crate::measure::claims::{check_claim, LEGACY_NOTE};
 use crate::measure::{Citation, Staleness};
 use crate::render::tables::{side_by_side, TableView};
 use crate::render::values::{expand_body, Resolved};
@@ -132,17 +132,28 @@ pub(crate) fn assess_checked(
     } = page_content(project, entry)?;
 
     let mut unsupported = Vec::new();
+    let mut claim_notes: Vec<String> = Vec::new();
     for claim in &entry.meta.claims {
         let Ok(test) = claim.test() else { continue }; // rejected at load
         let Some((exp, node)) = entry.meta.claim_record(claim) else {
             continue;
         };
         match citations.get(&(exp.clone(), node.clone())) {
-            Some(Ok(c)) => {
-                if let Err(numbers) = check_claim(&test, &claim.column, c) {
-                    unsupported.push((claim.says.clone(), numbers));
+            Some(Ok(c)) => match check_claim(&test, &claim.column, c) {
+                Ok(notes) => {
+                    for n in notes {
+                        let n = if n.starts_with(LEGACY_NOTE) {
+                            n
+                        } else {
+                            format!("claim \"{}\": {n}", claim.says)
+                        };
+                        if !claim_notes.contains(&n) {
+                            claim_notes.push(n);
+                        }
+                    }
                 }
-            }
+                Err(numbers) => unsupported.push((claim.says.clone(), numbers)),
+            },
             _ => unsupported.push((
                 claim.says.clone(),
                 format!("its record {exp}/{node} is not usable"),
@@ -188,6 +199,7 @@ pub(crate) fn assess_checked(
                 (today - s.checked).num_days()
             )
         })
+        .chain(claim_notes)
         .collect();
     let record_dates = resolved
         .values()

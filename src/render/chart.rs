@@ -272,6 +272,8 @@ const LOG_SPAN: f64 = 100.0;
 struct Point<'a> {
     x: f64,
     y: f64,
+    /// The y value's interval, drawn as an error bar, where the record keeps one.
+    y_span: Option<(f64, f64)>,
     x_shown: &'a str,
     y_shown: &'a str,
 }
@@ -288,12 +290,19 @@ pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<Str
         .rows
         .iter()
         .zip(&table.values)
-        .filter_map(|(cells, values)| {
+        .enumerate()
+        .filter_map(|(r, (cells, values))| {
             let x = (*values.get(axes.x)?)?;
             let y = (*values.get(axes.y)?)?;
+            let y_span = table
+                .intervals
+                .get(r)
+                .and_then(|row| row.get(axes.y).copied().flatten())
+                .filter(|(lo, hi)| lo.is_finite() && hi.is_finite() && lo <= hi);
             (x.is_finite() && y.is_finite()).then_some(Point {
                 x,
                 y,
+                y_span,
                 x_shown: cells.get(axes.x)?,
                 y_shown: cells.get(axes.y)?,
             })
@@ -322,8 +331,14 @@ pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<Str
 
     // Bandwidths and times are read against zero; a column with negative values gets its
     // own floor.
-    let y_data_min = points.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
-    let y_data_max = points.iter().map(|p| p.y).fold(f64::NEG_INFINITY, f64::max);
+    let y_data_min = points
+        .iter()
+        .map(|p| p.y_span.map_or(p.y, |s| s.0.min(p.y)))
+        .fold(f64::INFINITY, f64::min);
+    let y_data_max = points
+        .iter()
+        .map(|p| p.y_span.map_or(p.y, |s| s.1.max(p.y)))
+        .fold(f64::NEG_INFINITY, f64::max);
     let y_lo_raw = y_data_min.min(0.0);
     let step = nice_step((y_data_max - y_lo_raw).max(f64::MIN_POSITIVE) / 4.0);
     let y_lo = (y_lo_raw / step).floor() * step;
@@ -413,6 +428,17 @@ pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<Str
     svg.push_str(&format!(
         r#"<polyline class="chart-line" points="{path}"></polyline>"#
     ));
+    // Error bars: each point's interval (95%, from the record), with short caps.
+    for p in &points {
+        if let Some((lo, hi)) = p.y_span {
+            let (xx, y1, y2) = (px(p.x), py(hi), py(lo));
+            svg.push_str(&format!(
+                r#"<path class="chart-error" d="M{l:.1},{y1:.1}H{r:.1}M{xx:.1},{y1:.1}V{y2:.1}M{l:.1},{y2:.1}H{r:.1}"></path>"#,
+                l = xx - 3.0,
+                r = xx + 3.0,
+            ));
+        }
+    }
     for p in &points {
         svg.push_str(&format!(
             r#"<circle class="chart-point" cx="{:.1}" cy="{:.1}" r="3.5"><title>{}: {}</title></circle>"#,
@@ -529,6 +555,7 @@ mod tests {
                         .collect()
                 })
                 .collect(),
+            intervals: Vec::new(),
             provenance: Vec::new(),
             stale: None,
             notes: Vec::new(),
@@ -794,5 +821,24 @@ mod tests {
             &[&["a", "1.0"], &["b", "2.0"]],
         );
         assert!(chart(&t, 0).unwrap().contains("bar-chart"));
+    }
+
+    #[test]
+    fn a_line_charts_points_carry_their_intervals_as_error_bars() {
+        let mut t = line_table(
+            &[("1", 1.0), ("4", 4.0), ("16", 16.0)],
+            &[("100", 100.0), ("90", 90.0), ("50", 50.0)],
+        );
+        t.intervals = vec![
+            vec![None, None, Some((98.0, 103.0))],
+            vec![None, None, None],
+            vec![None, None, Some((45.0, 52.0))],
+        ];
+        let svg = line_chart(&t, LineAxes { x: 1, y: 2 }, 0).unwrap();
+        assert_eq!(svg.matches("class=\"chart-error\"").count(), 2, "{svg}");
+        // Without intervals, none.
+        t.intervals.clear();
+        let svg = line_chart(&t, LineAxes { x: 1, y: 2 }, 0).unwrap();
+        assert!(!svg.contains("chart-error"));
     }
 }

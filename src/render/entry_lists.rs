@@ -206,6 +206,7 @@ mod tests {
             numeric: vec![false, true],
             rows: Vec::new(),
             values: Vec::new(),
+            intervals: Vec::new(),
             provenance: Vec::new(),
             stale: None,
             notes: Vec::new(),

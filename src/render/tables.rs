@@ -22,6 +22,10 @@ pub struct TableView {
     /// Each cell's number, where it has one: what charts are drawn from, so they never
     /// parse the formatted text back.
     pub values: Vec<Vec<Option<f64>>>,
+    /// Each cell's interval, where it is an estimate with one (a median, a metric of
+    /// time), as the record keeps it: charts draw it as an error bar.
+    #[serde(skip)]
+    pub intervals: Vec<Vec<Option<(f64, f64)>>>,
     /// Where each node's numbers came from (GPU, driver, capture time...), in node order.
     pub provenance: Vec<Provenance>,
     /// Why the table cannot be shown (drafts only: a refused entry is never published).
@@ -94,6 +98,7 @@ pub fn table_view(
         numeric: table.columns.iter().map(|c| c != "label").collect(),
         rows: Vec::new(),
         values: Vec::new(),
+        intervals: Vec::new(),
         provenance: Vec::new(),
         stale: None,
         notes: Vec::new(),
@@ -155,6 +160,7 @@ pub fn table_view(
             Ok(cfg) => {
                 let mut cells = Vec::with_capacity(table.columns.len());
                 let mut values = Vec::with_capacity(table.columns.len());
+                let mut intervals = Vec::with_capacity(table.columns.len());
                 for col in &table.columns {
                     match cfg.column(col) {
                         Some(v) => {
@@ -167,9 +173,29 @@ pub fn table_view(
                                 _ => "",
                             };
                             let mut cell = v.display();
+                            // The interval the record keeps, read, never computed here.
+                            let span = cfg
+                                .estimate(col, citation.record.schema)
+                                .ok()
+                                .filter(|e| !e.legacy && !e.estimate.is_point())
+                                .map(|e| e.estimate);
+                            if let Some(e) = span {
+                                let decimals = match &v {
+                                    crate::measure::ColumnValue::Number { decimals, .. } => {
+                                        *decimals
+                                    }
+                                    _ => 0,
+                                };
+                                let half = (e.value - e.lo).max(e.hi - e.value);
+                                let _ = std::fmt::Write::write_fmt(
+                                    &mut cell,
+                                    format_args!(" ±{half:.decimals$}"),
+                                );
+                            }
                             cell.push_str(mark);
                             cells.push(cell);
                             values.push(v.as_f64());
+                            intervals.push(span.map(|e| (e.lo, e.hi)));
                         }
                         None => {
                             problems.push(Staleness::ValueMissing {
@@ -178,18 +204,20 @@ pub fn table_view(
                             });
                             cells.push("—".to_string());
                             values.push(None);
+                            intervals.push(None);
                         }
                     }
                 }
                 view.rows.push(cells);
                 view.values.push(values);
+                view.intervals.push(intervals);
             }
             Err(why) => problems.push(why),
         }
     }
     if let Some(rsd) = unconverged {
         view.notes.push(format!(
-            "{UNCONVERGED_MARK} Sampling reached its sample or time cap before the samples' relative spread fell under the experiment's bound; these rows' spread is at most {:.2}%. The median is taken over every sample.",
+            "{UNCONVERGED_MARK} Not converged: sampling reached its sample or time cap before the samples' relative spread fell under the experiment's bound; these rows' spread is at most {:.2}%. The median is taken over every sample, and its interval is as wide as those samples make it.",
             rsd * 100.0
         ));
     }
@@ -239,6 +267,7 @@ pub fn side_by_side(
         numeric: Vec::new(),
         rows: Vec::new(),
         values: Vec::new(),
+        intervals: Vec::new(),
         provenance: views
             .iter()
             .flat_map(|(_, v, _)| v.provenance.clone())
@@ -305,14 +334,21 @@ pub fn side_by_side(
         for r in 0..table.rows.len() {
             let mut cells: Vec<String> = lead.iter().map(|&i| model.rows[r][i].clone()).collect();
             let mut values: Vec<Option<f64>> = lead.iter().map(|&i| model.values[r][i]).collect();
+            let mut intervals: Vec<Option<(f64, f64)>> = lead.iter().map(|_| None).collect();
             for (_, v, _) in &views {
                 for &i in &measured {
                     cells.push(v.rows[r][i].clone());
                     values.push(v.values[r][i]);
+                    intervals.push(
+                        v.intervals
+                            .get(r)
+                            .and_then(|row| row.get(i).copied().flatten()),
+                    );
                 }
             }
             out.rows.push(cells);
             out.values.push(values);
+            out.intervals.push(intervals);
         }
     } else if out.stale.is_none() {
         out.stale = Some(

@@ -27,6 +27,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::content::Entry;
 use crate::error::{Error, Location};
+use crate::measure::record::NoEstimate;
+use crate::measure::verdict::Estimate;
 use crate::measure::{Record, Staleness};
 
 use super::calls::{calls_at, find_calls, line_column, Call, MAX_DECIMALS};
@@ -222,15 +224,18 @@ impl Lookup<'_> {
         let asked = format!("near_best(column={column}, within={within})");
         let mut values = Vec::new();
         for row in &self.default_rows {
-            match self
-                .cell(call, row, column, &asked)
-                .and_then(|c| c.as_f64())
-            {
+            match self.estimate(call, row, column, &asked) {
                 Some(v) => values.push((row.as_str(), v)),
                 None => return Ok("[missing value]".into()),
             }
         }
-        let near = near_best(&values, lowest, within / 100.0);
+        let near = match near_best(&values, lowest, within / 100.0) {
+            Ok(near) => near,
+            Err(why) => {
+                self.problem(&asked, why);
+                return Ok("[ambiguous]".into());
+            }
+        };
         Ok(match show {
             "best" => format!("`{}`", near.best),
             "count" => near.labels.len().to_string(),
@@ -264,6 +269,40 @@ impl Lookup<'_> {
         match (a, b) {
             (Some(a), Some(b)) if b != 0.0 => format!("{:.decimals$}", a / b),
             _ => "[missing value]".into(),
+        }
+    }
+
+    fn problem(&self, asked: &str, why: String) {
+        self.problems
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((asked.to_string(), why));
+    }
+
+    /// A cell with its interval (`ConfigRecord::estimate`), for statements that compare
+    /// rows; a value without one is a problem that refuses the entry.
+    fn estimate(&self, call: &Call, row: &str, column: &str, asked: &str) -> Option<Estimate> {
+        self.cell(call, row, column, asked)?;
+        let named = |k: &str| call.text(k).map(str::to_string);
+        let key = match (named("experiment"), named("node"), &self.default) {
+            (Some(e), Some(n), _) => (e, n),
+            (e, n, Some((de, dn))) => (
+                e.unwrap_or_else(|| de.clone()),
+                n.unwrap_or_else(|| dn.clone()),
+            ),
+            _ => return None,
+        };
+        let record = self.resolved.get(&key)?.as_ref().ok()?;
+        match record.config(row)?.estimate(column, record.schema) {
+            Ok(e) => Some(e.estimate),
+            Err(NoEstimate::Missing) => None,
+            Err(NoEstimate::NoInterval(why)) => {
+                self.problem(
+                    asked,
+                    format!("row `{row}`: {column} has no interval: {why}"),
+                );
+                None
+            }
         }
     }
 
@@ -360,30 +399,66 @@ fn occupancy_function(call: &Call) -> Result<String, String> {
 }
 
 /// The best of `values` and every label within `within` (a fraction) of it, in table order.
+#[derive(Debug)]
 struct NearBest<'a> {
     best: &'a str,
     labels: Vec<&'a str>,
 }
 
-fn near_best<'a>(values: &[(&'a str, f64)], lowest: bool, within: f64) -> NearBest<'a> {
+/// The best row and the rows near it, decided by the verdict rule
+/// (`measure::verdict`): a row is within `within` of the best when the conservative
+/// ratio row / best lies, on its whole interval, at most `1 + within` (lowest best) or at
+/// least `1 - within` (highest best), and not when its whole interval lies beyond.
+/// A row whose ratio straddles the margin, or a best row whose interval overlaps the
+/// runner-up's, is ambiguous: `Err` says which, with the margin that would decide it.
+fn near_best<'a>(
+    values: &[(&'a str, Estimate)],
+    lowest: bool,
+    within: f64,
+) -> Result<NearBest<'a>, String> {
+    use crate::measure::verdict::{at_least, at_most, ratio, Verdict};
     let better = |a: f64, b: f64| if lowest { a < b } else { a > b };
-    let (best, top) =
-        values
-            .iter()
-            .copied()
-            .fold(values[0], |acc, v| if better(v.1, acc.1) { v } else { acc });
-    let labels = values
-        .iter()
-        .filter(|(_, v)| {
-            if lowest {
-                *v <= top * (1.0 + within)
-            } else {
-                *v >= top * (1.0 - within)
+    let (best, top) = values.iter().copied().fold(values[0], |acc, v| {
+        if better(v.1.value, acc.1.value) {
+            v
+        } else {
+            acc
+        }
+    });
+    let mut labels = Vec::new();
+    for (label, v) in values {
+        if *label == best {
+            labels.push(*label);
+            continue;
+        }
+        let Some(r) = ratio(*v, top) else {
+            return Err(format!(
+                "row `{label}`: no ratio to the best (an interval reaches zero)"
+            ));
+        };
+        if (lowest && r.lo <= 1.0) || (!lowest && r.hi >= 1.0) {
+            return Err(format!(
+                "which row is best is ambiguous: `{label}` {v:.4} overlaps `{best}` {top:.4}; measure more"
+            ));
+        }
+        let (verdict, margin) = if lowest {
+            (at_most(r, 1.0 + within), 1.0 + within)
+        } else {
+            (at_least(r, 1.0 - within), 1.0 - within)
+        };
+        match verdict {
+            Verdict::Holds => labels.push(*label),
+            Verdict::Fails => {}
+            Verdict::Ambiguous => {
+                return Err(format!(
+                    "row `{label}` is {r:.3} times the best `{best}`, which straddles the margin {margin:.3}: state `within` below {:.1} or above {:.1}, or measure more",
+                    (r.lo - 1.0).abs().min((r.hi - 1.0).abs()) * 100.0,
+                    (r.lo - 1.0).abs().max((r.hi - 1.0).abs()) * 100.0
+                ))
             }
-        })
-        .map(|(l, _)| *l)
-        .collect();
-    NearBest { best, labels }
+        }
+    }
+    Ok(NearBest { best, labels })
 }
 
 /// "a", "a and b", "a, b and c".
@@ -722,11 +797,34 @@ mod tests {
 
     #[test]
     fn near_best_counts_rows_within_a_margin_of_the_best() {
-        let values = [("a", 1.30), ("b", 1.00), ("c", 1.04), ("d", 1.06)];
-        let near = near_best(&values, true, 0.05);
+        let p = Estimate::point;
+        let values = [
+            ("a", p(1.30)),
+            ("b", p(1.00)),
+            ("c", p(1.04)),
+            ("d", p(1.06)),
+        ];
+        let near = near_best(&values, true, 0.05).unwrap();
         assert_eq!((near.best, near.labels), ("b", vec!["b", "c"]));
-        let near = near_best(&values, false, 0.2);
+        let near = near_best(&values, false, 0.2).unwrap();
         assert_eq!((near.best, near.labels), ("a", vec!["a", "c", "d"]));
+        // With intervals: c is 1.04 [1.02, 1.06] times b, across a 5% margin.
+        let e = |v: f64| Estimate::new(v, v * 0.99, v * 1.01);
+        let noisy = [("b", e(1.00)), ("c", e(1.04)), ("d", e(1.30))];
+        let why = near_best(&noisy, true, 0.05).unwrap_err();
+        assert!(
+            why.contains("row `c`") && why.contains("straddles"),
+            "{why}"
+        );
+        assert_eq!(
+            near_best(&noisy, true, 0.10).unwrap().labels,
+            vec!["b", "c"]
+        );
+        // Two rows whose intervals overlap: which is best is not known.
+        let tie = [("b", e(1.00)), ("c", e(1.005))];
+        assert!(near_best(&tie, true, 0.05)
+            .unwrap_err()
+            .contains("ambiguous"));
         assert_eq!(
             english_list(&["x".into(), "y".into(), "z".into()]),
             "x, y and z"

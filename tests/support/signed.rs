@@ -50,7 +50,7 @@ pub fn write_fixture_record(root: &Path) {
         })
     };
     let record = serde_json::json!({
-        "schema": 1,
+        "schema": 2,
         "experiment": "fixture-sweep",
         "node": "fixture-node",
         "spec_digest": exp.digest,

@@ -453,7 +453,31 @@ fn run_one(
         }),
     };
     let paths = (req.record_path(exp), req.failed_record_path(exp));
-    write_outcome(paths, record, req.allow_partial, notes, signer)
+    // Before anything is written: the claims this run would flip or make ambiguous.
+    let entries = crate::content::load_content_collecting(&Layout::new(&req.root).content())
+        .0
+        .entries;
+    let old = Record::load(&exp.record_path(&req.node)).ok();
+    for line in crate::measure::claims::preview(&entries, old.as_ref(), &record) {
+        progress.println(format!("  claim: {line}"));
+        notes.push(format!("claim: {line}"));
+    }
+    let outcome = write_outcome(paths, record, req.allow_partial, notes, signer)?;
+    if let (Outcome::Written { record, .. }, None, Some(_)) = (&outcome, &req.out, signer) {
+        keep_in_history(exp, &req.node, record)?;
+    }
+    Ok(outcome)
+}
+
+/// Keep the record just written (and its signature) as a run in the history
+/// (`measure::history`), beside the latest.
+fn keep_in_history(exp: &Experiment, node: &str, path: &Path) -> Result<(), RunError> {
+    let bytes = std::fs::read(path).map_err(|e| crate::Error::io(path, e))?;
+    let sig_path = crate::trust::node::signature_path(path);
+    let sig = std::fs::read_to_string(&sig_path).map_err(|e| crate::Error::io(&sig_path, e))?;
+    let record = Record::load(path)?;
+    crate::measure::history::keep(&exp.records_dir(), node, record.captured_at, &bytes, &sig)?;
+    Ok(())
 }
 
 /// The one place records are written. Every config passed: `records/<node>.json`, and

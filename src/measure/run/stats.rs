@@ -206,4 +206,85 @@ mod tests {
         let alternating = (0..).map(|i| if i % 2 == 0 { 1.0 } else { 1.2 });
         assert_eq!(run(alternating, 100.0), (10, false));
     }
+
+    #[test]
+    fn the_median_interval_is_the_binomial_order_statistic_interval() {
+        // n = 6: only [min, max] reaches 95% (1 - 2/64); n = 5 has none.
+        assert_eq!(median_rank(6).map(|r| r.0), Some(1));
+        assert!(median_rank(5).is_none());
+        assert!(median_interval(&[1.0; 5]).is_none());
+        // Textbook values: n = 20 gives ranks 6 and 15 (coverage 0.9586), n = 100 ranks
+        // 40 and 61 (0.9648).
+        let (k, tail) = median_rank(20).unwrap();
+        assert_eq!(k, 6);
+        assert!((1.0 - 2.0 * tail - 0.9586).abs() < 1e-4);
+        assert_eq!(median_rank(100).unwrap().0, 40);
+        let samples: Vec<f64> = (1..=20).rev().map(f64::from).collect();
+        let i = median_interval(&samples).unwrap();
+        assert_eq!((i.lo, i.hi, i.ranks), (6.0, 15.0, [6, 15]));
+        assert!(i.coverage >= CONFIDENCE && i.method.contains("order-statistic"));
+        // Large n does not underflow.
+        assert!(median_rank(5000).unwrap().0 > 2400);
+    }
+
+    #[test]
+    fn fewer_samples_from_one_distribution_give_wider_intervals() {
+        // Seeded uniform draws: the interval's width shrinks about as 1/sqrt(n), so a
+        // quarter of the samples gives close to twice the width, on average over draws.
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut draw = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let width = |s: &[f64]| median_interval(s).map(|i| i.hi - i.lo).unwrap();
+        let (mut full, mut quarter) = (0.0, 0.0);
+        for _ in 0..50 {
+            let samples: Vec<f64> = (0..400).map(|_| draw()).collect();
+            full += width(&samples);
+            quarter += width(&samples[..100]);
+        }
+        assert!(quarter > 1.7 * full, "quarter {quarter}, full {full}");
+    }
+
+    proptest::proptest! {
+        /// The rank k never falls as n grows, and its coverage is always at least 95%.
+        #[test]
+        fn the_rank_never_falls_as_samples_are_added(n in 6usize..3000) {
+            let (k, tail) = median_rank(n).unwrap();
+            let (k1, _) = median_rank(n + 1).unwrap();
+            proptest::prop_assert!(k1 >= k && k1 <= k + 1);
+            proptest::prop_assert!(1.0 - 2.0 * tail >= CONFIDENCE);
+        }
+
+        /// Removing samples never narrows the interval: removing any sample strictly
+        /// inside it (between its two bounding order statistics) leaves an interval
+        /// that contains the old one; removing a sample at or outside a bound moves the
+        /// median's estimate, as it should (a run that loses its fast samples is slower),
+        /// so it is not held to containment: no rank interval could be.
+        #[test]
+        fn removing_samples_inside_the_interval_never_narrows_it(
+            samples in proptest::collection::vec(0.0f64..10.0, 6..300),
+            picks in proptest::collection::vec(0usize..1000, 1..40),
+        ) {
+            let mut kept = samples.clone();
+            let mut before = median_interval(&kept).unwrap();
+            for p in picks {
+                let inside: Vec<usize> = (0..kept.len())
+                    .filter(|&i| kept[i] > before.lo && kept[i] < before.hi)
+                    .collect();
+                if inside.is_empty() || kept.len() <= MIN_SAMPLES_FOR_INTERVAL {
+                    break;
+                }
+                kept.remove(inside[p % inside.len()]);
+                let after = median_interval(&kept).unwrap();
+                proptest::prop_assert!(
+                    after.lo <= before.lo && after.hi >= before.hi,
+                    "{:?} narrowed to {:?}", (before.lo, before.hi), (after.lo, after.hi)
+                );
+                before = after;
+            }
+        }
+    }
 }

@@ -615,7 +615,7 @@ mod tests {
             "other_ms" => Some((0.5, 1.0)),
             _ => None,
         };
-        assert_eq!(two.eval_interval(&span2).unwrap(), (1.0, 5.5));
+        assert_eq!(two.eval_interval(&span2).unwrap(), (1.0, 3.5));
         let zero = Expr::parse("1 / (median_ms - 1.5)").unwrap();
         assert!(zero
             .eval_interval(&span2)

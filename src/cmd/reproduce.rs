@@ -55,12 +55,26 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     let differs = report
         .rows
         .iter()
-        .any(|r| matches!(r.change, Change::Slower | Change::Faster))
+        .any(|r| matches!(r.verdict, Change::Slower | Change::Faster))
         || report.claims.iter().any(|c| c.verdict != "holds");
     if args.strict && differs {
         bail!("the reproduction differs from the published table (see above)");
     }
     Ok(())
+}
+
+/// Text from a bundle, which anyone may have written: control characters (terminal
+/// escapes above all) are shown escaped, never sent to the terminal.
+fn shown(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') {
+                c.escape_unicode().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
 }
 
 fn print(r: &Report, dry_run: bool) -> Result<()> {
@@ -84,27 +98,30 @@ fn print(r: &Report, dry_run: bool) -> Result<()> {
             "\n{:<14} {:>28} {:>28}  verdict",
             "row", "published ms [95% CI]", "this GPU ms [95% CI]"
         )?;
-        let e = |e: &Option<crate::measure::verdict::Estimate>| {
-            e.map_or("-".to_string(), |e| format!("{e:.4}"))
+        let e = |e: &Option<crate::measure::compare::Span>| {
+            e.map_or("-".to_string(), |s| {
+                format!("{:.4}", crate::measure::verdict::Estimate::from(s))
+            })
         };
         for row in &r.rows {
+            let notes = if row.notes.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", shown(&row.notes.join("; ")))
+            };
             writeln!(
                 out,
-                "{:<14} {:>28} {:>28}  {}{}",
-                row.label,
-                e(&row.published),
-                e(&row.mine),
-                row.change,
-                row.note
-                    .as_deref()
-                    .map(|n| format!(" ({n})"))
-                    .unwrap_or_default()
+                "{:<14} {:>28} {:>28}  {}{notes}",
+                shown(&row.label),
+                e(&row.old),
+                e(&row.new),
+                row.verdict,
             )?;
         }
         let slower: Vec<&str> = r
             .rows
             .iter()
-            .filter(|x| x.change == Change::Slower)
+            .filter(|x| x.verdict == Change::Slower)
             .map(|x| x.label.as_str())
             .collect();
         if !slower.is_empty() {

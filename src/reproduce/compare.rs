@@ -1,24 +1,11 @@
-//! The reader's run against the published one: each row's median time by the one rule
-//! `glossary compare` uses (`measure::verdict::change`), and each claim the site's pages
-//! make from the record, re-checked on the reader's record as a build would check it.
+//! The reader's run against the published one, by the rules the rest of glossary uses:
+//! rows through `measure::compare` (what `glossary compare` prints), and each claim the
+//! site's pages make from the record through `measure::claims::judge` (what a build
+//! decides), on the reader's record.
 
-use std::path::Path;
-
-use crate::config::{Config, Node};
 use crate::measure::bundle::Checked;
-use crate::measure::verdict::{self, Change, Estimate};
-use crate::measure::{Library, Record};
-
-/// One row: the published estimate, the reader's, and what they say together.
-#[derive(Debug, Clone)]
-pub struct RowCheck {
-    pub label: String,
-    pub published: Option<Estimate>,
-    pub mine: Option<Estimate>,
-    pub change: Change,
-    /// Why the row could not be compared, when it could not.
-    pub note: Option<String>,
-}
+use crate::measure::compare::{compare, RowChange};
+use crate::measure::Record;
 
 /// One claim of a page, on the reader's record.
 #[derive(Debug, Clone)]
@@ -30,79 +17,28 @@ pub struct ClaimCheck {
     pub detail: String,
 }
 
-/// The reproducibility band: the experiment's, else the default.
-pub fn tolerance(checked: &Checked) -> f64 {
-    checked.experiment.spec.timing.tolerance()
+/// Every row, published against the reader's, in the SAME band the experiment sets.
+pub fn rows(checked: &Checked, mine: &Record) -> anyhow::Result<Vec<RowChange>> {
+    let tolerance = checked.experiment.spec.timing.tolerance();
+    Ok(compare(&checked.record, mine, tolerance)?.rows)
 }
 
-/// Every published row that has a time, in the published order.
-pub fn rows(checked: &Checked, mine: &Record) -> Vec<RowCheck> {
-    let tol = tolerance(checked);
-    let published = &checked.record;
-    published
-        .configs
-        .iter()
-        .filter(|c| c.timing.is_some())
-        .map(|old| {
-            let est = |r: &Record, c: &crate::measure::ConfigRecord| {
-                c.estimate("median_ms", r.schema).map(|e| e.estimate)
-            };
-            let p = est(published, old).ok();
-            let m = mine.config(&old.label).and_then(|c| est(mine, c).ok());
-            let (change, note) = match (p, m) {
-                (Some(p), Some(m)) => (verdict::change(p, m, tol).0, None),
-                (_, None) => (
-                    Change::Ambiguous,
-                    Some("no time with an interval in this run".to_string()),
-                ),
-                (None, _) => (
-                    Change::Ambiguous,
-                    Some("the published row has no interval (an old record)".to_string()),
-                ),
-            };
-            RowCheck {
-                label: old.label.clone(),
-                published: p,
-                mine: m,
-                change,
-                note,
-            }
-        })
-        .collect()
-}
-
-/// Every claim of every page the bundle lists, checked on the reader's record (laid into
-/// the work project as the node `name`'s record).
-pub fn claims(
-    root: &Path,
-    checked: &Checked,
-    name: &str,
-    _local: &Node,
-    record: &Path,
-) -> anyhow::Result<Vec<ClaimCheck>> {
-    let exp = &checked.bundle.experiment;
-    let records = root.join("measurements").join(exp).join("records");
-    std::fs::create_dir_all(&records)?;
-    std::fs::copy(record, records.join(format!("{name}.json")))?;
-    std::fs::copy(
-        crate::trust::node::signature_path(record),
-        records.join(format!("{name}.json.sig")),
-    )?;
-    let config = Config::load(root)?;
-    let library = Library::load(&root.join("measurements"))?;
-    let citation = library
-        .cite(&config, exp, name)
-        .map_err(|s| anyhow::anyhow!("{s}"))?;
+/// Every claim of every page the bundle lists, judged on the reader's record.
+pub fn claims(checked: &Checked, mine: &Record) -> Vec<ClaimCheck> {
     let mut out = Vec::new();
     for page in &checked.bundle.pages {
         for claim in &page.claims {
-            let (verdict, detail) = match claim.test() {
+            let (verdict, detail) = match claim
+                .test()
+                .and_then(|test| crate::measure::claims::judge(&test, &claim.column, mine))
+            {
                 Err(why) => ("fails".to_string(), why),
-                Ok(test) => {
-                    match crate::measure::claims::check_claim(&test, &claim.column, &citation) {
-                        Ok(()) => ("holds".to_string(), String::new()),
-                        Err(why) => ("fails".to_string(), why),
+                Ok(j) => {
+                    let mut detail = j.shown;
+                    if !j.advice.is_empty() {
+                        detail = format!("{detail}: {}", j.advice);
                     }
+                    (j.verdict.to_string(), detail)
                 }
             };
             out.push(ClaimCheck {
@@ -113,5 +49,5 @@ pub fn claims(
             });
         }
     }
-    Ok(out)
+    out
 }

@@ -38,6 +38,15 @@ pub fn write(
     ])
 }
 
+/// A table cell of text from the bundle: pipes escaped, control characters dropped, so a
+/// claim cannot break the report's table or carry escapes into it.
+fn cell(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control())
+        .collect::<String>()
+        .replace('|', "\\|")
+}
+
 /// The report: what was run, where, the row verdicts and the claims.
 pub fn markdown(checked: &Checked, mine: &Record, report: &Report) -> String {
     let mut s = String::new();
@@ -71,20 +80,18 @@ pub fn markdown(checked: &Checked, mine: &Record, report: &Report) -> String {
             "| row | published ms | this run ms | verdict |\n|---|---|---|---|"
         );
         for r in &report.rows {
-            let e = |e: &Option<crate::measure::verdict::Estimate>| {
-                e.map_or("-".to_string(), |e| format!("{e:.4}"))
+            let e = |e: &Option<crate::measure::compare::Span>| {
+                e.map_or("-".to_string(), |s| {
+                    format!("{:.4}", crate::measure::verdict::Estimate::from(s))
+                })
             };
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {}{} |",
-                r.label,
-                e(&r.published),
-                e(&r.mine),
-                r.change,
-                r.note
-                    .as_deref()
-                    .map(|n| format!(" ({n})"))
-                    .unwrap_or_default()
+                "| {} | {} | {} | {} |",
+                cell(&r.label),
+                e(&r.old),
+                e(&r.new),
+                r.verdict
             );
         }
     } else {

@@ -27,7 +27,8 @@ use crate::measure::bundle::{Bundle, Checked};
 use crate::measure::run::{self, gpu, Outcome, VerifyRequest};
 use crate::trust::Signer;
 
-pub use compare::{ClaimCheck, RowCheck};
+pub use crate::measure::compare::RowChange;
+pub use compare::ClaimCheck;
 
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -59,7 +60,7 @@ pub struct Report {
     pub local_gpu: String,
     pub planned_configs: usize,
     /// Row by row (empty on a dry run).
-    pub rows: Vec<RowCheck>,
+    pub rows: Vec<RowChange>,
     /// False when the reader's GPU is another model: times are not compared, claims are.
     pub same_gpu: bool,
     pub claims: Vec<ClaimCheck>,
@@ -163,9 +164,9 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
             let mine_bytes = std::fs::read(&record)?;
             let mine: crate::measure::Record = serde_json::from_slice(&mine_bytes)?;
             if report.same_gpu {
-                report.rows = compare::rows(&checked, &mine);
+                report.rows = compare::rows(&checked, &mine)?;
             }
-            report.claims = compare::claims(work.path(), &checked, &name, &local, &record)?;
+            report.claims = compare::claims(&checked, &mine);
             report.contribution = contribution::write(&req.out, &checked, &record, &mine, &report)?;
             Ok(report)
         }

@@ -556,3 +556,40 @@ fn unconverged_timings_are_marked_with_their_spread() {
     assert!(page.contains("half 800.0†"), "{page}");
     assert_eq!(page.matches("class=\"chart-bar\"").count(), 2, "{page}");
 }
+
+#[test]
+fn a_history_run_without_the_nodes_signature_refuses_the_entrys_claims_naming_it() {
+    let site = valid_site();
+    let root = site.path();
+    let path = root.join("content/terms/alpha.md");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "diagram:",
+        "claims:\n  - says: half takes longer than full\n    column: median_ms\n    ratio: [half, full]\n    above: 1.2\ndiagram:",
+    );
+    std::fs::write(&path, text).unwrap();
+    sign_by_two(root, Kind::Term, "alpha");
+    let out = build(root, &[]);
+    assert!(
+        !stdout(&out).contains("half takes longer"),
+        "the claim holds on the latest record: {}",
+        stdout(&out)
+    );
+    // A run in the history, its bytes edited (an earlier capture) and no signature.
+    let records = root.join(format!("measurements/{EXPERIMENT}/records"));
+    let latest = std::fs::read_to_string(records.join(format!("{NODE}.json"))).unwrap();
+    let run = records.join(format!("history/{NODE}/20261101T000000.000Z.json"));
+    std::fs::create_dir_all(run.parent().unwrap()).unwrap();
+    std::fs::write(
+        &run,
+        latest.replace("\"2026-11-02T12:00:00Z\"", "\"2026-11-01T00:00:00Z\""),
+    )
+    .unwrap();
+    let out = build(root, &[]);
+    let s = stdout(&out);
+    assert!(
+        s.contains(
+            "claim \"half takes longer than full\" is not supported by the record: history run"
+        ) && s.contains("20261101T000000.000Z.json: not signed by node testnode"),
+        "{s}"
+    );
+}

@@ -124,6 +124,10 @@ impl Run {
     }
 }
 
+/// `(bytes, signature text, signature path, parsed record)` -> Ok, or why not trusted.
+pub type TrustCheck<'a> =
+    dyn Fn(&[u8], Option<&str>, &Path, &Record) -> std::result::Result<(), String> + 'a;
+
 /// What makes a run trustworthy besides its bytes: checked by the caller, which knows the
 /// node's key and profile.
 pub struct RunCheck<'a> {
@@ -132,7 +136,7 @@ pub struct RunCheck<'a> {
     pub spec_digest: &'a str,
     /// The node's signature on the bytes (`Err` why not) and whether the record is of
     /// the node's GPU (`Err` what it is instead).
-    pub trust: &'a dyn Fn(&[u8], Option<&str>, &Path, &Record) -> std::result::Result<(), String>,
+    pub trust: &'a TrustCheck<'a>,
 }
 
 /// Every run kept for `node`, oldest first; `skip` is the latest record's digest (the

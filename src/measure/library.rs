@@ -254,9 +254,7 @@ impl Library {
                     why: why.clone(),
                 });
             }
-            if let Err(wrong) = node_mismatch(node, profile, &record) {
-                return Err(wrong);
-            }
+            node_mismatch(node, profile, &record)?;
         }
         if record.spec_digest != exp.digest {
             return Err(Staleness::Changed {

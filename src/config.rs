@@ -113,6 +113,12 @@ pub struct Node {
     /// How a Slurm cluster reaches this node's GPU, for `glossary verify submit --slurm`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slurm: Option<SlurmProfile>,
+    /// A reader's GPU, whose records come back through `glossary reproduce`: the id of the
+    /// registered person (content/people.toml) who measures on it. The profile's
+    /// `public_key` must then be one of that person's keys, and pages label its columns
+    /// "measured by <name>'s <GPU>".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contributed_by: Option<String>,
 }
 
 /// Where a node's GPU lives in a Slurm cluster: `[nodes.<name>.slurm]` in glossary.toml.

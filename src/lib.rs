@@ -25,6 +25,7 @@ pub mod names;
 pub mod occupancy;
 pub mod pipeline;
 pub mod render;
+pub mod reproduce;
 pub mod review;
 pub mod serve;
 pub mod trust;

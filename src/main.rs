@@ -32,6 +32,8 @@ enum Command {
     Occupancy(cmd::occupancy::OccupancyArgs),
     /// Take records verify wrote elsewhere (scheduler tasks, CI) into measurements/, checked.
     Records(cmd::records::RecordsArgs),
+    /// Re-run a published table on this machine's GPU, compare it, and write a signed contribution.
+    Reproduce(cmd::reproduce::ReproduceArgs),
     /// Sign entries, see where each stands, and diff what changed since a signature.
     Review(cmd::review::ReviewArgs),
     /// Serve the site on localhost, rebuilding and reloading open pages on every save.
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
         Command::New(a) => cmd::new::run(a),
         Command::Occupancy(a) => cmd::occupancy::run(a),
         Command::Records(a) => cmd::records::run(a),
+        Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Review(a) => cmd::review::run(a),
         Command::Serve(a) => cmd::serve::run(a),
         Command::Verify(a) => cmd::verify::run(a),

@@ -12,6 +12,8 @@ const LAYERS: &[&[&str]] = &[
     &["serve"],
     // Verification across a fleet: plan, submit to a scheduler, import records back.
     &["fleet"],
+    // A reader re-runs a published table: fetch a bundle, check it, run verify, compare.
+    &["reproduce"],
     // The build flow: load → assess → gate → render → write, and incremental sessions.
     &["pipeline"],
     &["render"],

@@ -7,6 +7,7 @@ pub mod fleet;
 pub mod new;
 pub mod occupancy;
 pub mod records;
+pub mod reproduce;
 pub mod review;
 pub mod serve;
 pub mod verify;

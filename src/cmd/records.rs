@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 use crate::config::{Config, Layout};
-use crate::fleet::{import, Verdict};
+use crate::fleet::{import, import_contributed, Verdict};
 use crate::measure::Library;
 
 #[derive(clap::Args, Debug)]
@@ -44,8 +44,12 @@ pub struct HistoryArgs {
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
     /// Folders verify wrote to (`verify --out`, a `verify submit` output folder).
-    #[arg(required = true, value_name = "DIR")]
+    #[arg(required_unless_present = "contributed", value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
+    /// A reader's contribution: a record `glossary reproduce` wrote (its `.sig` beside
+    /// it), from a node profile with `contributed_by`. May be given more than once.
+    #[arg(long, value_name = "FILE", conflicts_with = "dirs")]
+    pub contributed: Vec<PathBuf>,
     /// Check only; move nothing.
     #[arg(long)]
     pub check: bool,
@@ -215,8 +219,14 @@ fn run_history(args: &HistoryArgs) -> Result<()> {
 
 fn run_import(args: &ImportArgs) -> Result<()> {
     let config = Config::load(&args.root)?;
-    let library = Library::load(&Layout::new(&args.root).measurements())?;
-    let report = import(&config, &library, &args.dirs, args.check)?;
+    let layout = Layout::new(&args.root);
+    let library = Library::load(&layout.measurements())?;
+    let people = crate::trust::People::load(&layout.people())?;
+    let report = if args.contributed.is_empty() {
+        import(&config, &library, &people, &args.dirs, args.check)?
+    } else {
+        import_contributed(&config, &library, &people, &args.contributed, args.check)?
+    };
     let mut out = std::io::stdout().lock();
     if args.json {
         let _ = writeln!(out, "{}", serde_json::to_string_pretty(&report)?);
@@ -256,6 +266,7 @@ fn run_import(args: &ImportArgs) -> Result<()> {
             "no records under {}",
             args.dirs
                 .iter()
+                .chain(&args.contributed)
                 .map(|d| d.display().to_string())
                 .collect::<Vec<_>>()
                 .join(", ")

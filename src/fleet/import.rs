@@ -16,6 +16,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::measure::record::{Record, RECORD_SCHEMA};
 use crate::measure::Library;
+use crate::trust::People;
 
 /// What became of one file found under the folders given.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -120,19 +121,68 @@ struct Accepted {
 pub fn import(
     config: &Config,
     library: &Library,
+    people: &People,
     dirs: &[PathBuf],
+    check_only: bool,
+) -> Result<ImportReport> {
+    import_files(
+        config,
+        library,
+        people,
+        candidates(dirs)?,
+        Source::Fleet,
+        check_only,
+    )
+}
+
+/// Where the files of an import come from, which decides what must be true of their node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Source {
+    /// Folders verify wrote on the project's own nodes (or contributed ones, checked as
+    /// contributed).
+    Fleet,
+    /// A reader's contribution (`glossary reproduce`): its node must be a contributed one.
+    Contributed,
+}
+
+/// `records import --contributed FILE...`: each file a record `glossary reproduce` wrote
+/// (its `.sig` beside it), checked as any import checks it and, in addition, from a node
+/// profile the maintainer added for that contributor (`trust::contributed`).
+pub fn import_contributed(
+    config: &Config,
+    library: &Library,
+    people: &People,
+    files: &[PathBuf],
+    check_only: bool,
+) -> Result<ImportReport> {
+    import_files(
+        config,
+        library,
+        people,
+        files.to_vec(),
+        Source::Contributed,
+        check_only,
+    )
+}
+
+fn import_files(
+    config: &Config,
+    library: &Library,
+    people: &People,
+    files: Vec<PathBuf>,
+    source: Source,
     check_only: bool,
 ) -> Result<ImportReport> {
     let mut verdicts: Vec<FileVerdict> = Vec::new();
     let mut accepted: BTreeMap<(String, String), Vec<(usize, Accepted)>> = BTreeMap::new();
-    for path in candidates(dirs)? {
+    for path in files {
         let mut v = FileVerdict {
             path: path.clone(),
             experiment: None,
             node: None,
             verdict: Verdict::Refused { reasons: vec![] },
         };
-        match check(config, library, &path) {
+        match check(config, library, people, source, &path) {
             Err(reasons) => v.verdict = Verdict::Refused { reasons },
             Ok(checked) => {
                 v.experiment = Some(checked.record.experiment.clone());
@@ -234,6 +284,8 @@ struct Checked {
 fn check(
     config: &Config,
     library: &Library,
+    people: &People,
+    source: Source,
     path: &Path,
 ) -> std::result::Result<Checked, Vec<String>> {
     let name = path
@@ -274,6 +326,17 @@ fn check(
     match config.node(&record.node) {
         Err(e) => reasons.push(e.to_string()),
         Ok(profile) => {
+            if source == Source::Contributed && profile.contributed_by.is_none() {
+                reasons.push(format!(
+                    "node {} is not a contributed node: add `contributed_by = \"<person id>\"` (and that person's key as its public_key) to its profile in glossary.toml, or import it as a node's record",
+                    record.node
+                ));
+            }
+            if let Err(why) =
+                crate::trust::contributed::check_profile(&record.node, profile, people)
+            {
+                reasons.push(why);
+            }
             // Only what the node signed is a measurement of the node.
             let sig_path = crate::trust::node::signature_path(path);
             let sig = std::fs::read_to_string(&sig_path).ok();

@@ -7,5 +7,5 @@ pub mod import;
 pub mod plan;
 pub mod slurm;
 
-pub use import::{import, ImportReport, Verdict};
+pub use import::{import, import_contributed, ImportReport, Verdict};
 pub use plan::{Plan, Reason, WorkItem};

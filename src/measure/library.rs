@@ -192,6 +192,14 @@ impl Library {
             .and_then(|r| r.parsed.as_ref().ok())
     }
 
+    /// The record file's exact bytes and its node signature, as loaded: what a bundle
+    /// carries so a reader can check the signature themselves.
+    pub fn record_file(&self, experiment: &str, node: &str) -> Option<(&[u8], Option<&str>)> {
+        self.records
+            .get(&(experiment.to_string(), node.to_string()))
+            .map(|r| (r.bytes.as_slice(), r.signature.as_deref()))
+    }
+
     /// Digest of the record file's bytes, if there is one.
     pub fn record_digest(&self, experiment: &str, node: &str) -> Option<String> {
         self.records

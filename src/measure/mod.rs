@@ -2,6 +2,7 @@
 //! records they leave behind (`record`). The site builder reads specs and records through
 //! [`Library`]; only `verify` runs anything.
 
+pub mod bundle;
 pub mod claims;
 pub mod compare;
 pub mod history;

@@ -372,7 +372,11 @@ fn page_content_with<'p>(
         if per_node.is_empty() {
             continue;
         }
-        let (view, problems) = side_by_side(t, &per_node);
+        let (mut view, problems) = side_by_side(t, &per_node);
+        view.label_contributed(|node| {
+            let id = project.config.nodes.get(node)?.contributed_by.as_deref()?;
+            Some(project.people.get(id)?.name.clone())
+        });
         // A stale record is reported once, above; row problems of a current record here.
         for (node, p) in problems {
             if citations

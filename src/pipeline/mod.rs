@@ -4,6 +4,7 @@
 //! `Project::review_input`) and never reach back up.
 
 mod assess;
+mod bundles;
 mod output;
 mod project;
 mod session;
@@ -397,6 +398,10 @@ fn render_through_prepared<'a>(
         g.1 += 1;
         Ok(())
     })?;
+    // The bundles of the tables the rendered pages show, for `glossary reproduce`.
+    for f in bundles::site_bundles(project, pages.as_ref().unwrap_or(&published))? {
+        sink(f)?;
+    }
     let (site_links, files_made) = gathered.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(Rendered {
         report,

@@ -78,7 +78,22 @@ impl Project {
         };
         errors.extend(project.check_entries());
         errors.extend(project.check_footer());
+        errors.extend(project.check_contributed());
         Ok((project, errors))
+    }
+
+    /// Each contributed node's profile against the people registry (`trust::contributed`):
+    /// its key must be its contributor's.
+    fn check_contributed(&self) -> Vec<Error> {
+        let path = self.layout.root.join(crate::config::CONFIG_FILE);
+        self.config
+            .nodes
+            .iter()
+            .filter_map(|(name, node)| {
+                crate::trust::contributed::check_profile(name, node, &self.people).err()
+            })
+            .map(|why| Error::content(&path, None, why))
+            .collect()
     }
 
     /// glossary.toml's `footer` may link to entries: each must exist. (A link to an entry
@@ -184,6 +199,7 @@ impl Project {
             people,
             diagrams: DiagramPresets::default(),
         };
+        failed |= !project.check_contributed().is_empty();
         let prepared = prepare(&mut project);
         let (content, visited, errors) = load_content_visiting(&project.layout.content(), &|e| {
             visit(&project, &prepared, e)

@@ -124,6 +124,11 @@ pub fn table_head(view: &TableView, class: impl Fn(usize) -> &'static str) -> St
         escape_into(&mut out, &g.node);
         if !g.gpu.is_empty() {
             out.push_str(" <span class=\"node-gpu\">(");
+            if let Some(who) = &g.measured_by {
+                out.push_str("measured by ");
+                escape_into(&mut out, who);
+                out.push_str("'s ");
+            }
             escape_into(&mut out, &g.gpu);
             out.push_str(")</span>");
         }

@@ -55,12 +55,30 @@ pub struct ColumnGroup {
     /// Index of the group's first column, and how many columns it spans.
     pub first: usize,
     pub span: usize,
+    /// For a contributed node (`contributed_by` in its profile): the person who measured
+    /// it, by their registered name, so the column says whose GPU it is.
+    pub measured_by: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Provenance {
     pub node: String,
     pub text: String,
+    /// As [`ColumnGroup::measured_by`].
+    pub measured_by: Option<String>,
+}
+
+impl TableView {
+    /// Name the person who measured each contributed node's columns (`who(node)`: the
+    /// registered name of the profile's `contributed_by`).
+    pub fn label_contributed(&mut self, who: impl Fn(&str) -> Option<String>) {
+        for g in &mut self.groups {
+            g.measured_by = who(&g.node);
+        }
+        for p in &mut self.provenance {
+            p.measured_by = who(&p.node);
+        }
+    }
 }
 
 const UNCONVERGED_MARK: &str = "†";
@@ -110,6 +128,7 @@ pub fn table_view(
     view.provenance = vec![Provenance {
         node: node.to_string(),
         text: citation.provenance.to_string(),
+        measured_by: None,
     }];
     // Headings, with units, as the record names its quantities.
     view.headings = table
@@ -291,6 +310,7 @@ pub fn side_by_side(
                 .unwrap_or_default(),
             first: out.headings.len(),
             span: measured.len(),
+            measured_by: None,
         });
         for &i in &measured {
             out.headings

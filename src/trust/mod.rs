@@ -4,6 +4,7 @@
 //! [`crate::names`]), `sshsig` signs and verifies git-style SSH signatures. The review
 //! gate and the record loader both depend on this module; it depends on neither.
 
+pub mod contributed;
 pub mod node;
 pub mod people;
 pub mod sshsig;

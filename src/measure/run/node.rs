@@ -87,6 +87,7 @@ mod tests {
             l2_bytes: None,
             mem_bytes: None,
             slurm: None,
+            contributed_by: None,
         }
     }
 

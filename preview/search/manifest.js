@@ -1,0 +1,1 @@
+glossarySearch.manifest({"n":0,"chunk":64,"shards":{}});

@@ -1,0 +1,151 @@
+//! `glossary reproduce URL|PATH`: re-run a published table's experiment on this machine's
+//! GPU, compare, and write a signed contribution.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+
+use crate::measure::verdict::Change;
+use crate::reproduce::{reproduce, Report, Request};
+
+#[derive(clap::Args, Debug)]
+pub struct ReproduceArgs {
+    /// The table's bundle, as its page prints it (`https://…/reproduce/<experiment>/<node>.json`),
+    /// an `http://` URL on this machine, or a downloaded file.
+    #[arg(value_name = "URL|PATH")]
+    pub source: String,
+    /// Check the bundle's digests and signature and plan the run; touch no GPU, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not run the ncu pass.
+    #[arg(long)]
+    pub no_ncu: bool,
+    /// Your SSH private key, which signs the record (default: git's user.signingkey).
+    #[arg(long)]
+    pub key: Option<PathBuf>,
+    /// Where the contribution (record, signature, report.md) is written.
+    #[arg(long, default_value = "contribution")]
+    pub out: PathBuf,
+    /// The node name the record carries (default: contributed-<gpu>, e.g. contributed-tesla-t4).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Plan as if the GPU had this many bytes of memory (a dry run on a machine without one).
+    #[arg(long, value_name = "BYTES")]
+    pub device_memory: Option<u64>,
+    /// Exit non-zero when a row is SLOWER or FASTER, or a claim does not hold.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+pub fn run(args: &ReproduceArgs) -> Result<()> {
+    let req = Request {
+        source: args.source.clone(),
+        dry_run: args.dry_run,
+        ncu: !args.no_ncu,
+        key: args.key.clone(),
+        out: args.out.clone(),
+        name: args.name.clone(),
+        device_memory: args.device_memory,
+    };
+    let bar = indicatif::ProgressBar::new(0);
+    let report = reproduce(&req, &bar)?;
+    bar.finish_and_clear();
+    print(&report, args.dry_run)?;
+    let differs = report
+        .rows
+        .iter()
+        .any(|r| matches!(r.verdict, Change::Slower | Change::Faster))
+        || report.claims.iter().any(|c| c.verdict != "holds");
+    if args.strict && differs {
+        bail!("the reproduction differs from the published table (see above)");
+    }
+    Ok(())
+}
+
+/// Text from a bundle, which anyone may have written: control characters (terminal
+/// escapes above all) are shown escaped, never sent to the terminal.
+fn shown(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') {
+                c.escape_unicode().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+fn print(r: &Report, dry_run: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "bundle {}: experiment {}, {} files, digests match; record of node {} ({}) signed by {}",
+        r.source, r.experiment, r.files, r.node, r.published_gpu, r.key_fingerprint
+    )?;
+    if dry_run {
+        writeln!(
+            out,
+            "dry run: {} configs planned for {}; nothing run, nothing written",
+            r.planned_configs, r.local_gpu
+        )?;
+        return Ok(());
+    }
+    if r.same_gpu {
+        writeln!(
+            out,
+            "\n{:<14} {:>28} {:>28}  verdict",
+            "row", "published ms [95% CI]", "this GPU ms [95% CI]"
+        )?;
+        let e = |e: &Option<crate::measure::compare::Span>| {
+            e.map_or("-".to_string(), |s| {
+                format!("{:.4}", crate::measure::verdict::Estimate::from(s))
+            })
+        };
+        for row in &r.rows {
+            let notes = if row.notes.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", shown(&row.notes.join("; ")))
+            };
+            writeln!(
+                out,
+                "{:<14} {:>28} {:>28}  {}{notes}",
+                shown(&row.label),
+                e(&row.old),
+                e(&row.new),
+                row.verdict,
+            )?;
+        }
+        let slower: Vec<&str> = r
+            .rows
+            .iter()
+            .filter(|x| x.verdict == Change::Slower)
+            .map(|x| x.label.as_str())
+            .collect();
+        if !slower.is_empty() {
+            writeln!(out, "SLOWER: {}", slower.join(", "))?;
+        }
+    } else {
+        writeln!(
+            out,
+            "\nthis GPU is a {}, not the published {}: times are not compared; the claims are",
+            r.local_gpu, r.published_gpu
+        )?;
+    }
+    if !r.claims.is_empty() {
+        writeln!(out, "\nclaims on this GPU:")?;
+        for c in &r.claims {
+            writeln!(
+                out,
+                "  {} {}: {} ({})",
+                c.verdict, c.entry, c.says, c.detail
+            )?;
+        }
+    }
+    for p in &r.contribution {
+        writeln!(out, "wrote {}", p.display())?;
+    }
+    Ok(())
+}

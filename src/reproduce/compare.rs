@@ -1,0 +1,53 @@
+//! The reader's run against the published one, by the rules the rest of glossary uses:
+//! rows through `measure::compare` (what `glossary compare` prints), and each claim the
+//! site's pages make from the record through `measure::claims::judge` (what a build
+//! decides), on the reader's record.
+
+use crate::measure::bundle::Checked;
+use crate::measure::compare::{compare, RowChange};
+use crate::measure::Record;
+
+/// One claim of a page, on the reader's record.
+#[derive(Debug, Clone)]
+pub struct ClaimCheck {
+    pub entry: String,
+    pub says: String,
+    /// `holds`, `fails` or `ambiguous`.
+    pub verdict: String,
+    pub detail: String,
+}
+
+/// Every row, published against the reader's, in the SAME band the experiment sets.
+pub fn rows(checked: &Checked, mine: &Record) -> anyhow::Result<Vec<RowChange>> {
+    let tolerance = checked.experiment.spec.timing.tolerance();
+    Ok(compare(&checked.record, mine, tolerance)?.rows)
+}
+
+/// Every claim of every page the bundle lists, judged on the reader's record.
+pub fn claims(checked: &Checked, mine: &Record) -> Vec<ClaimCheck> {
+    let mut out = Vec::new();
+    for page in &checked.bundle.pages {
+        for claim in &page.claims {
+            let (verdict, detail) = match claim
+                .test()
+                .and_then(|test| crate::measure::claims::judge(&test, &claim.column, mine))
+            {
+                Err(why) => ("fails".to_string(), why),
+                Ok(j) => {
+                    let mut detail = j.shown;
+                    if !j.advice.is_empty() {
+                        detail = format!("{detail}: {}", j.advice);
+                    }
+                    (j.verdict.to_string(), detail)
+                }
+            };
+            out.push(ClaimCheck {
+                entry: page.entry.clone(),
+                says: claim.says.clone(),
+                verdict,
+                detail,
+            });
+        }
+    }
+    out
+}

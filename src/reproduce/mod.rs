@@ -1,0 +1,252 @@
+//! `glossary reproduce URL|PATH`: a reader re-runs one measured table on their own GPU.
+//!
+//! The flow, each step before the next:
+//! 1. `fetch`: the bundle's bytes, bounded (HTTPS, or HTTP from loopback only, or a file);
+//! 2. `measure::bundle`: every digest, the experiment digest the record names, and the
+//!    node's signature over the record, checked before anything runs; the experiment is
+//!    laid out in a private work folder;
+//! 3. verify's own machinery (`measure::run::verify`) on the local GPU, as a node whose
+//!    profile is this GPU and whose key is the reader's SSH key, so the record it writes
+//!    has the same schema and provenance as any node's;
+//! 4. `compare`: row by row, the published estimate against the reader's (SAME, FASTER,
+//!    SLOWER, AMBIGUOUS by `measure::verdict::change`), then every claim the site's pages
+//!    make from the record, re-checked on the reader's record;
+//! 5. `contribution`: the signed record and a short Markdown report, written only when
+//!    everything before succeeded.
+//!
+//! `--dry-run` stops after planning: no GPU is touched and nothing is written.
+
+mod compare;
+mod contribution;
+pub mod fetch;
+
+use std::path::{Path, PathBuf};
+
+use crate::config::Node;
+use crate::measure::bundle::{Bundle, Checked};
+use crate::measure::run::{self, gpu, Outcome, VerifyRequest};
+use crate::trust::Signer;
+
+pub use crate::measure::compare::RowChange;
+pub use compare::ClaimCheck;
+
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The bundle: an `https://` URL, an `http://` URL on loopback, or a path.
+    pub source: String,
+    /// Check the bundle and plan the run; run nothing, write nothing.
+    pub dry_run: bool,
+    pub ncu: bool,
+    /// The reader's SSH key (else git's `user.signingkey`).
+    pub key: Option<PathBuf>,
+    /// Where the contribution is written.
+    pub out: PathBuf,
+    /// The node name the contribution's record carries (the maintainer's profile name).
+    pub name: Option<String>,
+    /// Plan as if the GPU had this many bytes of memory (a dry run without a GPU).
+    pub device_memory: Option<u64>,
+}
+
+/// What happened, for the command to print.
+#[derive(Debug)]
+pub struct Report {
+    pub source: String,
+    pub experiment: String,
+    pub node: String,
+    pub published_gpu: String,
+    pub key_fingerprint: String,
+    pub files: usize,
+    /// The GPU the run was planned or made on.
+    pub local_gpu: String,
+    pub planned_configs: usize,
+    /// Row by row (empty on a dry run).
+    pub rows: Vec<RowChange>,
+    /// False when the reader's GPU is another model: times are not compared, claims are.
+    pub same_gpu: bool,
+    pub claims: Vec<ClaimCheck>,
+    /// The contribution's files, when one was written.
+    pub contribution: Vec<PathBuf>,
+}
+
+/// The default node name of a contribution: `contributed-` and the GPU's name as a slug
+/// (`contributed-tesla-t4`).
+pub fn default_name(gpu: &str) -> String {
+    let mut slug = String::from("contributed");
+    for part in gpu
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|p| !p.is_empty())
+    {
+        slug.push('-');
+        slug.push_str(&part.to_ascii_lowercase());
+    }
+    slug
+}
+
+pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Result<Report> {
+    let bytes = fetch::fetch(&req.source)?;
+    let bundle = Bundle::parse(&req.source, &bytes)?;
+    let work = tempfile::tempdir()?;
+    let checked = bundle.check(work.path())?;
+    let key_fingerprint = checked
+        .bundle
+        .profile
+        .public_key
+        .as_deref()
+        .and_then(|k| crate::trust::sshsig::parse_public_key(k).ok())
+        .map(|k| crate::trust::sshsig::fingerprint(&k))
+        .unwrap_or_default();
+    let mut report = Report {
+        source: req.source.clone(),
+        experiment: checked.bundle.experiment.clone(),
+        node: checked.bundle.node.clone(),
+        published_gpu: checked.bundle.profile.gpu.clone(),
+        key_fingerprint,
+        files: checked.bundle.files.len(),
+        local_gpu: String::new(),
+        planned_configs: 0,
+        rows: Vec::new(),
+        same_gpu: false,
+        claims: Vec::new(),
+        contribution: Vec::new(),
+    };
+    // The reader's key is checked before the GPU's time is spent, as verify checks a
+    // node's.
+    let key = reader_key(req)?;
+    let signer = key.as_deref().map(Signer::from_file).transpose()?;
+    let local = local_profile(&checked, req, signer.as_ref())?;
+    report.local_gpu = local.gpu.clone();
+    report.same_gpu = local.gpu == checked.bundle.profile.gpu
+        && local.compute_capability == checked.bundle.profile.compute_capability;
+    let name = req.name.clone().unwrap_or_else(|| default_name(&local.gpu));
+    write_project(work.path(), &name, &local)?;
+    let out = work.path().join("out");
+    let verify_req = VerifyRequest {
+        root: work.path().to_path_buf(),
+        node: name.clone(),
+        only: Some(checked.bundle.experiment.clone()),
+        dry_run: req.dry_run,
+        ncu: req.ncu,
+        launch_once: false,
+        allow_partial: false,
+        key,
+        out: Some(out.clone()),
+    };
+    // Errors name files of the private work folder; a reader knows them as the bundle's.
+    let verified = run::verify(&verify_req, progress).map_err(|e| {
+        let shown = format!("{}/measurements/", work.path().display());
+        anyhow::anyhow!(
+            "{}",
+            e.to_string().replace(&shown, &format!("{} ", req.source))
+        )
+    })?;
+    let Some((_, outcome)) = verified.experiments.into_iter().next() else {
+        anyhow::bail!("verify ran no experiment for the bundle");
+    };
+    match outcome {
+        Outcome::Planned { configs, .. } => {
+            if let Some(failed) = configs.iter().find(|c| !c.passed) {
+                anyhow::bail!(
+                    "config {} cannot run here: {}",
+                    failed.label,
+                    failed.reason.as_deref().unwrap_or("refused")
+                );
+            }
+            report.planned_configs = configs.len();
+            Ok(report)
+        }
+        Outcome::Failed { error, .. } => {
+            anyhow::bail!("the run on this GPU failed, nothing was written: {error}")
+        }
+        Outcome::Written {
+            record, configs, ..
+        } => {
+            report.planned_configs = configs.len();
+            let mine_bytes = std::fs::read(&record)?;
+            let mine: crate::measure::Record = serde_json::from_slice(&mine_bytes)?;
+            if report.same_gpu {
+                report.rows = compare::rows(&checked, &mine)?;
+            }
+            report.claims = compare::claims(&checked, &mine);
+            report.contribution = contribution::write(&req.out, &checked, &record, &mine, &report)?;
+            Ok(report)
+        }
+    }
+}
+
+/// The profile the run is made under: this GPU's (as the driver reports it) with the
+/// reader's key, or, on a dry run with no driver, the published node's.
+fn local_profile(
+    checked: &Checked,
+    req: &Request,
+    signer: Option<&Signer>,
+) -> anyhow::Result<Node> {
+    let public_key = signer.and_then(|s| s.public_key().to_openssh().ok());
+    if req.dry_run && !gpu::driver_present() {
+        let mut p = checked.bundle.profile.clone();
+        if let Some(m) = req.device_memory {
+            p.mem_bytes = Some(m);
+        }
+        p.public_key = public_key;
+        return Ok(p);
+    }
+    let gpu = gpu::Gpu::open()?;
+    Ok(Node {
+        gpu: gpu.info.name.trim().to_string(),
+        compute_capability: gpu.info.compute_capability.clone(),
+        arch: gpu.arch.clone(),
+        sm_count: gpu.info.sm_count,
+        public_key,
+        key: None,
+        gpu_uuids: Vec::new(),
+        l2_bytes: gpu.info.l2_bytes,
+        mem_bytes: req.device_memory,
+        slurm: None,
+        contributed_by: None,
+    })
+}
+
+/// A project of one experiment and one node, which verify runs as it runs any.
+fn write_project(root: &Path, name: &str, node: &Node) -> anyhow::Result<()> {
+    #[derive(serde::Serialize)]
+    struct Project<'a> {
+        title: &'a str,
+        base_url: &'a str,
+        nodes: std::collections::BTreeMap<&'a str, &'a Node>,
+    }
+    let text = toml::to_string(&Project {
+        title: "reproduce",
+        base_url: "http://localhost/",
+        nodes: [(name, node)].into_iter().collect(),
+    })?;
+    std::fs::write(root.join(crate::config::CONFIG_FILE), text)?;
+    Ok(())
+}
+
+/// The reader's key file: `--key`, else git's `user.signingkey` (the key a reader already
+/// signs commits with). None on a dry run without `--key`: nothing is signed.
+fn reader_key(req: &Request) -> anyhow::Result<Option<PathBuf>> {
+    if let Some(k) = &req.key {
+        return Ok(Some(k.clone()));
+    }
+    if req.dry_run {
+        return Ok(None);
+    }
+    let value = std::process::Command::new("git")
+        .args(["config", "--get", "user.signingkey"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if value.is_empty() || value.starts_with("key::") || value.starts_with("ssh-") {
+        anyhow::bail!(
+            "reproduce signs the record it writes with your SSH key: pass --key ~/.ssh/id_ed25519 (or set git's user.signingkey to the key's path)"
+        );
+    }
+    Ok(Some(match value.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME")
+            .map(|h| PathBuf::from(h).join(rest))
+            .unwrap_or_else(|| PathBuf::from(&value)),
+        None => PathBuf::from(&value),
+    }))
+}

@@ -1,0 +1,335 @@
+//! `glossary reproduce` without a GPU (`--dry-run`, as CI runs it): the bundle a build
+//! writes, every check made on it before anything runs, the bad inputs each refused with
+//! nothing written; and `records import --contributed` taking a reader's record in, its
+//! column labelled with who measured it.
+
+mod support;
+
+use std::path::Path;
+
+use support::*;
+
+/// The binary run in `root` (reproduce takes no project root; its paths are the reader's).
+fn run_in(root: &Path, args: &[&str]) -> std::process::Output {
+    bin()
+        .args(args)
+        .current_dir(root)
+        .output()
+        .expect("run glossary")
+}
+
+fn built_site() -> tempfile::TempDir {
+    let dir = valid_site();
+    let out = run_in(dir.path(), &["build", "--drafts", "--out", "preview"]);
+    assert!(out.status.success(), "{}", text(&out));
+    dir
+}
+
+fn bundle_path(root: &Path) -> std::path::PathBuf {
+    root.join(format!("preview/reproduce/{EXPERIMENT}/{NODE}.json"))
+}
+
+/// `reproduce --dry-run SOURCE` from `root`, with a contribution folder that must stay
+/// unwritten on a dry run.
+fn dry_run(root: &Path, source: &str, more: &[&str]) -> std::process::Output {
+    let mut args = vec!["reproduce", source, "--dry-run", "--out", "contribution"];
+    args.extend_from_slice(more);
+    run_in(root, &args)
+}
+
+#[test]
+fn a_built_page_shows_the_command_and_its_bundle_checks_and_plans() {
+    let dir = built_site();
+    let root = dir.path();
+    let page = read(root, "preview/terms/alpha/index.html");
+    let command =
+        format!("glossary reproduce https://glossary.test/reproduce/{EXPERIMENT}/{NODE}.json");
+    assert!(page.contains("Reproduce on your GPU"), "{page}");
+    assert!(page.contains(&command), "{page}");
+    let bundle = bundle_path(root);
+    assert!(bundle.is_file());
+    let out = dry_run(root, bundle.to_str().unwrap(), &[]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("digests match"), "{said}");
+    assert!(
+        said.contains(&format!(
+            "record of node {NODE} (Test GPU) signed by SHA256:"
+        )),
+        "{said}"
+    );
+    assert!(said.contains("2 configs planned"), "{said}");
+    assert!(
+        !root.join("contribution").exists(),
+        "a dry run writes nothing"
+    );
+    // The bundle names the pages that cite it.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&bundle).unwrap()).unwrap();
+    assert_eq!(json["pages"][0]["entry"], "terms/alpha");
+    assert_eq!(
+        json["pages"][0]["url"],
+        "https://glossary.test/terms/alpha/"
+    );
+}
+
+/// Each damaged bundle is refused with its reason, and nothing is written.
+#[test]
+fn damaged_bundles_are_refused_naming_what_failed() {
+    let dir = built_site();
+    let root = dir.path();
+    let good = std::fs::read_to_string(bundle_path(root)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&good).unwrap();
+
+    // One changed byte in a kernel.
+    let at = good.find("__global__").unwrap();
+    let mut changed = good.clone();
+    changed.replace_range(at..at + 1, "-");
+    // A record edited with its digest updated to match: only the signature catches it.
+    let mut forged = json.clone();
+    let edited = forged["record"]["text"]
+        .as_str()
+        .unwrap()
+        .replace("\"580.0\"", "\"999.0\"");
+    forged["record"]["sha256"] = format!(
+        "sha256:{}",
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(edited.as_bytes()))
+    )
+    .into();
+    forged["record"]["text"] = edited.into();
+    // A file name that would climb out of the work folder.
+    let mut climbing = json.clone();
+    climbing["files"][1]["path"] = "../../evil.cu".into();
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("changed", changed, "not the sha256:"),
+        ("forged", forged.to_string(), "not signed by node"),
+        (
+            "truncated",
+            good[..good.len() / 2].to_string(),
+            "not a glossary experiment bundle",
+        ),
+        (
+            "html",
+            "<!doctype html><p>Not found</p>".into(),
+            "not a glossary experiment bundle",
+        ),
+        (
+            "future",
+            good.replacen("\"bundle\":1", "\"bundle\":9", 1),
+            "bundle format 9",
+        ),
+        ("climbing", climbing.to_string(), "is not allowed"),
+    ];
+    for (name, bytes, expected) in cases {
+        let path = root.join(format!("{name}.json"));
+        std::fs::write(&path, bytes).unwrap();
+        let out = dry_run(root, path.to_str().unwrap(), &[]);
+        let said = text(&out);
+        assert!(!out.status.success(), "{name}: {said}");
+        assert!(said.contains(expected), "{name}: {said}");
+        assert!(
+            !root.join("contribution").exists(),
+            "{name}: nothing written"
+        );
+    }
+}
+
+#[test]
+fn a_gpu_without_enough_memory_is_refused_before_anything_runs() {
+    let dir = built_site();
+    let root = dir.path();
+    let bundle = bundle_path(root);
+    let out = dry_run(root, bundle.to_str().unwrap(), &["--device-memory", "4096"]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("more than the GPU's 4096 bytes"), "{said}");
+    assert!(!root.join("contribution").exists());
+}
+
+#[test]
+fn only_https_and_loopback_http_are_fetched() {
+    let dir = built_site();
+    for (url, expected) in [
+        (
+            "http://example.org/reproduce/x/y.json",
+            "only read from this machine",
+        ),
+        ("file:///etc/passwd", "only https://"),
+        ("ftp://example.org/x.json", "only https://"),
+    ] {
+        let out = dry_run(dir.path(), url, &[]);
+        let said = text(&out);
+        assert!(!out.status.success(), "{url}: {said}");
+        assert!(said.contains(expected), "{url}: {said}");
+    }
+}
+
+/// The bundle fetched from `glossary serve` on loopback, as a reader fetches it from the
+/// site, checks and plans as the file does; a URL that is not a bundle is refused.
+#[test]
+fn a_bundle_served_on_loopback_checks_and_plans() {
+    use std::io::BufRead;
+    let dir = valid_site();
+    let root = dir.path();
+    let mut child = bin()
+        .args(["serve", "--drafts", "--port", "0", "--root"])
+        .arg(root)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start serve");
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let addr = loop {
+        let line = lines.next().expect("serve printed its address").unwrap();
+        if let Some(rest) = line.split("at http://").nth(1) {
+            break rest.split('/').next().unwrap().to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    let url = format!("http://{addr}/reproduce/{EXPERIMENT}/{NODE}.json");
+    let out = dry_run(root, &url, &[]);
+    let missing = dry_run(root, &format!("http://{addr}/terms/alpha/"), &[]);
+    let _ = child.kill();
+    let _ = child.wait();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("digests match") && said.contains("2 configs planned"),
+        "{said}"
+    );
+    let said = text(&missing);
+    assert!(!missing.status.success());
+    assert!(said.contains("not a glossary experiment bundle"), "{said}");
+}
+
+/// A reader's record, signed with their key, from a contributed node profile.
+fn contributed_site(person_key: &str) -> tempfile::TempDir {
+    let dir = valid_site();
+    let root = dir.path();
+    // The reader registered as a person, and the maintainer's profile for their GPU.
+    write(
+        root,
+        "content/people.toml",
+        &keys::people_toml(&[
+            ("author-a", "author-a"),
+            ("reviewer-b", "reviewer-b"),
+            ("reader-c", "Reader C"),
+        ]),
+    );
+    let config = read(root, "glossary.toml");
+    write(
+        root,
+        "glossary.toml",
+        &format!(
+            "{config}\n[nodes.contributed-reader-gpu]\ngpu = \"Reader GPU\"\ncompute_capability = \"9.0\"\narch = \"sm_90\"\nsm_count = 4\ncontributed_by = \"reader-c\"\npublic_key = \"{}\"\n",
+            keys::key(person_key).public
+        ),
+    );
+    // What `glossary reproduce` writes: the record, signed with the reader's key.
+    let exp =
+        glossary::measure::Experiment::load(&root.join("measurements").join(EXPERIMENT)).unwrap();
+    let record = fixture_record(
+        &exp,
+        "contributed-reader-gpu",
+        "Reader GPU",
+        4,
+        vec![
+            fixture_config("full", 4, 0, 2.0, 600.0),
+            fixture_config("half", 2, 80 * 1024, 3.0, 400.0),
+        ],
+    );
+    let path = root.join("contribution/contributed-reader-gpu.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    record.write_atomic(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    glossary::trust::node::write_signed(&path, &bytes, &keys::signer("reader-c")).unwrap();
+    dir
+}
+
+#[test]
+fn a_contribution_is_imported_and_its_column_says_who_measured_it() {
+    let dir = contributed_site("reader-c");
+    let root = dir.path();
+    let out = run_in(
+        root,
+        &[
+            "records",
+            "import",
+            "--contributed",
+            "contribution/contributed-reader-gpu.json",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(root
+        .join(format!(
+            "measurements/{EXPERIMENT}/records/contributed-reader-gpu.json"
+        ))
+        .is_file());
+    // A page citing both nodes side by side labels the contributed one.
+    let alpha = read(root, "content/terms/alpha.md").replace(
+        &format!("    node: {NODE}\n    rows"),
+        &format!("    nodes: [{NODE}, contributed-reader-gpu]\n    rows"),
+    );
+    write(root, "content/terms/alpha.md", &alpha);
+    let out = run_in(root, &["build", "--drafts", "--out", "preview"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let page = read(root, "preview/terms/alpha/index.html");
+    assert!(page.contains("measured by Reader C's Reader GPU"), "{page}");
+    assert!(page.contains(&format!(
+        "reproduce/{EXPERIMENT}/contributed-reader-gpu.json"
+    )));
+}
+
+#[test]
+fn a_contribution_signed_with_a_key_that_is_not_its_contributors_is_refused() {
+    // The profile's key is author-a's, not reader-c's.
+    let dir = contributed_site("author-a");
+    let out = run_in(
+        dir.path(),
+        &[
+            "records",
+            "import",
+            "--contributed",
+            "contribution/contributed-reader-gpu.json",
+        ],
+    );
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("is not one of `reader-c`'s keys"), "{said}");
+    // And a build refuses the profile itself, at glossary.toml.
+    let out = run_in(dir.path(), &["build", "--drafts", "--out", "preview"]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("glossary.toml") && said.contains("not one of `reader-c`'s keys"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_node_record_is_not_taken_as_a_contribution() {
+    let dir = built_site();
+    let root = dir.path();
+    let record = root.join(format!("measurements/{EXPERIMENT}/records/{NODE}.json"));
+    std::fs::create_dir_all(root.join("incoming")).unwrap();
+    std::fs::copy(&record, root.join(format!("incoming/{NODE}.json"))).unwrap();
+    std::fs::copy(
+        glossary::trust::node::signature_path(&record),
+        root.join(format!("incoming/{NODE}.json.sig")),
+    )
+    .unwrap();
+    let out = run_in(
+        root,
+        &[
+            "records",
+            "import",
+            "--check",
+            "--contributed",
+            &format!("incoming/{NODE}.json"),
+        ],
+    );
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("is not a contributed node"), "{said}");
+}

@@ -644,12 +644,14 @@ mod tests {
                 gpu: "A".into(),
                 first: 1,
                 span: 1,
+                measured_by: None,
             },
             super::super::tables::ColumnGroup {
                 node: "node-b".into(),
                 gpu: "B".into(),
                 first: 2,
                 span: 1,
+                measured_by: None,
             },
         ];
         let svg = bar_chart(&t).expect("a chart");

@@ -226,12 +226,14 @@ mod tests {
                 gpu: "H200".into(),
                 first: 1,
                 span: 1,
+                measured_by: None,
             },
             ColumnGroup {
                 node: "b<".into(),
                 gpu: String::new(),
                 first: 2,
                 span: 1,
+                measured_by: None,
             },
         ];
         let head = table_head(&view, class);

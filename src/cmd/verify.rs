@@ -14,9 +14,10 @@ pub struct VerifyArgs {
     /// The verification node this machine must be (a name under [nodes] in glossary.toml).
     #[arg(long, required = true)]
     pub node: Option<String>,
-    /// Run only this experiment (its folder name under measurements/).
-    #[arg(long)]
-    pub only: Option<String>,
+    /// Run only these experiments (folder names under measurements/): repeat the flag or
+    /// give a comma-separated list.
+    #[arg(long = "only", value_name = "ID", value_delimiter = ',')]
+    pub only: Vec<String>,
     /// Check the node, compile and resolve every configuration; time and write nothing.
     #[arg(long)]
     pub dry_run: bool,

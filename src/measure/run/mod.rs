@@ -39,7 +39,8 @@ use crate::measure::spec::{signature, Experiment, Mode, EXPERIMENT_FILE};
 pub struct VerifyRequest {
     pub root: PathBuf,
     pub node: String,
-    pub only: Option<String>,
+    /// The experiments to run, by id; empty: every experiment.
+    pub only: Vec<String>,
     /// Check, compile and resolve configurations; time nothing, write nothing.
     pub dry_run: bool,
     /// Run the ncu pass (achieved occupancy and the experiments' ncu metrics) when ncu
@@ -187,8 +188,9 @@ impl Report {
     }
 }
 
-/// The experiments under `measurements/`, all or the one asked for.
-pub fn select_experiments(root: &Path, only: Option<&str>) -> crate::Result<Vec<Experiment>> {
+/// The experiments under `measurements/`: all, or those in `only` (every id unknown there
+/// is an error, all named at once).
+pub fn select_experiments(root: &Path, only: &[String]) -> crate::Result<Vec<Experiment>> {
     let dir = Layout::new(root).measurements();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| crate::Error::io(&dir, e))?
@@ -196,14 +198,20 @@ pub fn select_experiments(root: &Path, only: Option<&str>) -> crate::Result<Vec<
         .filter(|p| p.join(EXPERIMENT_FILE).is_file())
         .collect();
     dirs.sort();
-    if let Some(id) = only {
-        dirs.retain(|d| d.file_name().and_then(|s| s.to_str()) == Some(id));
-        if dirs.is_empty() {
-            return Err(crate::Error::Other(format!(
-                "no experiment `{id}` (no {}/{id}/{EXPERIMENT_FILE})",
-                dir.display()
-            )));
-        }
+    if !only.is_empty() {
+        let id_of = |d: &PathBuf| d.file_name().and_then(|s| s.to_str()).map(str::to_string);
+        let missing: Vec<crate::Error> = only
+            .iter()
+            .filter(|id| !dirs.iter().any(|d| id_of(d).as_ref() == Some(*id)))
+            .map(|id| {
+                crate::Error::Other(format!(
+                    "no experiment `{id}` (no {}/{id}/{EXPERIMENT_FILE})",
+                    dir.display()
+                ))
+            })
+            .collect();
+        crate::Error::collect(missing)?;
+        dirs.retain(|d| id_of(d).is_some_and(|id| only.contains(&id)));
     }
     let mut experiments = Vec::new();
     let mut errors = Vec::new();
@@ -258,7 +266,7 @@ fn plan_one(exp: &Experiment, device: &DeviceVars) -> crate::Result<Vec<ConfigPl
 pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<Report, RunError> {
     let config = Config::load(&req.root)?;
     let profile = config.node(&req.node)?.clone();
-    let experiments = select_experiments(&req.root, req.only.as_deref())?;
+    let experiments = select_experiments(&req.root, &req.only)?;
     let mut report = Report {
         node: req.node.clone(),
         gpu: None,

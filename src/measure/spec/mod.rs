@@ -10,6 +10,7 @@ pub mod expr;
 pub mod plan;
 pub mod scaffold;
 pub mod signature;
+pub mod spans;
 pub mod types;
 
 use std::collections::HashSet;

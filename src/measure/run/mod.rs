@@ -246,14 +246,14 @@ pub fn plan_all(
 fn plan_one(exp: &Experiment, device: &DeviceVars) -> crate::Result<Vec<ConfigPlan>> {
     let plans = exp.plan(device)?;
     let source = exp.kernel_source()?;
-    let sigs = signature::scan(&source);
+    let sigs = signature::scan(&source.text);
     let files = exp.spec.kernels.join(", ");
     let mut seen = Vec::new();
     let mut errors = Vec::new();
     for p in &plans {
         for (near, msg) in signature::check(p, &sigs, &files) {
             if !seen.contains(&msg) {
-                errors.push(exp.error_near(Some(&near), msg.clone()));
+                errors.push(exp.error_at(Some(&near), msg.clone()));
                 seen.push(msg);
             }
         }

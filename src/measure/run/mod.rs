@@ -88,6 +88,8 @@ pub enum Outcome {
         notes: Vec<String>,
     },
     Planned {
+        /// Each axis and its number of values, in the file's order.
+        axes: Vec<(String, usize)>,
         configs: Vec<ConfigSummary>,
         notes: Vec<String>,
     },
@@ -174,6 +176,8 @@ impl ConfigSummary {
 pub struct Report {
     pub node: String,
     pub gpu: Option<String>,
+    /// What holds for the whole run (said once, not per experiment).
+    pub notes: Vec<String>,
     pub experiments: Vec<(String, Outcome)>,
 }
 
@@ -186,6 +190,14 @@ impl Report {
             Outcome::Planned { configs, .. } => configs.iter().all(|c| c.passed),
         })
     }
+}
+
+fn axis_sizes(exp: &Experiment) -> Vec<(String, usize)> {
+    exp.spec
+        .axes
+        .iter()
+        .map(|(k, v)| (k.clone(), v.len()))
+        .collect()
 }
 
 /// The experiments under `measurements/`: all, or those in `only` (every id unknown there
@@ -270,20 +282,22 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
     let mut report = Report {
         node: req.node.clone(),
         gpu: None,
+        notes: Vec::new(),
         experiments: Vec::new(),
     };
     if req.dry_run && !gpu::driver_present() {
         let plans = plan_all(&experiments, &device_from_profile(&profile))?;
+        report.notes.push(format!(
+            "no CUDA driver on this machine: experiments parsed, configs planned with node {}'s profile, launches checked against the kernel sources; compiling and the driver's checks skipped",
+            req.node
+        ));
         for (e, p) in experiments.iter().zip(plans) {
             report.experiments.push((
                 e.id.clone(),
                 Outcome::Planned {
+                    axes: axis_sizes(e),
                     configs: p.iter().map(ConfigSummary::planned).collect(),
-                    notes: vec![format!(
-                        "no CUDA driver on this machine: experiment parsed, {} configs planned with node {}'s profile, launches checked against the kernel sources; compiling and the driver's checks skipped",
-                        p.len(),
-                        req.node
-                    )],
+                    notes: Vec::new(),
                 },
             ));
         }
@@ -340,12 +354,16 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
         return Ok(report);
     }
     if req.dry_run {
+        report
+            .notes
+            .push("compiled and resolved every launch; ran nothing".into());
         for (exp, p) in experiments.iter().zip(&prepared) {
             report.experiments.push((
                 exp.id.clone(),
                 Outcome::Planned {
+                    axes: axis_sizes(exp),
                     configs: p.iter().map(|c| ConfigSummary::of(&c.record)).collect(),
-                    notes: vec!["compiled and resolved every launch; ran nothing".into()],
+                    notes: Vec::new(),
                 },
             ));
         }

@@ -62,7 +62,7 @@ fn driver_present() -> bool {
 #[test]
 fn verify_without_a_driver_says_so_and_does_not_panic() {
     if driver_present() {
-        eprintln!("skipped: a CUDA driver is present on this machine");
+        support::skip("a CUDA driver is present on this machine");
         return;
     }
     let site = fixture();
@@ -91,7 +91,7 @@ fn verify_refuses_a_node_that_is_not_in_the_config() {
 #[test]
 fn dry_run_without_a_driver_validates_the_experiments() {
     if driver_present() {
-        eprintln!("skipped: a CUDA driver is present on this machine");
+        support::skip("a CUDA driver is present on this machine");
         return;
     }
     let site = fixture();
@@ -225,7 +225,7 @@ fn the_committed_h200_records_say_where_they_came_from() {
 #[test]
 fn gpu_dry_run_resolves_every_day45_config() {
     if !driver_present() {
-        eprintln!("skipped: no CUDA driver on this machine");
+        support::skip("no CUDA driver on this machine");
         return;
     }
     let site = fixture();
@@ -235,7 +235,7 @@ fn gpu_dry_run_resolves_every_day45_config() {
     );
     let said = text(&out);
     if said.contains("this GPU is") {
-        eprintln!("skipped: this GPU is not the h200 node: {said}");
+        support::skip(&format!("this GPU is not the h200 node: {said}"));
         return;
     }
     assert!(out.status.success(), "{said}");
@@ -264,7 +264,7 @@ fn a_new_experiment_is_accepted_by_a_dry_run() {
     );
     let said = text(&out);
     if said.contains("this GPU is") {
-        eprintln!("skipped: this GPU is not the h200 node: {said}");
+        support::skip(&format!("this GPU is not the h200 node: {said}"));
         return;
     }
     assert!(out.status.success(), "{said}");
@@ -344,7 +344,7 @@ fn fixture_with_sweep() -> tempfile::TempDir {
 #[test]
 fn a_dry_run_summarises_each_experiment_in_two_lines_and_says_a_shared_note_once() {
     if driver_present() {
-        eprintln!("skipped: a CUDA driver is present on this machine");
+        support::skip("a CUDA driver is present on this machine");
         return;
     }
     let site = fixture_with_sweep();
@@ -375,7 +375,7 @@ fn a_dry_run_summarises_each_experiment_in_two_lines_and_says_a_shared_note_once
 #[test]
 fn verify_only_takes_several_experiments_repeated_or_comma_separated() {
     if driver_present() {
-        eprintln!("skipped: a CUDA driver is present on this machine");
+        support::skip("a CUDA driver is present on this machine");
         return;
     }
     let site = fixture_with_sweep();

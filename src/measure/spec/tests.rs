@@ -53,10 +53,6 @@ fn errors(text: &str) -> Vec<String> {
     }
 }
 
-fn line_with(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).unwrap() + 1
-}
-
 /// `line:column` of `at` in `text`: the first line holding `at` without its `|`, and the
 /// column of the `|` (or of the start of `at` when it has none).
 #[track_caller]
@@ -570,5 +566,23 @@ fn an_error_is_at_its_value_whatever_else_repeats_the_text() {
         .collect();
     for (e, line) in all.iter().zip(lines) {
         assert!(e.contains(&format!("experiment.yaml:{line}:")), "{all:#?}");
+    }
+}
+
+#[test]
+fn kernel_file_names_are_an_allow_list() {
+    for bad in ["\"a\\\"b.cu\"", "../x.cu", ".hidden.cu", "\"a b.cu\""] {
+        let text = good().replace("kernels: [scale.cu]", &format!("kernels: [{bad}]"));
+        let all = parse(&text)
+            .unwrap_err()
+            .flatten()
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>();
+        assert!(
+            all.iter()
+                .any(|e| e.contains("must be a file name beside the experiment file")),
+            "{bad}: {all:#?}"
+        );
     }
 }

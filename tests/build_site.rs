@@ -491,6 +491,53 @@ fn new_term_creates_a_draft_that_builds() {
         .output()
         .unwrap();
     assert!(!o.status.success());
+    // Its placeholders fail `check`, each at its line and column, saying what to write.
+    let path = root.join("content/terms/warp-divergence.md");
+    let scaffold = std::fs::read_to_string(&path).unwrap();
+    let out = run(root, &["check"]);
+    let said = stderr(&out);
+    assert!(!out.status.success(), "{said}");
+    assert_eq!(
+        said.matches("placeholder left by `glossary new term`")
+            .count(),
+        4,
+        "{said}"
+    );
+    let at = |needle: &str| {
+        let (i, l) = scaffold
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.contains(needle))
+            .unwrap();
+        format!(
+            "warp-divergence.md:{}:{}:",
+            i + 1,
+            l.find("<<replace:").unwrap() + 1
+        )
+    };
+    assert!(said.contains(&format!("{} placeholder left by `glossary new term`: write one sentence that defines warp divergence in place of `<<replace: one sentence that defines warp divergence>>`", at("summary:"))), "{said}");
+    assert!(said.contains(&at("url:")), "{said}");
+    assert!(!said.contains("must be an absolute http"), "{said}");
+    // Written over, the draft checks, refused only for want of sign-offs.
+    let written = scaffold
+        .replace(
+            "\"<<replace: one sentence that defines warp divergence>>\"",
+            "Lanes of one warp taking different branches.",
+        )
+        .replace(
+            "\"<<replace: the title of a page that documents warp divergence>>\"",
+            "CUDA C++ Programming Guide",
+        )
+        .replace(
+            "\"<<replace: that page's https address>>\"",
+            "https://docs.nvidia.com/cuda/cuda-c-programming-guide/",
+        )
+        .replace(
+            "<<replace: the body, in Markdown: what warp divergence is and why it matters>>",
+            "A warp runs each taken path in turn.",
+        );
+    assert!(!written.contains("<<replace:"), "{written}");
+    std::fs::write(&path, written).unwrap();
     let out = run(root, &["check"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("refused terms/warp-divergence"));

@@ -90,7 +90,7 @@ fn a_plan_runs_as_slurm_job_arrays_and_import_takes_the_good_records_back() {
     let slurm_conf = match cluster() {
         Ok(c) => c,
         Err(why) if !under_ci() => {
-            eprintln!("skipped: the test Slurm cluster cannot start here: {why}");
+            support::skip(&format!("the test Slurm cluster cannot start here: {why}"));
             return;
         }
         Err(why) => panic!("under CI the Slurm cluster must start: {why}"),

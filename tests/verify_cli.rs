@@ -62,7 +62,7 @@ fn driver_present() -> bool {
 #[test]
 fn verify_without_a_driver_says_so_and_does_not_panic() {
     if driver_present() {
-        eprintln!("skipped: a CUDA driver is present on this machine");
+        support::skip("a CUDA driver is present on this machine");
         return;
     }
     let site = fixture();
@@ -91,7 +91,7 @@ fn verify_refuses_a_node_that_is_not_in_the_config() {
 #[test]
 fn dry_run_without_a_driver_validates_the_experiments() {
     if driver_present() {
-        eprintln!("skipped: a CUDA driver is present on this machine");
+        support::skip("a CUDA driver is present on this machine");
         return;
     }
     let site = fixture();
@@ -120,17 +120,22 @@ fn a_broken_experiment_file_is_reported_with_file_and_line() {
         1,
     );
     std::fs::write(&exp, &broken).unwrap();
-    let line = broken
+    let (line, column) = broken
         .lines()
-        .position(|l| l.contains("elements_per_threads"))
-        .unwrap()
-        + 1;
+        .enumerate()
+        .find_map(|(i, l)| {
+            Some((
+                i + 1,
+                l.find("ceil_div(n, block * elements_per_threads)")? + 1,
+            ))
+        })
+        .unwrap();
     let out = glossary(site.path(), &["verify", "--node", "h200", "--dry-run"]);
     let said = text(&out);
     assert!(!out.status.success());
     assert!(
         said.contains(&format!(
-            "experiment.yaml:{line}:1: config `tlp1` (and 3 more): kernel `axpy_ept1`: grid: unknown name `elements_per_threads` in `ceil_div(n, block * elements_per_threads)`"
+            "experiment.yaml:{line}:{column}: config `tlp1` (and 3 more): kernel `axpy_ept1`: grid: unknown name `elements_per_threads` in `ceil_div(n, block * elements_per_threads)`"
         )),
         "{said}"
     );
@@ -220,7 +225,7 @@ fn the_committed_h200_records_say_where_they_came_from() {
 #[test]
 fn gpu_dry_run_resolves_every_day45_config() {
     if !driver_present() {
-        eprintln!("skipped: no CUDA driver on this machine");
+        support::skip("no CUDA driver on this machine");
         return;
     }
     let site = fixture();
@@ -230,7 +235,7 @@ fn gpu_dry_run_resolves_every_day45_config() {
     );
     let said = text(&out);
     if said.contains("this GPU is") {
-        eprintln!("skipped: this GPU is not the h200 node: {said}");
+        support::skip(&format!("this GPU is not the h200 node: {said}"));
         return;
     }
     assert!(out.status.success(), "{said}");
@@ -259,7 +264,7 @@ fn a_new_experiment_is_accepted_by_a_dry_run() {
     );
     let said = text(&out);
     if said.contains("this GPU is") {
-        eprintln!("skipped: this GPU is not the h200 node: {said}");
+        support::skip(&format!("this GPU is not the h200 node: {said}"));
         return;
     }
     assert!(out.status.success(), "{said}");
@@ -324,4 +329,98 @@ fn columns_read_any_recorded_quantity_with_its_unit_and_unknown_ones_are_errors(
     assert!(!out.status.success(), "{said}");
     assert!(said.contains("occupancy.md:8:1: unknown column `l2_hit_rate` in measured table `day45-occupancy`: neither the experiment nor its h200 record has it"), "{said}");
     assert!(said.contains("occupancy.md:11:1: claim \"ilp4 moves more bytes per second\": unknown column `bandwidth`"), "{said}");
+}
+
+/// [`fixture`] with the repository's 1,287-config occupancy sweep beside Day 45.
+fn fixture_with_sweep() -> tempfile::TempDir {
+    let dir = fixture();
+    copy_dir(
+        &repo().join("measurements/occupancy-sweep"),
+        &dir.path().join("measurements/occupancy-sweep"),
+    );
+    dir
+}
+
+#[test]
+fn a_dry_run_summarises_each_experiment_in_two_lines_and_says_a_shared_note_once() {
+    if driver_present() {
+        support::skip("a CUDA driver is present on this machine");
+        return;
+    }
+    let site = fixture_with_sweep();
+    let out = glossary(site.path(), &["verify", "--node", "h200", "--dry-run"]);
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{}", text(&out));
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(lines.len(), 5, "{said}");
+    assert!(
+        lines[0].starts_with("day45-occupancy: dry run, 10 configs"),
+        "{said}"
+    );
+    assert_eq!(
+        lines[2],
+        "occupancy-sweep: dry run, 1287 configs (axes max_registers 13 x block 11 x smem 9)"
+    );
+    assert!(
+        lines[3].ends_with("(1287 labels)") && lines[3].len() < 120,
+        "{said}"
+    );
+    assert!(
+        lines[4].starts_with("note: no CUDA driver on this machine"),
+        "{said}"
+    );
+    assert_eq!(said.matches("no CUDA driver").count(), 1, "{said}");
+}
+
+#[test]
+fn verify_only_takes_several_experiments_repeated_or_comma_separated() {
+    if driver_present() {
+        support::skip("a CUDA driver is present on this machine");
+        return;
+    }
+    let site = fixture_with_sweep();
+    let out = glossary(site.path(), &["new", "experiment", "scale"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let ids = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["verify", "--node", "h200", "--dry-run", "--json"];
+        all.extend(args);
+        let out = glossary(site.path(), &all);
+        assert!(out.status.success(), "{}", text(&out));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["experiments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e[0].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        ids(&["--only", "scale", "--only", "day45-occupancy"]),
+        ["day45-occupancy", "scale"]
+    );
+    assert_eq!(
+        ids(&["--only", "scale,occupancy-sweep"]),
+        ["occupancy-sweep", "scale"]
+    );
+    assert_eq!(ids(&[]).len(), 3);
+    // Every unknown id is named, at once.
+    let out = glossary(
+        site.path(),
+        &[
+            "verify",
+            "--node",
+            "h200",
+            "--dry-run",
+            "--only",
+            "nope,scale",
+            "--only",
+            "gone",
+        ],
+    );
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("no experiment `nope`") && said.contains("no experiment `gone`"),
+        "{said}"
+    );
 }

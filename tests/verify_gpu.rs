@@ -73,7 +73,7 @@ timing: {{warmup_ms: 5, min_samples: 5, max_samples: 50, time_cap_ms: 200, flush
 /// reason) where this machine cannot run it.
 fn site(kernel: &str) -> Option<tempfile::TempDir> {
     if !glossary::measure::run::gpu::driver_present() {
-        eprintln!("skipped: no CUDA driver on this machine");
+        support::skip("no CUDA driver on this machine");
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -112,7 +112,7 @@ fn verify(root: &Path) -> Option<Output> {
         ],
     );
     if text(&out).contains("this GPU is") {
-        eprintln!("skipped: this GPU is not the h200 node: {}", text(&out));
+        support::skip(&format!("this GPU is not the h200 node: {}", text(&out)));
         return None;
     }
     Some(out)

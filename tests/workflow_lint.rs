@@ -5,6 +5,9 @@
 //! actionlint comes from `tests/actionlint/install.sh` (CI runs it and sets $ACTIONLINT);
 //! without it the lint tests are skipped with a message, except under CI.
 
+#[path = "support/skip.rs"]
+mod skip;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -41,7 +44,7 @@ fn require_actionlint() -> Option<PathBuf> {
             panic!("under CI actionlint must be installed (tests/actionlint/install.sh)")
         }
         None => {
-            eprintln!("skipped: actionlint is not installed (run tests/actionlint/install.sh)");
+            skip::skip("actionlint is not installed (run tests/actionlint/install.sh)");
             None
         }
     }

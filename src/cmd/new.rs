@@ -3,6 +3,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
+use crate::content::placeholder;
 use crate::content::slug_problem;
 use crate::measure::spec::scaffold;
 
@@ -39,8 +40,13 @@ pub fn run(args: &NewArgs) -> Result<()> {
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let name = slug.replace('-', " ");
     let today = chrono::Local::now().date_naive();
+    // Each `<<replace: ...>>` fails `check` at its line until the author writes there.
     let text = format!(
-        "---\ntitle: What is {name}?\nname: {name}\nsummary: One sentence that defines {name}.\nrelated: []\nsources:\n  - title: Where this is documented\n    url: https://docs.nvidia.com/cuda/\n    checked: {today}\n---\nWrite the body here.\n"
+        "---\ntitle: What is {name}?\nname: {name}\nsummary: \"{}\"\nrelated: []\nsources:\n  - title: \"{}\"\n    url: \"{}\"\n    checked: {today}\n---\n{}\n",
+        placeholder(&format!("one sentence that defines {name}")),
+        placeholder(&format!("the title of a page that documents {name}")),
+        placeholder("that page's https address"),
+        placeholder(&format!("the body, in Markdown: what {name} is and why it matters")),
     );
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
     writeln!(

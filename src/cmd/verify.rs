@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::measure::run::{verify, Outcome, VerifyRequest};
+use crate::measure::run::{verify, ConfigSummary, Outcome, VerifyRequest};
 
 #[derive(clap::Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -14,9 +14,10 @@ pub struct VerifyArgs {
     /// The verification node this machine must be (a name under [nodes] in glossary.toml).
     #[arg(long, required = true)]
     pub node: Option<String>,
-    /// Run only this experiment (its folder name under measurements/).
-    #[arg(long)]
-    pub only: Option<String>,
+    /// Run only these experiments (folder names under measurements/): repeat the flag or
+    /// give a comma-separated list.
+    #[arg(long = "only", value_name = "ID", value_delimiter = ',')]
+    pub only: Vec<String>,
     /// Check the node, compile and resolve every configuration; time and write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -95,6 +96,9 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
         for (id, outcome) in &report.experiments {
             print_outcome(id, outcome);
         }
+        for n in &report.notes {
+            println!("note: {n}");
+        }
     }
     if !report.all_passed() {
         bail!("verify did not pass: see the failures above");
@@ -129,15 +133,93 @@ fn print_outcome(id: &str, outcome: &Outcome) {
             );
             (configs, notes)
         }
-        Outcome::Planned { configs, notes } => {
-            println!("{id}: dry run, {} configs", configs.len());
-            (configs, notes)
+        Outcome::Planned {
+            axes,
+            configs,
+            notes,
+        } => {
+            print_planned(id, axes, configs);
+            for n in notes {
+                println!("  note: {n}");
+            }
+            return;
         }
     };
     print_configs(configs);
     for n in notes {
         println!("  note: {n}");
     }
+}
+
+/// A dry run's experiment in a line or two: how many configs and from which axes, a few
+/// labels, and (where the driver was asked) the range of registers and occupancy.
+fn print_planned(id: &str, axes: &[(String, usize)], configs: &[ConfigSummary]) {
+    let failed = configs.iter().filter(|c| !c.passed).count();
+    println!(
+        "{id}: dry run, {}{}{}",
+        plural(configs.len(), "config"),
+        {
+            // The product of the axes, then the configs listed one by one.
+            let product: usize = if axes.is_empty() {
+                0
+            } else {
+                axes.iter().map(|a| a.1).product()
+            };
+            let listed = configs.len().saturating_sub(product);
+            let parts: Vec<String> = axes.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            match (axes.is_empty(), listed) {
+                (true, _) => String::new(),
+                (false, 0) => format!(" (axes {})", parts.join(" x ")),
+                (false, n) => format!(" (axes {}, and {n} listed)", parts.join(" x ")),
+            }
+        },
+        if failed > 0 {
+            format!(", {failed} not launchable")
+        } else {
+            String::new()
+        }
+    );
+    let labels: Vec<&str> = configs.iter().map(|c| c.label.as_str()).collect();
+    let mut line = format!("  {}", some_of(&labels));
+    let range = |v: Vec<f64>| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (!v.is_empty()).then_some((lo, hi))
+    };
+    if let Some((lo, hi)) = range(
+        configs
+            .iter()
+            .filter_map(|c| c.registers)
+            .map(f64::from)
+            .collect(),
+    ) {
+        line.push_str(&format!("; registers {lo}..{hi}"));
+    }
+    if let Some((lo, hi)) = range(configs.iter().filter_map(|c| c.occupancy).collect()) {
+        line.push_str(&format!(
+            "; occupancy {:.1}%..{:.1}%",
+            lo * 100.0,
+            hi * 100.0
+        ));
+    }
+    println!("{line}");
+}
+
+/// Up to eight labels in full; more as the first four, an ellipsis and the last.
+fn some_of(labels: &[&str]) -> String {
+    if labels.len() <= 8 {
+        return labels.join(", ");
+    }
+    format!(
+        "{}, ... {} ({} labels)",
+        labels[..4].join(", "),
+        labels[labels.len() - 1],
+        labels.len()
+    )
+}
+
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 fn print_configs(configs: &[crate::measure::run::ConfigSummary]) {

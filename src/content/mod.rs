@@ -23,5 +23,6 @@ pub use load::{
     load_content_visiting, load_entry, read_entry, reread, Content,
 };
 pub use validate::{
-    check_page_only, check_references, check_section, is_valid_slug, slug_problem, Known,
+    check_page_only, check_references, check_section, is_valid_slug, placeholder, slug_problem,
+    Known, PLACEHOLDER,
 };

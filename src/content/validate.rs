@@ -341,9 +341,40 @@ fn error_at(e: &Entry, key: &str, needle: &str, msg: String) -> Error {
     Error::content(&e.path, line.map(|line| Location { line, column: 1 }), msg)
 }
 
+/// How a placeholder starts: `<<replace: WHAT>>` marks where `glossary new term` left
+/// the author something to write. An entry holding one fails `check`.
+pub const PLACEHOLDER: &str = "<<replace:";
+
+/// A placeholder written for `what` (what the author is to write there).
+pub fn placeholder(what: &str) -> String {
+    format!("{PLACEHOLDER} {what}>>")
+}
+
+/// Every placeholder left in the file (front matter or body), at its line and column,
+/// saying what to write there.
+fn check_placeholders(e: &Entry) -> Vec<Error> {
+    let mut errors = Vec::new();
+    for (i, line) in e.raw.lines().enumerate() {
+        for (at, _) in line.match_indices(PLACEHOLDER) {
+            let rest = &line[at + PLACEHOLDER.len()..];
+            let what = rest.find(">>").map_or(rest, |end| &rest[..end]).trim();
+            errors.push(Error::content(
+                &e.path,
+                Some(Location {
+                    line: i + 1,
+                    column: line[..at].chars().count() + 1,
+                }),
+                format!("placeholder left by `glossary new term`: write {what} in place of `{PLACEHOLDER} {what}>>`"),
+            ));
+        }
+    }
+    errors
+}
+
 /// `is_term` says whether a term slug exists.
 pub(super) fn check_one(e: &Entry, is_term: &dyn Fn(&str) -> bool) -> Vec<Error> {
-    let mut errors = check_page_only(e);
+    let mut errors = check_placeholders(e);
+    errors.extend(check_page_only(e));
     let m = &e.meta;
     let mut err = |key: &str, needle: &str, msg: String| errors.push(error_at(e, key, needle, msg));
 
@@ -449,7 +480,8 @@ pub fn check_page_only(e: &Entry) -> Vec<Error> {
     let mut errors = Vec::new();
     let m = &e.meta;
     for (i, source) in m.sources.iter().enumerate() {
-        if !is_web_url(&source.url) {
+        // A placeholder is its own error (check_placeholders), not also a bad address.
+        if !is_web_url(&source.url) && !source.url.contains(PLACEHOLDER) {
             let line = split_front_matter(&e.path, &e.raw)
                 .ok()
                 .and_then(|split| line_of_item_field(&split, "sources", i, "url"));

@@ -123,7 +123,7 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
     let verify_req = VerifyRequest {
         root: work.path().to_path_buf(),
         node: name.clone(),
-        only: Some(checked.bundle.experiment.clone()),
+        only: vec![checked.bundle.experiment.clone()],
         dry_run: req.dry_run,
         ncu: req.ncu,
         launch_once: false,

@@ -15,6 +15,10 @@ if [[ ! -x "$chromium" ]]; then
     exit 1
   fi
   echo "warning: Chromium is not installed at $chromium; browser tests will be skipped" >&2
+  # For the list the test command ends with (tests/skipped.sh).
+  skipped="${CARGO_TARGET_DIR:-$repo/target}/tmp/skipped"
+  mkdir -p "$skipped"
+  echo "browser tests (tests/browser/run.sh): Chromium is not installed at $chromium" >"$skipped/browser"
 fi
 
 cd "$repo"

@@ -7,7 +7,8 @@
 #   tests/slurm/start-cluster.sh [--install] [--stop] [PARTITION...]
 #
 #   --install   apt-get the packages first (CI: a fresh Debian machine, run as root)
-#   --stop      stop the daemons this script started, and exit
+#   --stop      stop the daemons this script started (slurmd, slurmctld, and munged when
+#               this script started it), and exit
 #   PARTITION   partitions to define (default: node-a node-b node-c)
 #
 # Everything lives in $GLOSSARY_SLURM_DIR (default /tmp/glossary-slurm): config, state,
@@ -55,8 +56,24 @@ stop_daemons() {
   done
 }
 
+# munged is shared with anything else on the machine that uses munge: stopped only when
+# this script started it (it left $dir/munged.ours), by munged's own pid file.
+stop_munged() {
+  [ -f "$dir/munged.ours" ] || return 0
+  local pidfile=/run/munge/munged.pid pid
+  if [ -f "$pidfile" ]; then
+    pid=$(cat "$pidfile")
+    if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = munged ]; then
+      $sudo_ kill "$pid" 2>/dev/null || true
+      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    fi
+  fi
+  $sudo_ rm -f "$dir/munged.ours"
+}
+
 if [ $stop -eq 1 ]; then
   stop_daemons
+  stop_munged
   say "stopped the cluster in $dir"
   exit 0
 fi
@@ -114,6 +131,8 @@ if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
   else
     $sudo_ munged --force 9>&- || die "cannot start: munged failed"
   fi
+  $sudo_ mkdir -p "$dir"
+  $sudo_ touch "$dir/munged.ours"
   for _ in $(seq 50); do munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && break; sleep 0.1; done
   munge -n | unmunge >/dev/null || die "cannot start: munge does not round-trip a credential"
 fi

@@ -24,6 +24,9 @@ pub use files::{copy_dir, snapshot};
 pub mod fleet;
 pub mod signed;
 pub mod site;
+pub mod skip;
+#[allow(unused_imports)]
+pub use skip::skip;
 
 pub const NODE: &str = "testnode";
 pub const EXPERIMENT: &str = "axpy-test";

@@ -10,6 +10,7 @@ use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
 
 use super::error::{Doing, RunError};
 use super::gpu::Gpu;
+use crate::measure::spec::KernelSource;
 
 /// A loaded module and the options it was compiled with.
 pub struct Compiled {
@@ -26,18 +27,20 @@ pub fn options_for(experiment_options: &[String], arch: &str, extra: &[String]) 
     o
 }
 
+/// Compile `source`; a failure's log names each kernel file and its own line.
 pub fn compile(
     gpu: &Gpu,
     experiment_file: &Path,
-    source: &str,
+    source: &KernelSource,
     options: Vec<String>,
 ) -> Result<Compiled, RunError> {
     let fail = |log: String| RunError::Compile {
         path: experiment_file.to_path_buf(),
         options: options.clone(),
-        log,
+        log: source.locate_log(&log),
     };
-    let src = CString::new(source).map_err(|_| fail("source holds a NUL byte".into()))?;
+    let src =
+        CString::new(source.text.as_str()).map_err(|_| fail("source holds a NUL byte".into()))?;
     if options.iter().any(|o| o.contains('\0')) {
         return Err(fail("an option holds a NUL byte".into()));
     }

@@ -39,7 +39,8 @@ use crate::measure::spec::{signature, Experiment, Mode, EXPERIMENT_FILE};
 pub struct VerifyRequest {
     pub root: PathBuf,
     pub node: String,
-    pub only: Option<String>,
+    /// The experiments to run, by id; empty: every experiment.
+    pub only: Vec<String>,
     /// Check, compile and resolve configurations; time nothing, write nothing.
     pub dry_run: bool,
     /// Run the ncu pass (achieved occupancy and the experiments' ncu metrics) when ncu
@@ -87,6 +88,8 @@ pub enum Outcome {
         notes: Vec<String>,
     },
     Planned {
+        /// Each axis and its number of values, in the file's order.
+        axes: Vec<(String, usize)>,
         configs: Vec<ConfigSummary>,
         notes: Vec<String>,
     },
@@ -173,6 +176,8 @@ impl ConfigSummary {
 pub struct Report {
     pub node: String,
     pub gpu: Option<String>,
+    /// What holds for the whole run (said once, not per experiment).
+    pub notes: Vec<String>,
     pub experiments: Vec<(String, Outcome)>,
 }
 
@@ -187,8 +192,17 @@ impl Report {
     }
 }
 
-/// The experiments under `measurements/`, all or the one asked for.
-pub fn select_experiments(root: &Path, only: Option<&str>) -> crate::Result<Vec<Experiment>> {
+fn axis_sizes(exp: &Experiment) -> Vec<(String, usize)> {
+    exp.spec
+        .axes
+        .iter()
+        .map(|(k, v)| (k.clone(), v.len()))
+        .collect()
+}
+
+/// The experiments under `measurements/`: all, or those in `only` (every id unknown there
+/// is an error, all named at once).
+pub fn select_experiments(root: &Path, only: &[String]) -> crate::Result<Vec<Experiment>> {
     let dir = Layout::new(root).measurements();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| crate::Error::io(&dir, e))?
@@ -196,14 +210,20 @@ pub fn select_experiments(root: &Path, only: Option<&str>) -> crate::Result<Vec<
         .filter(|p| p.join(EXPERIMENT_FILE).is_file())
         .collect();
     dirs.sort();
-    if let Some(id) = only {
-        dirs.retain(|d| d.file_name().and_then(|s| s.to_str()) == Some(id));
-        if dirs.is_empty() {
-            return Err(crate::Error::Other(format!(
-                "no experiment `{id}` (no {}/{id}/{EXPERIMENT_FILE})",
-                dir.display()
-            )));
-        }
+    if !only.is_empty() {
+        let id_of = |d: &PathBuf| d.file_name().and_then(|s| s.to_str()).map(str::to_string);
+        let missing: Vec<crate::Error> = only
+            .iter()
+            .filter(|id| !dirs.iter().any(|d| id_of(d).as_ref() == Some(*id)))
+            .map(|id| {
+                crate::Error::Other(format!(
+                    "no experiment `{id}` (no {}/{id}/{EXPERIMENT_FILE})",
+                    dir.display()
+                ))
+            })
+            .collect();
+        crate::Error::collect(missing)?;
+        dirs.retain(|d| id_of(d).is_some_and(|id| only.contains(&id)));
     }
     let mut experiments = Vec::new();
     let mut errors = Vec::new();
@@ -238,14 +258,14 @@ pub fn plan_all(
 fn plan_one(exp: &Experiment, device: &DeviceVars) -> crate::Result<Vec<ConfigPlan>> {
     let plans = exp.plan(device)?;
     let source = exp.kernel_source()?;
-    let sigs = signature::scan(&source);
+    let sigs = signature::scan(&source.text);
     let files = exp.spec.kernels.join(", ");
     let mut seen = Vec::new();
     let mut errors = Vec::new();
     for p in &plans {
         for (near, msg) in signature::check(p, &sigs, &files) {
             if !seen.contains(&msg) {
-                errors.push(exp.error_near(Some(&near), msg.clone()));
+                errors.push(exp.error_at(Some(&near), msg.clone()));
                 seen.push(msg);
             }
         }
@@ -258,24 +278,26 @@ fn plan_one(exp: &Experiment, device: &DeviceVars) -> crate::Result<Vec<ConfigPl
 pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<Report, RunError> {
     let config = Config::load(&req.root)?;
     let profile = config.node(&req.node)?.clone();
-    let experiments = select_experiments(&req.root, req.only.as_deref())?;
+    let experiments = select_experiments(&req.root, &req.only)?;
     let mut report = Report {
         node: req.node.clone(),
         gpu: None,
+        notes: Vec::new(),
         experiments: Vec::new(),
     };
     if req.dry_run && !gpu::driver_present() {
         let plans = plan_all(&experiments, &device_from_profile(&profile))?;
+        report.notes.push(format!(
+            "no CUDA driver on this machine: experiments parsed, configs planned with node {}'s profile, launches checked against the kernel sources; compiling and the driver's checks skipped",
+            req.node
+        ));
         for (e, p) in experiments.iter().zip(plans) {
             report.experiments.push((
                 e.id.clone(),
                 Outcome::Planned {
+                    axes: axis_sizes(e),
                     configs: p.iter().map(ConfigSummary::planned).collect(),
-                    notes: vec![format!(
-                        "no CUDA driver on this machine: experiment parsed, {} configs planned with node {}'s profile, launches checked against the kernel sources; compiling and the driver's checks skipped",
-                        p.len(),
-                        req.node
-                    )],
+                    notes: Vec::new(),
                 },
             ));
         }
@@ -332,12 +354,16 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
         return Ok(report);
     }
     if req.dry_run {
+        report
+            .notes
+            .push("compiled and resolved every launch; ran nothing".into());
         for (exp, p) in experiments.iter().zip(&prepared) {
             report.experiments.push((
                 exp.id.clone(),
                 Outcome::Planned {
+                    axes: axis_sizes(exp),
                     configs: p.iter().map(|c| ConfigSummary::of(&c.record)).collect(),
-                    notes: vec!["compiled and resolved every launch; ran nothing".into()],
+                    notes: Vec::new(),
                 },
             ));
         }

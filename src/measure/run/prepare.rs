@@ -16,7 +16,7 @@ use super::gpu::Gpu;
 use crate::measure::record::{ConfigRecord, ConfigStatus, Quantity};
 use crate::measure::spec::plan::{ConfigPlan, LaunchPlan, Smem};
 use crate::measure::spec::signature::arg_sizes;
-use crate::measure::spec::{Experiment, Mode};
+use crate::measure::spec::{Experiment, Mode, Site, YamlPath};
 
 /// One launch, resolved.
 pub struct PreparedLaunch {
@@ -80,7 +80,7 @@ pub fn prepare(
     let file = exp.path();
     let source = exp.kernel_source()?;
     let mut modules: HashMap<Vec<String>, Compiled> = HashMap::new();
-    let mut problems: Vec<(Option<String>, String)> = Vec::new();
+    let mut problems: Vec<(Option<Site>, String)> = Vec::new();
     let free = if exp.spec.mode == Mode::Timed {
         Some(
             gpu.ctx
@@ -101,7 +101,7 @@ pub fn prepare(
         let module = &modules[&options];
         let occupancy_only = exp.spec.mode == Mode::Occupancy;
         let resolve =
-            |l: &LaunchPlan, problems: &mut Vec<(Option<String>, String)>| match resolve_launch(
+            |l: &LaunchPlan, problems: &mut Vec<(Option<Site>, String)>| match resolve_launch(
                 gpu,
                 module,
                 l,
@@ -110,7 +110,7 @@ pub fn prepare(
                 Ok(r) => Some(r),
                 Err(why) => {
                     problems.push((
-                        Some(format!("kernel: {}", l.written)),
+                        Some(l.at.key("kernel").value()),
                         format!("config `{}`: {why}", plan.label),
                     ));
                     None
@@ -129,7 +129,7 @@ pub fn prepare(
             let need = plan.buffer_bytes() + flush_bytes;
             if need > free {
                 problems.push((
-                    Some("buffers".into()),
+                    Some(YamlPath::top("buffers").name()),
                     format!(
                         "config `{}`: the buffers need {need} bytes ({:.2} GiB{}), more than the GPU's {free} bytes ({:.2} GiB) free; nothing was allocated",
                         plan.label,
@@ -193,7 +193,7 @@ pub fn prepare(
             {
                 if let Some(why) = &r.1 {
                     problems.push((
-                        Some(format!("kernel: {}", r.0.plan.written)),
+                        Some(r.0.plan.at.key("kernel").value()),
                         format!("config `{label}`: {why}"),
                     ));
                 }
@@ -223,7 +223,7 @@ pub fn prepare(
             seen.push(key);
             new
         })
-        .map(|(near, msg)| exp.error_near(near.as_deref(), msg))
+        .map(|(at, msg)| exp.error_at(at.as_ref(), msg))
         .collect();
     Err(RunError::Spec(
         crate::Error::collect(errors)

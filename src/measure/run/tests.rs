@@ -114,6 +114,7 @@ fn a_failed_check_leaves_the_good_record_and_says_what_failed() {
     let report = Report {
         node: "h200".into(),
         gpu: None,
+        notes: vec![],
         experiments: vec![(exp.id.clone(), out)],
     };
     assert!(!report.all_passed());
@@ -126,6 +127,7 @@ fn a_failed_check_leaves_the_good_record_and_says_what_failed() {
     let report = Report {
         node: "h200".into(),
         gpu: None,
+        notes: vec![],
         experiments: vec![(exp.id.clone(), out)],
     };
     assert!(!report.all_passed());

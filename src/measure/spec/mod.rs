@@ -10,6 +10,8 @@ pub mod expr;
 pub mod plan;
 pub mod scaffold;
 pub mod signature;
+pub mod source;
+pub mod spans;
 pub mod types;
 
 use std::collections::HashSet;
@@ -22,6 +24,8 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, Location, Result};
 
 pub use expr::{Expr, Num};
+pub use source::KernelSource;
+pub use spans::{Site, Spans, YamlPath};
 pub use types::{ElemType, Fill, ScalarType, Tolerance};
 
 pub const EXPERIMENT_FILE: &str = "experiment.yaml";
@@ -34,8 +38,8 @@ pub struct Experiment {
     pub id: String,
     pub dir: PathBuf,
     pub spec: ExperimentSpec,
-    /// The file's text, to find the line of an error found later (planning, binding).
-    pub text: String,
+    /// Where each key and value of the file is, for errors found later (planning, binding).
+    pub spans: Spans,
     /// sha256 over the experiment file and each kernel source, in the order listed.
     pub digest: String,
 }
@@ -162,6 +166,14 @@ impl Dims {
         match self {
             Dims::One(e) => vec![e],
             Dims::List(v) => v.iter().collect(),
+        }
+    }
+
+    /// Where part `i` is written, for dimensions written at `at`.
+    pub fn site(&self, at: &YamlPath, i: usize) -> Site {
+        match self {
+            Dims::One(_) => at.value(),
+            Dims::List(_) => at.index(i).value(),
         }
     }
 }
@@ -302,8 +314,9 @@ impl Experiment {
             .to_string();
         let path = dir.join(EXPERIMENT_FILE);
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let text = String::from_utf8_lossy(&bytes);
         let spec = ExperimentSpec::parse(&path, &text)?;
+        let spans = Spans::of(&text);
         let mut hasher = Sha256::new();
         hash_part(&mut hasher, EXPERIMENT_FILE, &bytes);
         for k in &spec.kernels {
@@ -315,7 +328,7 @@ impl Experiment {
             id,
             dir: dir.to_path_buf(),
             spec,
-            text,
+            spans,
             digest: format!("sha256:{}", hex::encode(hasher.finalize())),
         })
     }
@@ -337,13 +350,18 @@ impl Experiment {
         self.dir.join(EXPERIMENT_FILE)
     }
 
-    /// Every quantity name a record of this experiment has: built in, params and axes,
-    /// metrics, ncu metrics.
+    /// Every quantity name a record of this experiment has: built in, params and numeric
+    /// axes, metrics, ncu metrics. A string axis is in each row's label, not a quantity.
     pub fn quantity_names(&self) -> Vec<&str> {
         crate::measure::record::BUILT_IN
             .iter()
             .map(|(n, _)| *n)
-            .chain(self.spec.param_names())
+            .chain(
+                self.spec
+                    .param_names()
+                    .into_iter()
+                    .filter(|n| !self.spec.is_string_axis(n)),
+            )
             .chain(self.spec.metrics.keys().map(String::as_str))
             .chain(self.spec.ncu_metrics.iter().map(String::as_str))
             .collect()
@@ -353,50 +371,35 @@ impl Experiment {
         self.quantity_names().contains(&name)
     }
 
-    /// An error about this file, at the first line holding `near` (if given and found).
-    /// A kernel is looked for as `kernel: NAME`, then quoted, then as a bare word.
-    pub fn error_near(&self, near: Option<&str>, message: impl Into<String>) -> Error {
-        let at = near.and_then(|n| {
-            line_of(&self.text, n).or_else(|| {
-                let name = n.strip_prefix("kernel: ")?;
-                line_of(&self.text, &format!("kernel: \"{name}\""))
-                    .or_else(|| line_of(&self.text, name))
-            })
-        });
-        Error::content(self.path(), at, message.into())
+    /// An error about this file, at the line and column of `at` (when it has a place).
+    pub fn error_at(&self, at: Option<&Site>, message: impl Into<String>) -> Error {
+        let location = at.and_then(|s| self.spans.locate(s));
+        Error::content(self.path(), location, message.into())
     }
 
     /// The kernel sources, concatenated in the order listed, as NVRTC compiles them.
-    pub fn kernel_source(&self) -> Result<String> {
-        let mut src = String::new();
-        for k in &self.spec.kernels {
-            let p = self.dir.join(k);
-            let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
-            if text.contains('\0') {
-                return Err(Error::content(
-                    &p,
-                    None,
-                    "kernel source contains a NUL byte",
-                ));
-            }
-            src.push_str(&text);
-            src.push('\n');
-        }
-        Ok(src)
+    pub fn kernel_source(&self) -> Result<KernelSource> {
+        let files: Vec<(String, PathBuf)> = self
+            .spec
+            .kernels
+            .iter()
+            .map(|k| (k.clone(), self.dir.join(k)))
+            .collect();
+        KernelSource::read(&files)
     }
 }
 
-/// A problem found in a file, with a text to look for to find its line.
+/// A problem found in a file, with the key or value it is about.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
-    pub near: Option<String>,
+    pub at: Option<Site>,
     pub message: String,
 }
 
 impl Problem {
-    pub fn new(near: Option<&str>, message: impl Into<String>) -> Problem {
+    pub fn new(at: Option<Site>, message: impl Into<String>) -> Problem {
         Problem {
-            near: near.map(str::to_string),
+            at,
             message: message.into(),
         }
     }
@@ -427,12 +430,16 @@ impl ExperimentSpec {
             Error::content(path, at, e.to_string())
         })?;
         let mut problems = spec.problems();
+        if problems.is_empty() {
+            return Ok(spec);
+        }
         let mut seen = HashSet::new();
-        problems.retain(|p| seen.insert((p.near.clone(), p.message.clone())));
+        problems.retain(|p| seen.insert((p.at.clone(), p.message.clone())));
+        let spans = Spans::of(text);
         let errors = problems
             .into_iter()
             .map(|p| {
-                let at = p.near.as_deref().and_then(|n| line_of(text, n));
+                let at = p.at.as_ref().and_then(|s| spans.locate(s));
                 Error::content(path, at, p.message)
             })
             .collect();
@@ -449,6 +456,16 @@ impl ExperimentSpec {
             .collect()
     }
 
+    /// An axis of strings (`variant: [naive, tiled]`): its values name things (kernels,
+    /// labels, compile options) and are never numbers. Its first value decides; an axis
+    /// mixing both kinds is an error.
+    pub fn is_string_axis(&self, name: &str) -> bool {
+        self.axes
+            .get(name)
+            .and_then(|v| v.first())
+            .is_some_and(|v| is_string_value(&v.0))
+    }
+
     /// The index of the timed launch.
     pub fn timed_launch(&self) -> usize {
         self.launches.iter().position(|l| l.timed).unwrap_or(0)
@@ -456,43 +473,57 @@ impl ExperimentSpec {
 
     fn problems(&self) -> Vec<Problem> {
         let mut out = Vec::new();
-        let mut bad = |near: Option<&str>, message: String| out.push(Problem::new(near, message));
+        let mut bad = |at: Site, message: String| out.push(Problem::new(Some(at), message));
+        let top = YamlPath::top;
         if self.kernels.is_empty() {
-            bad(Some("kernels"), "`kernels` lists no source file".into());
+            bad(
+                top("kernels").value(),
+                "`kernels` lists no source file".into(),
+            );
         }
-        for k in &self.kernels {
-            if k.is_empty() || k.contains('/') || k.contains('\\') || k.starts_with('.') {
+        for (i, k) in self.kernels.iter().enumerate() {
+            if !is_kernel_file_name(k) {
                 bad(
-                    Some(k),
-                    format!("kernel `{k}` must be a file name beside the experiment file"),
+                    top("kernels").index(i).value(),
+                    format!("kernel `{k}` must be a file name beside the experiment file (letters, digits, '_', '-', '.', not starting with '.')"),
                 );
             }
         }
-        for o in &self.compile_options {
+        for (i, o) in self.compile_options.iter().enumerate() {
             if o.starts_with("--gpu-architecture") || o.starts_with("-arch") {
                 bad(
-                    Some(o),
+                    top("compile_options").index(i).value(),
                     format!("compile option `{o}`: the architecture is taken from the device at run time"),
                 );
             }
         }
         if self.max_configs == 0 {
             bad(
-                Some("max_configs"),
+                top("max_configs").value(),
                 "`max_configs` must be at least 1".into(),
             );
         }
         // Names: params, axes, device properties and built-ins must not collide.
+        let name_site = |name: &str| {
+            if self.params.contains_key(name) {
+                top("params").key(name).name()
+            } else {
+                top("axes").key(name).name()
+            }
+        };
         let mut seen = HashSet::new();
         for name in self.param_names() {
             if !is_identifier(name) {
                 bad(
-                    Some(name),
+                    name_site(name),
                     format!("`{name}` is not a name (letters, digits, '_')"),
                 );
             }
             if !seen.insert(name) {
-                bad(Some(name), format!("`{name}` is both a param and an axis"));
+                bad(
+                    top("axes").key(name).name(),
+                    format!("`{name}` is both a param and an axis"),
+                );
             }
             if plan::DEVICE_VARS.contains(&name)
                 || LAUNCH_FACTS.contains(&name)
@@ -500,30 +531,54 @@ impl ExperimentSpec {
                 || name == "label"
             {
                 bad(
-                    Some(name),
+                    name_site(name),
                     format!("`{name}` is a built-in name (device property, launch fact or time) and cannot be a param"),
                 );
             }
         }
         for (name, values) in &self.axes {
+            let axis = top("axes").key(name);
             if values.is_empty() {
-                bad(Some(name), format!("axis `{name}` lists no value"));
+                bad(axis.name(), format!("axis `{name}` lists no value"));
+                continue;
+            }
+            // One kind per axis, set by its first value.
+            let strings = is_string_value(&values[0].0);
+            for (i, v) in values.iter().enumerate().skip(1) {
+                if is_string_value(&v.0) != strings {
+                    let (this, first) = if strings {
+                        ("a number or expression", "strings")
+                    } else {
+                        ("a string (or an unknown name)", "numbers")
+                    };
+                    bad(
+                        axis.index(i).value(),
+                        format!("axis `{name}`: `{}` is {this}, but the axis's first value makes it an axis of {first} (an axis holds strings or numbers, not both)", v.0),
+                    );
+                }
             }
         }
         // Every expression must parse; names are checked when configs are planned.
-        let mut exprs: Vec<(&str, &ExprSrc)> = Vec::new();
+        let mut exprs: Vec<(Site, &ExprSrc)> = Vec::new();
         for (k, v) in &self.params {
-            exprs.push((k, v));
+            exprs.push((top("params").key(k).value(), v));
         }
-        for v in self.axes.values().flatten() {
-            exprs.push(("axes", v));
+        for (name, values) in &self.axes {
+            if !self.is_string_axis(name) {
+                for (i, v) in values.iter().enumerate() {
+                    exprs.push((top("axes").key(name).index(i).value(), v));
+                }
+            }
         }
-        for c in &self.configs {
+        // A string axis set by a config or an override: a string, never arithmetic.
+        let mut settings = Vec::new();
+        for (ci, c) in self.configs.iter().enumerate() {
+            let at = top("configs").index(ci);
             for (k, v) in c {
                 if k == "label" {
                     if !is_label(&v.0) {
                         bad(
-                            Some(&v.0),
+                            at.key(k).value(),
                             format!("label `{}` must be lowercase letters, digits and '-'", v.0),
                         );
                     }
@@ -531,76 +586,91 @@ impl ExperimentSpec {
                 }
                 if !self.params.contains_key(k) && !self.axes.contains_key(k) {
                     bad(
-                        Some(k),
+                        at.key(k).name(),
                         format!("config sets `{k}`, which is not a param or an axis"),
                     );
                 }
-                exprs.push((k, v));
+                settings.push((at.key(k), k, v));
             }
         }
-        for o in &self.overrides {
-            for (k, v) in o.when.iter().chain(&o.set) {
-                if !self.params.contains_key(k) && !self.axes.contains_key(k) {
-                    bad(
-                        Some(k),
-                        format!("override names `{k}`, which is not a param or an axis"),
-                    );
+        for (oi, o) in self.overrides.iter().enumerate() {
+            let at = top("overrides").index(oi);
+            for (part, map) in [("where", &o.when), ("set", &o.set)] {
+                for (k, v) in map {
+                    if !self.params.contains_key(k) && !self.axes.contains_key(k) {
+                        bad(
+                            at.key(part).key(k).name(),
+                            format!("override names `{k}`, which is not a param or an axis"),
+                        );
+                    }
+                    settings.push((at.key(part).key(k), k, v));
                 }
-                exprs.push((k, v));
+            }
+        }
+        for (at, k, v) in settings {
+            if !self.is_string_axis(k) {
+                exprs.push((at.value(), v));
+            } else if !is_string_value(&v.0) {
+                bad(
+                    at.value(),
+                    format!("`{k}` is a string axis: `{}` is not a string value (letters, digits and '_', not a device property)", v.0),
+                );
             }
         }
         for (name, b) in &self.buffers {
+            let at = top("buffers").key(name);
             if !is_identifier(name) {
                 bad(
-                    Some(name),
+                    at.name(),
                     format!("buffer `{name}` is not a name (letters, digits, '_')"),
                 );
             }
-            exprs.push((name, &b.length));
+            exprs.push((at.key("length").value(), &b.length));
             match (&b.tolerance, b.output, b.ty.is_float()) {
                 (None, true, true) if self.mode == Mode::Timed => bad(
-                    Some(name),
+                    at.name(),
                     format!("output buffer `{name}` is {}: give a `tolerance` (abs, rel or ulps)", b.ty.name()),
                 ),
                 (Some(_), _, false) => bad(
-                    Some(name),
+                    at.key("tolerance").value(),
                     format!("buffer `{name}` is {}: integer outputs match exactly, a tolerance does not apply", b.ty.name()),
                 ),
                 (Some(_), false, _) => bad(
-                    Some(name),
+                    at.key("tolerance").value(),
                     format!("buffer `{name}` has a tolerance but is not an output"),
                 ),
                 _ => {}
             }
             if let Some(t) = &b.tolerance {
                 if let Err(e) = t.check() {
-                    bad(Some(name), format!("buffer `{name}`: {e}"));
+                    bad(at.key("tolerance").value(), format!("buffer `{name}`: {e}"));
                 }
             }
             if let Some(f) = &b.fill {
                 if let Err(e) = f.check(b.ty) {
-                    bad(Some(name), format!("buffer `{name}`: {e}"));
+                    bad(at.key("fill").value(), format!("buffer `{name}`: {e}"));
                 }
             }
         }
         if self.launches.is_empty() {
-            bad(Some("launches"), "`launches` lists no launch".into());
+            bad(top("launches").value(), "`launches` lists no launch".into());
         }
         let timed = self.launches.iter().filter(|l| l.timed).count();
         if self.launches.len() > 1 && timed != 1 {
             bad(
-                Some("launches"),
+                top("launches").name(),
                 format!(
                     "with {} launches, exactly one needs `timed: true` ({timed} have it)",
                     self.launches.len()
                 ),
             );
         }
-        let mut launch_lists: Vec<(&str, &Vec<LaunchSpec>)> = vec![("launches", &self.launches)];
+        let mut launch_lists: Vec<(YamlPath, &Vec<LaunchSpec>)> =
+            vec![(top("launches"), &self.launches)];
         let outputs = self.buffers.values().any(|b| b.output);
         match (&self.reference, self.mode) {
             (None, Mode::Timed) if outputs => bad(
-                Some("buffers"),
+                top("buffers").name(),
                 "outputs need a `reference` to be checked against (`reference: {launches: [...]}` or `{config: LABEL}`)".into(),
             ),
             (Some(r), _) => match (&r.config, &r.launches) {
@@ -609,37 +679,40 @@ impl ExperimentSpec {
                         && self.label.is_none()
                         && self.axes.is_empty()
                     {
-                        bad(Some(label), format!("reference config `{label}` is not a configuration of this experiment"));
+                        bad(top("reference").key("config").value(), format!("reference config `{label}` is not a configuration of this experiment"));
                     }
                 }
                 (None, Some(l)) => {
                     if l.is_empty() {
-                        bad(Some("reference"), "`reference.launches` lists no launch".into());
+                        bad(top("reference").key("launches").value(), "`reference.launches` lists no launch".into());
                     }
-                    launch_lists.push(("reference", l));
+                    launch_lists.push((top("reference").key("launches"), l));
                 }
-                _ => bad(Some("reference"), "`reference` needs exactly one of `config` or `launches`".into()),
+                _ => bad(top("reference").name(), "`reference` needs exactly one of `config` or `launches`".into()),
             },
             _ => {}
         }
-        for (_, list) in &launch_lists {
-            for l in list.iter() {
+        for (list_at, list) in &launch_lists {
+            for (li, l) in list.iter().enumerate() {
+                let at = list_at.index(li);
+                let kernel_at = at.key("kernel").value();
                 if !is_template_identifier(&l.kernel) {
                     bad(
-                        Some(&l.kernel),
+                        kernel_at.clone(),
                         format!(
                             "kernel `{}` is not a C identifier (with optional {{param}} parts)",
                             l.kernel
                         ),
                     );
                 }
-                for a in &l.args {
+                for (ai, a) in l.args.iter().enumerate() {
+                    let arg_at = at.key("args").index(ai);
                     match a {
                         ArgSpec::Buffer(b) => {
                             if !self.buffers.contains_key(b) {
                                 let known: Vec<&str> =
                                     self.buffers.keys().map(String::as_str).collect();
-                                bad(Some(b), format!(
+                                bad(arg_at.value(), format!(
                                     "kernel `{}`: argument `{b}` is not a buffer (buffers: {}); a scalar needs its type, e.g. {{u64: {b}}}",
                                     l.kernel, if known.is_empty() { "none".into() } else { known.join(", ") }
                                 ));
@@ -648,7 +721,7 @@ impl ExperimentSpec {
                         ArgSpec::Scalar(m) => {
                             if m.len() != 1 {
                                 bad(
-                                    Some(&l.kernel),
+                                    arg_at.value(),
                                     format!(
                                         "kernel `{}`: a scalar argument is one `type: value` pair",
                                         l.kernel
@@ -657,9 +730,9 @@ impl ExperimentSpec {
                             }
                             for (ty, v) in m {
                                 if ScalarType::from_name(ty).is_none() {
-                                    bad(Some(ty), format!("kernel `{}`: `{ty}` is not a scalar type (i32, u32, i64, u64, f32, f64)", l.kernel));
+                                    bad(arg_at.key(ty).name(), format!("kernel `{}`: `{ty}` is not a scalar type (i32, u32, i64, u64, f32, f64)", l.kernel));
                                 }
-                                exprs.push((ty, v));
+                                exprs.push((arg_at.key(ty).value(), v));
                             }
                         }
                     }
@@ -668,7 +741,7 @@ impl ExperimentSpec {
                     let parts = d.parts();
                     if parts.is_empty() || parts.len() > 3 {
                         bad(
-                            Some(what),
+                            at.key(what).value(),
                             format!(
                                 "kernel `{}`: `{what}` has 1 to 3 dimensions, not {}",
                                 l.kernel,
@@ -676,45 +749,45 @@ impl ExperimentSpec {
                             ),
                         );
                     }
-                    for p in parts {
-                        exprs.push((what, p));
+                    for (i, p) in parts.into_iter().enumerate() {
+                        exprs.push((d.site(&at.key(what), i), p));
                     }
                 }
                 if l.dynamic_smem.is_some() && l.target_blocks_per_sm.is_some() {
                     bad(
-                        Some(&l.kernel),
+                        at.key("target_blocks_per_sm").name(),
                         format!(
                             "kernel `{}`: give `dynamic_smem` or `target_blocks_per_sm`, not both",
                             l.kernel
                         ),
                     );
                 }
-                for e in [
-                    &l.dynamic_smem,
-                    &l.target_blocks_per_sm,
-                    &l.carveout_percent,
-                ]
-                .into_iter()
-                .flatten()
-                {
-                    exprs.push((&l.kernel, e));
+                for (key, e) in [
+                    ("dynamic_smem", &l.dynamic_smem),
+                    ("target_blocks_per_sm", &l.target_blocks_per_sm),
+                    ("carveout_percent", &l.carveout_percent),
+                ] {
+                    if let Some(e) = e {
+                        exprs.push((at.key(key).value(), e));
+                    }
                 }
             }
         }
         for (name, m) in &self.metrics {
+            let at = top("metrics").key(name);
             if !is_identifier(name) {
                 bad(
-                    Some(name),
+                    at.name(),
                     format!("metric `{name}` is not a name (letters, digits, '_')"),
                 );
             }
             if self.params.contains_key(name) || self.axes.contains_key(name) {
-                bad(Some(name), format!("metric `{name}` has a param's name"));
+                bad(at.name(), format!("metric `{name}` has a param's name"));
             }
-            exprs.push((name, &m.value));
+            exprs.push((at.key("value").value(), &m.value));
         }
         // What a metric may read: params, device, launch facts, time, ncu metrics and
-        // the metrics before it.
+        // the metrics before it. A string axis is refused below, for every expression.
         let mut readable: Vec<&str> = self.param_names();
         readable.extend(plan::DEVICE_VARS);
         readable.extend(LAUNCH_FACTS);
@@ -724,7 +797,7 @@ impl ExperimentSpec {
             if let Ok(e) = Expr::parse(&m.value.0) {
                 for n in e.names() {
                     if !readable.contains(&n) {
-                        bad(Some(&m.value.0), format!(
+                        bad(top("metrics").key(name).key("value").value(), format!(
                             "metric `{name}`: unknown name `{n}` in `{}` (a metric reads params, device properties, launch facts such as warps_per_sm, times such as median_ms, ncu metrics and earlier metrics)",
                             m.value.0
                         ));
@@ -733,62 +806,80 @@ impl ExperimentSpec {
             }
             readable.push(name);
         }
-        for m in &self.ncu_metrics {
+        for (i, m) in self.ncu_metrics.iter().enumerate() {
             let ok = !m.is_empty()
                 && m.chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
                 && m.contains("__");
             if !ok {
                 bad(
-                    Some(m),
+                    top("ncu_metrics").index(i).value(),
                     format!(
                         "`{m}` is not an Nsight Compute metric name (like dram__bytes_read.sum)"
                     ),
                 );
             }
         }
-        for (near, e) in exprs {
-            if let Err(why) = Expr::parse(&e.0) {
-                bad(Some(if e.0.is_empty() { near } else { &e.0 }), why);
+        for (at, e) in exprs {
+            match Expr::parse(&e.0) {
+                Err(why) => bad(at, why),
+                Ok(parsed) => {
+                    for n in parsed.names() {
+                        if let Some(values) = self.axes.get(n).filter(|_| self.is_string_axis(n)) {
+                            let shown: Vec<&str> = values.iter().map(|v| v.0.as_str()).collect();
+                            bad(at.clone(), format!(
+                                "`{n}` is a string axis ({}): it can name kernels, labels and compile options as `{{{n}}}`, but not be used in arithmetic (`{}`)",
+                                shown.join(", "), e.0
+                            ));
+                        }
+                    }
+                }
             }
         }
         if let Some(l) = &self.label {
             if let Err(e) = plan::check_template(l, &self.param_names()) {
-                bad(Some("label"), format!("label template: {e}"));
+                bad(top("label").value(), format!("label template: {e}"));
             }
         }
         let t = &self.timing;
+        let timing = top("timing");
         if !(t.max_rsd > 0.0 && t.max_rsd < 1.0) {
             bad(
-                Some("max_rsd"),
+                timing.key("max_rsd").value(),
                 format!("`max_rsd` {} must be between 0 and 1", t.max_rsd),
             );
         }
         if let Some(r) = t.reproducibility {
             if !(r > 0.0 && r < 1.0) {
                 bad(
-                    Some("reproducibility"),
+                    timing.key("reproducibility").value(),
                     format!("`reproducibility` {r} must be between 0 and 1 (0.05 = 5%)"),
                 );
             }
         }
         if t.min_samples < 3 {
             bad(
-                Some("min_samples"),
+                timing.key("min_samples").value(),
                 "`min_samples` must be at least 3".into(),
             );
         }
         if t.max_samples < t.min_samples {
             bad(
-                Some("max_samples"),
+                timing.key("max_samples").value(),
                 "`max_samples` is below `min_samples`".into(),
             );
         }
         if t.time_cap_ms.is_nan() || t.time_cap_ms <= 0.0 {
-            bad(Some("time_cap_ms"), "`time_cap_ms` must be positive".into());
+            bad(
+                timing.key("time_cap_ms").value(),
+                "`time_cap_ms` must be positive".into(),
+            );
         }
         if t.warmup_ms.is_nan() || t.warmup_ms < 0.0 {
-            bad(Some("warmup_ms"), "`warmup_ms` must not be negative".into());
+            bad(
+                timing.key("warmup_ms").value(),
+                "`warmup_ms` must not be negative".into(),
+            );
         }
         out
     }
@@ -798,6 +889,22 @@ pub fn is_label(s: &str) -> bool {
     !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// A string axis value: a name (letters, digits, '_'; not a digit first) that is not a
+/// device property, which reads as that property's number.
+pub fn is_string_value(s: &str) -> bool {
+    is_identifier(s) && !plan::DEVICE_VARS.contains(&s)
+}
+
+/// A kernel source file's name: an allow-list, so that it is a file beside the experiment
+/// file and can be named in a `#line` directive as it is.
+fn is_kernel_file_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 128
+        && !s.starts_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 pub fn is_identifier(s: &str) -> bool {
@@ -822,28 +929,6 @@ fn is_template_identifier(s: &str) -> bool {
     let mut chars = out.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// The 1-based line of the first line that holds `needle` as a whole word, column 1.
-pub fn line_of(text: &str, needle: &str) -> Option<Location> {
-    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    text.lines().enumerate().find_map(|(i, line)| {
-        // Comments are not where anything is defined.
-        let line = match line.find('#') {
-            Some(0) => "",
-            Some(i) if line[..i].ends_with(' ') => &line[..i],
-            _ => line,
-        };
-        let found = line.match_indices(needle).any(|(at, _)| {
-            let before = line[..at].chars().next_back();
-            let after = line[at + needle.len()..].chars().next();
-            !before.is_some_and(is_word) && !after.is_some_and(is_word)
-        });
-        found.then_some(Location {
-            line: i + 1,
-            column: 1,
-        })
-    })
 }
 
 /// Length-prefixed so that moving bytes between files changes the digest.

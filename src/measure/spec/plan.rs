@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::expr::{Expr, Num};
+use super::spans::{Site, YamlPath};
 use super::types::{ElemType, Fill, ScalarType, Tolerance};
 use super::{ArgSpec, Dims, Experiment, ExperimentSpec, ExprSrc, LaunchSpec, Problem};
 
@@ -68,8 +69,9 @@ pub enum Smem {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LaunchPlan {
     pub kernel: String,
-    /// The kernel as the file writes it (`axpy_ept{ept}`), to find its line.
-    pub written: String,
+    /// Where the launch is written (`launches[0]`), for errors found later.
+    #[serde(skip)]
+    pub at: YamlPath,
     pub args: Vec<Arg>,
     pub grid: [u32; 3],
     pub block: [u32; 3],
@@ -89,8 +91,10 @@ impl LaunchPlan {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConfigPlan {
     pub label: String,
-    /// Every param and axis value of this configuration.
+    /// Every param and number axis value of this configuration.
     pub params: IndexMap<String, i64>,
+    /// Every string axis value (`variant: tiled`).
+    pub strings: IndexMap<String, String>,
     /// NVRTC options with `{param}`s filled in (the architecture is added at run time).
     pub compile_options: Vec<String>,
     pub buffers: Vec<BufferPlan>,
@@ -118,8 +122,11 @@ impl ConfigPlan {
     }
 }
 
-/// Fill `{name}` parts of `template` from `env`.
-pub fn fill_template(template: &str, env: &dyn Fn(&str) -> Option<Num>) -> Result<String, String> {
+/// Fill `{name}` parts of `template` from `env`: a number, or a string axis's value.
+pub fn fill_template(
+    template: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = template;
     while let Some(i) = rest.find('{') {
@@ -129,7 +136,7 @@ pub fn fill_template(template: &str, env: &dyn Fn(&str) -> Option<Num>) -> Resul
             .ok_or_else(|| format!("`{template}`: `{{` without `}}`"))?;
         let name = rest[i + 1..i + j].trim();
         let v = env(name).ok_or_else(|| format!("unknown name `{name}` in `{template}`"))?;
-        out.push_str(&v.to_string());
+        out.push_str(&v);
         rest = &rest[i + j + 1..];
     }
     out.push_str(rest);
@@ -138,35 +145,39 @@ pub fn fill_template(template: &str, env: &dyn Fn(&str) -> Option<Num>) -> Resul
 
 /// The `{name}`s of a template must be params or axes.
 pub fn check_template(template: &str, names: &[&str]) -> Result<(), String> {
-    fill_template(template, &|n| names.contains(&n).then_some(Num::Int(0))).map(|_| ())
+    fill_template(template, &|n| names.contains(&n).then(|| "0".to_string())).map(|_| ())
 }
 
-/// Errors of one experiment: `(near, message)`, each site once.
+/// Errors of one experiment: `(site, message)`, each site once.
 #[derive(Default)]
 struct Problems {
-    seen: IndexMap<(Option<String>, String), (String, usize)>,
+    seen: IndexMap<(Option<Site>, String), (String, usize)>,
 }
 
 impl Problems {
-    fn add(&mut self, label: &str, near: Option<&str>, message: String) {
+    fn add(&mut self, label: &str, at: Site, message: String) {
         let e = self
             .seen
-            .entry((near.map(str::to_string), message))
+            .entry((Some(at), message))
             .or_insert((label.to_string(), 0));
         e.1 += 1;
+    }
+
+    fn count(&self) -> usize {
+        self.seen.values().map(|v| v.1).sum()
     }
 
     fn into_vec(self) -> Vec<Problem> {
         self.seen
             .into_iter()
-            .map(|((near, message), (label, count))| {
+            .map(|((at, message), (label, count))| {
                 let who = match (label.as_str(), count) {
                     ("", _) => String::new(),
                     (l, 1) => format!("config `{l}`: "),
                     (l, n) => format!("config `{l}` (and {} more): ", n - 1),
                 };
                 Problem {
-                    near,
+                    at,
                     message: format!("{who}{message}"),
                 }
             })
@@ -175,17 +186,36 @@ impl Problems {
 }
 
 impl Experiment {
-    /// Every configuration, concrete; or every problem, each with its file and line.
+    /// Every configuration, concrete; or every problem, each with its file, line and column.
     pub fn plan(&self, device: &DeviceVars) -> crate::Result<Vec<ConfigPlan>> {
         plan(&self.spec, device).map_err(|problems| {
             let errors = problems
                 .into_iter()
-                .map(|p| self.error_near(p.near.as_deref(), p.message))
+                .map(|p| self.error_at(p.at.as_ref(), p.message))
                 .collect();
             crate::Error::collect(errors)
                 .err()
                 .unwrap_or_else(|| crate::Error::Other("no problem reported".into()))
         })
+    }
+}
+
+/// What a configuration binds: numbers for arithmetic and templates, strings (the string
+/// axes' values) for templates only.
+#[derive(Clone, Default)]
+struct Env {
+    nums: BTreeMap<String, Num>,
+    strings: BTreeMap<String, String>,
+}
+
+impl Env {
+    fn template(&self) -> impl Fn(&str) -> Option<String> + '_ {
+        move |n| {
+            self.strings
+                .get(n)
+                .cloned()
+                .or_else(|| self.nums.get(n).map(Num::to_string))
+        }
     }
 }
 
@@ -204,11 +234,14 @@ fn eval_int(e: &ExprSrc, env: &BTreeMap<String, Num>) -> Result<i64, String> {
 /// The configurations of `spec` before params: label (if given) and assigned values.
 struct Point {
     label: Option<String>,
-    /// Axis values, then explicit settings, as expressions.
-    set: IndexMap<String, ExprSrc>,
+    /// Where the configuration is written: its `configs` entry, or the axes.
+    at: YamlPath,
+    /// Axis values, then explicit settings, as expressions, each with where it is written.
+    set: IndexMap<String, (ExprSrc, Site)>,
 }
 
 pub fn plan(spec: &ExperimentSpec, device: &DeviceVars) -> Result<Vec<ConfigPlan>, Vec<Problem>> {
+    let top = YamlPath::top;
     let mut p = Problems::default();
     let base: BTreeMap<String, Num> = device
         .iter()
@@ -238,7 +271,7 @@ pub fn plan(spec: &ExperimentSpec, device: &DeviceVars) -> Result<Vec<ConfigPlan
                 .collect();
             let shown = total.map_or("more than 2^64".to_string(), |n| n.to_string());
             return Err(vec![Problem::new(
-                Some(if spec.axes.is_empty() { "configs" } else { "axes" }),
+                Some(top(if spec.axes.is_empty() { "configs" } else { "axes" }).name()),
                 format!(
                     "{shown} configurations ({}{} explicit) exceed the limit of {} (raise `max_configs` if you mean it)",
                     if sizes.is_empty() { String::new() } else { format!("axes {} plus ", sizes.join(" x ")) },
@@ -250,69 +283,103 @@ pub fn plan(spec: &ExperimentSpec, device: &DeviceVars) -> Result<Vec<ConfigPlan
     }
     let mut points: Vec<Point> = Vec::new();
     if !spec.axes.is_empty() || spec.configs.is_empty() {
-        let mut product: Vec<IndexMap<String, ExprSrc>> = vec![IndexMap::new()];
+        let mut product: Vec<IndexMap<String, (ExprSrc, Site)>> = vec![IndexMap::new()];
         for (name, values) in &spec.axes {
             let mut next = Vec::with_capacity(product.len() * values.len());
             for prefix in &product {
-                for v in values {
+                for (i, v) in values.iter().enumerate() {
                     let mut m = prefix.clone();
-                    m.insert(name.clone(), v.clone());
+                    m.insert(
+                        name.clone(),
+                        (v.clone(), top("axes").key(name).index(i).value()),
+                    );
                     next.push(m);
                 }
             }
             product = next;
         }
-        points.extend(product.into_iter().map(|set| Point { label: None, set }));
+        points.extend(product.into_iter().map(|set| Point {
+            label: None,
+            at: top("axes"),
+            set,
+        }));
     }
-    for c in &spec.configs {
-        let mut set = c.clone();
-        let label = set.shift_remove("label").map(|l| l.0);
-        points.push(Point { label, set });
+    for (ci, c) in spec.configs.iter().enumerate() {
+        let at = top("configs").index(ci);
+        let mut set: IndexMap<String, (ExprSrc, Site)> = c
+            .iter()
+            .map(|(k, v)| (k.clone(), (v.clone(), at.key(k).value())))
+            .collect();
+        let label = set.shift_remove("label").map(|l| l.0 .0);
+        points.push(Point { label, at, set });
     }
+    // Where a label generated for the product is decided: the template, else the axes.
+    let generated_at = if spec.label.is_some() {
+        top("label").value()
+    } else {
+        top("axes").name()
+    };
 
     let mut plans = Vec::with_capacity(points.len());
     let mut labels: IndexMap<String, usize> = IndexMap::new();
     for point in points {
         // Axis and explicit values first (device properties only), then overrides, then
         // params in order (each may read the axes and earlier params).
-        let mut env = base.clone();
-        let mut assigned: IndexMap<String, ExprSrc> = IndexMap::new();
+        let mut env = Env {
+            nums: base.clone(),
+            strings: BTreeMap::new(),
+        };
+        // Where each bound name's value is written.
+        let mut origin: IndexMap<String, Site> = IndexMap::new();
+        let mut assigned: IndexMap<String, (ExprSrc, Site)> = IndexMap::new();
         let mut ok = true;
-        for (k, v) in &point.set {
-            if spec.axes.contains_key(k) {
+        for (k, (v, at)) in &point.set {
+            if spec.is_string_axis(k) {
+                env.strings.insert(k.clone(), v.0.clone());
+                origin.insert(k.clone(), at.clone());
+            } else if spec.axes.contains_key(k) {
                 match eval(v, &base) {
                     Ok(n) => {
-                        env.insert(k.clone(), n);
+                        env.nums.insert(k.clone(), n);
+                        origin.insert(k.clone(), at.clone());
                     }
                     Err(e) => {
-                        p.add("", Some(&v.0), format!("axis `{k}`: {e}"));
+                        p.add("", at.clone(), format!("axis `{k}`: {e}"));
                         ok = false;
                     }
                 }
             } else {
-                assigned.insert(k.clone(), v.clone());
+                assigned.insert(k.clone(), (v.clone(), at.clone()));
             }
         }
-        for o in &spec.overrides {
+        for (oi, o) in spec.overrides.iter().enumerate() {
             let matches = o.when.iter().all(|(k, v)| {
+                if spec.is_string_axis(k) {
+                    return env.strings.get(k) == Some(&v.0);
+                }
                 let want = eval(v, &base).ok();
-                want.is_some() && env.get(k).map(|n| n.as_f64()) == want.map(|n| n.as_f64())
+                want.is_some() && env.nums.get(k).map(|n| n.as_f64()) == want.map(|n| n.as_f64())
             });
             if matches {
+                let at = top("overrides").index(oi).key("set");
                 for (k, v) in &o.set {
-                    assigned.insert(k.clone(), v.clone());
+                    assigned.insert(k.clone(), (v.clone(), at.key(k).value()));
                 }
             }
         }
         let pending_label = point.label.clone().unwrap_or_default();
         for (k, default) in &spec.params {
-            let e = assigned.get(k).unwrap_or(default);
-            match eval(e, &env) {
+            let (e, at) = match assigned.get(k) {
+                Some((e, at)) => (e, at.clone()),
+                None => (default, top("params").key(k).value()),
+            };
+            match eval(e, &env.nums) {
                 Ok(n) => {
-                    env.insert(k.clone(), n);
+                    env.nums.insert(k.clone(), n);
+                    origin.insert(k.clone(), at);
                 }
                 Err(why) => {
-                    p.add(&pending_label, Some(&e.0), format!("param `{k}`: {why}"));
+                    p.add(&pending_label, at, format!("param `{k}`: {why}"));
                     ok = false;
                 }
             }
@@ -321,15 +388,21 @@ pub fn plan(spec: &ExperimentSpec, device: &DeviceVars) -> Result<Vec<ConfigPlan
             continue;
         }
         let mut params = IndexMap::new();
+        let mut strings = IndexMap::new();
         for k in spec.param_names() {
-            match env.get(k).map(|n| n.whole()) {
+            if let Some(s) = env.strings.get(k) {
+                strings.insert(k.to_string(), s.clone());
+                continue;
+            }
+            let at = origin.get(k).cloned().unwrap_or_else(|| point.at.value());
+            match env.nums.get(k).map(|n| n.whole()) {
                 Some(Ok(i)) => {
                     params.insert(k.to_string(), i);
                 }
                 Some(Err(e)) => {
                     p.add(
                         &pending_label,
-                        Some(k),
+                        at,
                         format!("`{k}`: {e} (params are whole numbers)"),
                     );
                     ok = false;
@@ -337,7 +410,7 @@ pub fn plan(spec: &ExperimentSpec, device: &DeviceVars) -> Result<Vec<ConfigPlan
                 None => {
                     p.add(
                         &pending_label,
-                        Some(k),
+                        at,
                         format!("`{k}` has no value in this configuration"),
                     );
                     ok = false;
@@ -347,14 +420,23 @@ pub fn plan(spec: &ExperimentSpec, device: &DeviceVars) -> Result<Vec<ConfigPlan
         if !ok {
             continue;
         }
+        let label_at = match &point.label {
+            Some(_) => point.at.key("label").value(),
+            None => generated_at.clone(),
+        };
         let label = match (&point.label, &spec.label) {
             (Some(l), _) => Ok(l.clone()),
-            (None, Some(t)) => fill_template(t, &lookup(&env)),
+            (None, Some(t)) => fill_template(t, &env.template()),
             (None, None) if spec.axes.is_empty() => Ok("default".to_string()),
+            // A number axis shows its name and value (`block128`), a string axis its
+            // value (`tiled`).
             (None, None) => Ok(spec
                 .axes
                 .keys()
-                .map(|k| format!("{}{}", k.replace('_', "-"), params[k]))
+                .map(|k| match strings.get(k) {
+                    Some(s) => s.replace('_', "-"),
+                    None => format!("{}{}", k.replace('_', "-"), params[k]),
+                })
                 .collect::<Vec<_>>()
                 .join("-")
                 .to_lowercase()),
@@ -362,24 +444,35 @@ pub fn plan(spec: &ExperimentSpec, device: &DeviceVars) -> Result<Vec<ConfigPlan
         let label = match label {
             Ok(l) if super::is_label(&l) => l,
             Ok(l) => {
-                p.add("", Some("label"), format!("generated label `{l}` must be lowercase letters, digits and '-' (give a `label` template)"));
+                let hint = if spec.label.is_none() {
+                    " (give a `label` template)"
+                } else {
+                    ""
+                };
+                p.add(
+                    "",
+                    label_at,
+                    format!(
+                        "generated label `{l}` must be lowercase letters, digits and '-'{hint}"
+                    ),
+                );
                 continue;
             }
             Err(e) => {
-                p.add("", Some("label"), e);
+                p.add("", label_at, e);
                 continue;
             }
         };
-        if let Some(first) = labels.insert(label.clone(), plans.len()) {
-            let _ = first;
+        if labels.contains_key(&label) {
             p.add(
                 "",
-                Some(&label),
+                label_at,
                 format!("label `{label}` is used by two configurations"),
             );
             continue;
         }
-        match concrete(spec, &label, params, &env, &mut p) {
+        labels.insert(label.clone(), plans.len());
+        match concrete(spec, &label, params, strings, &env, &mut p) {
             Some(plan) => plans.push(plan),
             None => continue,
         }
@@ -389,17 +482,18 @@ pub fn plan(spec: &ExperimentSpec, device: &DeviceVars) -> Result<Vec<ConfigPlan
         config: Some(r), ..
     }) = &spec.reference
     {
+        let at = top("reference").key("config").value();
         match labels.get(r).and_then(|i| plans.get(*i)).cloned() {
             None => p.add(
                 "",
-                Some(r),
+                at,
                 format!("reference config `{r}` is not a configuration of this experiment"),
             ),
             Some(reference) => {
                 for plan in &mut plans {
                     for (mine, theirs) in plan.buffers.iter().zip(&reference.buffers) {
                         if mine.len != theirs.len {
-                            p.add(&plan.label, Some(r), format!(
+                            p.add(&plan.label, at.clone(), format!(
                                 "buffer `{}` has {} elements here but {} in the reference config `{r}`",
                                 mine.name, mine.len, theirs.len
                             ));
@@ -414,7 +508,7 @@ pub fn plan(spec: &ExperimentSpec, device: &DeviceVars) -> Result<Vec<ConfigPlan
         for plan in &plans {
             let need = plan.buffer_bytes();
             if need > *mem as u64 {
-                p.add(&plan.label, Some("buffers"), format!(
+                p.add(&plan.label, top("buffers").name(), format!(
                     "the buffers need {need} bytes ({:.2} GiB), more than the GPU's {mem} bytes ({:.2} GiB)",
                     need as f64 / (1u64 << 30) as f64,
                     *mem as f64 / (1u64 << 30) as f64
@@ -434,31 +528,34 @@ fn concrete(
     spec: &ExperimentSpec,
     label: &str,
     params: IndexMap<String, i64>,
-    env: &BTreeMap<String, Num>,
+    strings: IndexMap<String, String>,
+    env: &Env,
     p: &mut Problems,
 ) -> Option<ConfigPlan> {
-    let before = p.seen.values().map(|v| v.1).sum::<usize>();
+    let top = YamlPath::top;
+    let before = p.count();
     let mut buffers = Vec::new();
     for (name, b) in &spec.buffers {
-        let len = match eval_int(&b.length, env) {
+        let at = top("buffers").key(name).key("length").value();
+        let len = match eval_int(&b.length, &env.nums) {
             Ok(n) if n >= 1 => n as u64,
             Ok(n) => {
                 p.add(
                     label,
-                    Some(&b.length.0),
+                    at.clone(),
                     format!("buffer `{name}`: length {n} must be at least 1"),
                 );
                 0
             }
             Err(e) => {
-                p.add(label, Some(&b.length.0), format!("buffer `{name}`: {e}"));
+                p.add(label, at.clone(), format!("buffer `{name}`: {e}"));
                 0
             }
         };
         if len.checked_mul(b.ty.size() as u64).is_none() {
             p.add(
                 label,
-                Some(&b.length.0),
+                at,
                 format!("buffer `{name}`: {len} elements overflow 64 bits of bytes"),
             );
         }
@@ -474,9 +571,14 @@ fn concrete(
     let compile_options = spec
         .compile_options
         .iter()
-        .map(|o| {
-            fill_template(o, &lookup(env)).unwrap_or_else(|e| {
-                p.add(label, Some(o), format!("compile option: {e}"));
+        .enumerate()
+        .map(|(i, o)| {
+            fill_template(o, &env.template()).unwrap_or_else(|e| {
+                p.add(
+                    label,
+                    top("compile_options").index(i).value(),
+                    format!("compile option: {e}"),
+                );
                 o.clone()
             })
         })
@@ -484,17 +586,26 @@ fn concrete(
     let launches: Vec<LaunchPlan> = spec
         .launches
         .iter()
-        .map(|l| launch(spec, l, label, env, p))
+        .enumerate()
+        .map(|(i, l)| launch(spec, l, top("launches").index(i), label, env, p))
         .collect();
     let reference = spec
         .reference
         .as_ref()
         .and_then(|r| r.launches.as_ref())
-        .map(|ls| ls.iter().map(|l| launch(spec, l, label, env, p)).collect());
-    let after = p.seen.values().map(|v| v.1).sum::<usize>();
-    (after == before).then(|| ConfigPlan {
+        .map(|ls| {
+            ls.iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    let at = top("reference").key("launches").index(i);
+                    launch(spec, l, at, label, env, p)
+                })
+                .collect()
+        });
+    (p.count() == before).then(|| ConfigPlan {
         label: label.to_string(),
         params,
+        strings,
         compile_options,
         buffers,
         launches,
@@ -506,16 +617,18 @@ fn concrete(
 fn launch(
     spec: &ExperimentSpec,
     l: &LaunchSpec,
+    at: YamlPath,
     label: &str,
-    env: &BTreeMap<String, Num>,
+    env: &Env,
     p: &mut Problems,
 ) -> LaunchPlan {
-    let kernel = fill_template(&l.kernel, &lookup(env)).unwrap_or_else(|e| {
-        p.add(label, Some(&l.kernel), e);
+    let nums = &env.nums;
+    let kernel = fill_template(&l.kernel, &env.template()).unwrap_or_else(|e| {
+        p.add(label, at.key("kernel").value(), e);
         l.kernel.clone()
     });
     let mut args = Vec::new();
-    for a in &l.args {
+    for (ai, a) in l.args.iter().enumerate() {
         match a {
             ArgSpec::Buffer(b) => {
                 if let Some(i) = spec.buffers.get_index_of(b) {
@@ -527,7 +640,7 @@ fn launch(
                     let Some(t) = ScalarType::from_name(ty) else {
                         continue;
                     };
-                    match eval(v, env).and_then(|n| t.encode(n).map(|b| (n, b))) {
+                    match eval(v, nums).and_then(|n| t.encode(n).map(|b| (n, b))) {
                         Ok((n, bytes)) => args.push(Arg::Scalar {
                             ty: t,
                             bytes,
@@ -535,7 +648,7 @@ fn launch(
                         }),
                         Err(e) => p.add(
                             label,
-                            Some(&format!("{{{ty}: {}}}", v.0)),
+                            at.key("args").index(ai).key(ty).value(),
                             format!("kernel `{kernel}`: argument {{{ty}: {}}}: {e}", v.0),
                         ),
                     }
@@ -546,22 +659,19 @@ fn launch(
     let dims = |what: &str, d: &Dims, p: &mut Problems| -> [u32; 3] {
         let mut out = [1u32; 3];
         for (i, e) in d.parts().into_iter().enumerate().take(3) {
-            match eval_int(e, env) {
+            let site = d.site(&at.key(what), i);
+            match eval_int(e, nums) {
                 Ok(v) if v >= 1 && v <= u32::MAX as i64 => out[i] = v as u32,
                 Ok(v) => p.add(
                     label,
-                    Some(&e.0),
+                    site,
                     format!(
                         "kernel `{kernel}`: {what} dimension {v} (from `{}`) must be from 1 to {}",
                         e.0,
                         u32::MAX
                     ),
                 ),
-                Err(err) => p.add(
-                    label,
-                    Some(&e.0),
-                    format!("kernel `{kernel}`: {what}: {err}"),
-                ),
+                Err(err) => p.add(label, site, format!("kernel `{kernel}`: {what}: {err}")),
             }
         }
         out
@@ -571,27 +681,24 @@ fn launch(
     if block.iter().map(|b| *b as u64).product::<u64>() > 1024 {
         p.add(
             label,
-            Some(&format!("kernel: {}", l.kernel)),
+            at.key("block").value(),
             format!("kernel `{kernel}`: a block of {block:?} has more than 1024 threads"),
         );
     }
     let small = |what: &str, e: &ExprSrc, max: i64, p: &mut Problems| -> u32 {
-        match eval_int(e, env) {
+        let site = at.key(what).value();
+        match eval_int(e, nums) {
             Ok(v) if (0..=max).contains(&v) => v as u32,
             Ok(v) => {
                 p.add(
                     label,
-                    Some(&e.0),
+                    site,
                     format!("kernel `{kernel}`: {what} {v} is outside 0..={max}"),
                 );
                 0
             }
             Err(err) => {
-                p.add(
-                    label,
-                    Some(&e.0),
-                    format!("kernel `{kernel}`: {what}: {err}"),
-                );
+                p.add(label, site, format!("kernel `{kernel}`: {what}: {err}"));
                 0
             }
         }
@@ -610,7 +717,7 @@ fn launch(
         .map(|e| small("carveout_percent", e, 100, p));
     LaunchPlan {
         kernel,
-        written: l.kernel.clone(),
+        at,
         args,
         grid,
         block,

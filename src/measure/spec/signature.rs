@@ -3,6 +3,7 @@
 //! (and without a GPU). On the node, `cuFuncGetParamInfo` checks the compiled kernel too.
 
 use super::plan::{Arg, ConfigPlan, LaunchPlan};
+use super::spans::Site;
 use super::types::{ElemType, ScalarType};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -190,8 +191,8 @@ fn pointer_only(decl: &str) -> bool {
 }
 
 /// Check every launch of `plan` against the kernels found in the sources. Each problem is
-/// `(kernel name to find the line by, message)`.
-pub fn check(plan: &ConfigPlan, sigs: &[Signature], sources: &str) -> Vec<(String, String)> {
+/// `(the launch's kernel, message)`.
+pub fn check(plan: &ConfigPlan, sigs: &[Signature], sources: &str) -> Vec<(Site, String)> {
     let mut out = Vec::new();
     let launches = plan.launches.iter().chain(plan.reference.iter().flatten());
     for l in launches {
@@ -199,7 +200,7 @@ pub fn check(plan: &ConfigPlan, sigs: &[Signature], sources: &str) -> Vec<(Strin
             None => {
                 let known: Vec<&str> = sigs.iter().map(|s| s.name.as_str()).collect();
                 out.push((
-                    format!("kernel: {}", l.written),
+                    l.at.key("kernel").value(),
                     format!(
                         "kernel `{}` is not an extern \"C\" __global__ function of {sources} (found: {})",
                         l.kernel,
@@ -209,7 +210,7 @@ pub fn check(plan: &ConfigPlan, sigs: &[Signature], sources: &str) -> Vec<(Strin
             }
             Some(sig) => {
                 for m in check_args(plan, l, sig) {
-                    out.push((format!("kernel: {}", l.written), m));
+                    out.push((l.at.key("kernel").value(), m));
                 }
             }
         }

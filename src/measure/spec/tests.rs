@@ -53,19 +53,31 @@ fn errors(text: &str) -> Vec<String> {
     }
 }
 
-fn line_with(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+/// `line:column` of `at` in `text`: the first line holding `at` without its `|`, and the
+/// column of the `|` (or of the start of `at` when it has none).
+#[track_caller]
+fn place(text: &str, at: &str) -> String {
+    let (before, after) = at.split_once('|').unwrap_or(("", at));
+    let needle = format!("{before}{after}");
+    let (i, l) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains(&needle))
+        .unwrap_or_else(|| panic!("`{needle}` is not in the text"));
+    let col = l[..l.find(&needle).unwrap() + before.len()].chars().count() + 1;
+    format!("{}:{col}", i + 1)
 }
 
-/// Exactly one error, containing `message`, at the line holding `at`.
+/// Exactly one error, containing `message`, at the line and column marked by `at` (see
+/// [`place`]).
 #[track_caller]
 fn one_error(text: &str, at: &str, message: &str) {
     let all = errors(text);
     assert_eq!(all.len(), 1, "{all:#?}");
-    let line = line_with(text, at);
+    let place = place(text, at);
     assert!(
-        all[0].contains(&format!("experiment.yaml:{line}:")),
-        "want line {line}: {}",
+        all[0].contains(&format!("experiment.yaml:{place}:")),
+        "want {place}: {}",
         all[0]
     );
     assert!(all[0].contains(message), "want `{message}` in: {}", all[0]);
@@ -176,7 +188,7 @@ fn unknown_param_in_an_expression() {
     );
     one_error(
         &text,
-        "rows * cols",
+        "grid: |ceil_div(rows * cols, block)",
         "kernel `scale`: grid: unknown name `rows` in `ceil_div(rows * cols, block)`",
     );
 }
@@ -200,7 +212,11 @@ fn division_by_zero_and_overflow_in_expressions() {
         "param `n`: integer overflow in `1 << 62 << 2`",
     );
     let text = good().replace("length: n, fill", "length: n * 9223372036854775807, fill");
-    one_error(&text, "9223372036854775807", "integer overflow");
+    one_error(
+        &text,
+        "length: |n * 9223372036854775807",
+        "integer overflow",
+    );
 }
 
 #[test]
@@ -209,20 +225,20 @@ fn argument_count_and_type_against_the_kernel() {
         "args: [{f32: 2.5}, x, out, {u64: n}]\n    grid: ceil_div(n, block)",
         "args: [{f32: 2.5}, x, out]\n    grid: ceil_div(n, block)",
     );
-    one_error(&text, "  - kernel: scale", "kernel `scale` takes 4 arguments (float a, const float* __restrict__ x, float* __restrict__ out, unsigned long long n), the launch passes 3");
+    one_error(&text, "  - kernel: |scale", "kernel `scale` takes 4 arguments (float a, const float* __restrict__ x, float* __restrict__ out, unsigned long long n), the launch passes 3");
     let text = good().replace(
         "args: [{f32: 2.5}, x, out, {u64: n}]\n    grid: ceil_div(n, block)",
         "args: [{f32: 2.5}, x, out, {i32: n}]\n    grid: ceil_div(n, block)",
     );
     one_error(
         &text,
-        "  - kernel: scale",
+        "  - kernel: |scale",
         "kernel `scale` argument 4 (`unsigned long long n`) is u64, the launch passes i32",
     );
     let text = good().replace("x:   {type: f32", "x:   {type: f16");
     let all = errors(&text);
     assert_eq!(all.len(), 2, "{all:#?}");
-    assert!(all[0].contains(&format!(":{}:1: kernel `scale` argument 2 (`const float* __restrict__ x`) takes f32 elements, buffer `x` is f16", line_with(&text, "  - kernel: scale"))), "{all:#?}");
+    assert!(all[0].contains(&format!(":{}: kernel `scale` argument 2 (`const float* __restrict__ x`) takes f32 elements, buffer `x` is f16", place(&text, "  - kernel: |scale"))), "{all:#?}");
     assert!(all[1].contains("kernel `scale_reference` argument 2 (`const float* x`) takes f32 elements, buffer `x` is f16"), "{all:#?}");
     let text = good().replace(
         "args: [{f32: 2.5}, x, out, {u64: n}]\n    grid: ceil_div(n, block)",
@@ -230,25 +246,25 @@ fn argument_count_and_type_against_the_kernel() {
     );
     one_error(
         &text,
-        "  - kernel: scale",
+        "  - kernel: |scale",
         "kernel `scale` argument 1 (`float a`) is a scalar, the launch passes buffer `x`",
     );
     let text = good().replace("{i32: 1}", "").replace(
         "args: [{f32: 2.5}, x, out, {u64: n}]\n    grid: ceil_div(n, block)",
         "args: [{f32: 2.5}, {u64: n}, out, {u64: n}]\n    grid: ceil_div(n, block)",
     );
-    one_error(&text, "  - kernel: scale", "kernel `scale` argument 2 (`const float* __restrict__ x`) is a pointer, the launch passes a u64 scalar");
+    one_error(&text, "  - kernel: |scale", "kernel `scale` argument 2 (`const float* __restrict__ x`) is a pointer, the launch passes a u64 scalar");
     let text = good().replace(
         "{u64: n}]\n    grid: ceil_div(n, block)",
         "{u32: -1}]\n    grid: ceil_div(n, block)",
     );
-    one_error(&text, "{u32: -1}", "-1 does not fit u32");
+    one_error(&text, "{u32: |-1}", "-1 does not fit u32");
 }
 
 #[test]
 fn a_kernel_name_not_in_the_sources() {
     let text = good().replace("  - kernel: scale\n", "  - kernel: scael\n");
-    one_error(&text, "kernel: scael", "kernel `scael` is not an extern \"C\" __global__ function of scale.cu (found: scale, scale_reference)");
+    one_error(&text, "kernel: |scael", "kernel `scael` is not an extern \"C\" __global__ function of scale.cu (found: scale, scale_reference)");
 }
 
 #[test]
@@ -262,7 +278,7 @@ fn a_float_output_without_a_tolerance_and_an_integer_one_with() {
     let text = good().replace("x:   {type: f32, length: n, fill: {uniform: [-1, 1]}}", "x:   {type: f32, length: n, fill: {uniform: [-1, 1]}}\n  idx: {type: u32, length: n, output: true, tolerance: {abs: 1}}");
     one_error(
         &text,
-        "idx:",
+        "tolerance: |{abs: 1}",
         "buffer `idx` is u32: integer outputs match exactly, a tolerance does not apply",
     );
 }
@@ -301,7 +317,7 @@ fn unknown_fields_names_and_types_are_errors_at_their_lines() {
         "{f32: 2.5}, x, out, {u64: n}]\n    grid",
         "{f16: 2.5}, x, out, {u64: n}]\n    grid",
     );
-    one_error(&text, "{f16: 2.5}", "`f16` is not a scalar type");
+    one_error(&text, "{|f16: 2.5}", "`f16` is not a scalar type");
     let text = good().replace(
         "unit: GB/s",
         "unit: GB/s}\n  bad: {value: bytes / median_ms",
@@ -393,4 +409,180 @@ fn the_books_example_parses_and_plans() {
     assert_eq!(plans[3].params["grid_cap"], 264);
     assert_eq!(plans[0].params["grid_cap"], 132 * 32);
     assert_eq!(plans[3].launches[0].kernel, "scale_ept4");
+}
+
+/// The scaffold with three kernels to choose by a string axis.
+fn variants() -> (String, String) {
+    let text = good()
+        .replace(
+            "axes:\n  block: [128, 256]             # one config per value: labels block128, block256",
+            "axes:\n  variant: [naive, tiled, padded_2]\n  block: [128, 256]",
+        )
+        .replace("  - kernel: scale\n", "  - kernel: \"scale_{variant}\"\n")
+        .replace(
+            "compile_options: [--std=c++17]",
+            "compile_options: [--std=c++17, \"-DVARIANT_{variant}=1\", \"-DBLOCK={block}\"]",
+        );
+    let mut kernel = KERNEL.to_string();
+    for v in ["naive", "tiled", "padded_2"] {
+        kernel.push_str(&format!(
+            "extern \"C\" __global__ void scale_{v}(float a, const float* x, float* out, unsigned long long n) {{}}\n"
+        ));
+    }
+    (text, kernel)
+}
+
+#[test]
+fn string_axes_name_kernels_labels_and_compile_options() {
+    let (text, kernel) = variants();
+    let (_dir, e) = load(&text, &kernel);
+    let e = e.unwrap();
+    let plans = crate::measure::run::plan_all(std::slice::from_ref(&e), &h200())
+        .unwrap()
+        .remove(0);
+    let labels: Vec<&str> = plans.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "naive-block128",
+            "naive-block256",
+            "tiled-block128",
+            "tiled-block256",
+            "padded-2-block128",
+            "padded-2-block256"
+        ]
+    );
+    let tiled = &plans[3];
+    assert_eq!(tiled.launches[0].kernel, "scale_tiled");
+    assert_eq!(tiled.strings["variant"], "tiled");
+    assert!(!tiled.params.contains_key("variant"));
+    assert_eq!(
+        tiled.compile_options,
+        ["--std=c++17", "-DVARIANT_tiled=1", "-DBLOCK=256"]
+    );
+    // The string is in each row's label; it is no recorded quantity to tabulate.
+    assert!(e.knows("block") && !e.knows("variant"));
+    // A template may use it too, and an override may select on it.
+    let text = text
+        .replace(
+            "axes:",
+            "label: \"{variant}-b{block}-t{tile}\"\noverrides:\n  - where: {variant: tiled}\n    set: {tile: 32}\naxes:",
+        )
+        .replace("  n: 1 << 24", "  tile: 1\n  n: 1 << 24");
+    let problems = plan(&parse(&text).unwrap(), &h200()).unwrap_err();
+    assert_eq!(
+        problems[0].message,
+        "generated label `padded_2-b128-t1` must be lowercase letters, digits and '-'"
+    );
+    let text = text.replace("padded_2", "padded");
+    let plans = plan(&parse(&text).unwrap(), &h200()).unwrap();
+    let labels: Vec<&str> = plans.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(labels[0], "naive-b128-t1");
+    assert_eq!(labels[2], "tiled-b128-t32");
+}
+
+#[test]
+fn a_string_axis_in_arithmetic_is_an_error_at_its_line_and_column() {
+    let (text, kernel) = variants();
+    let text = text.replace("grid: ceil_div(n, block)", "grid: ceil_div(n, variant)");
+    let (_dir, e) = load(&text, &kernel);
+    let all = e
+        .unwrap_err()
+        .flatten()
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>();
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let at = place(&text, "grid: |ceil_div(n, variant)");
+    assert!(
+        all[0].contains(&format!("experiment.yaml:{at}: `variant` is a string axis (naive, tiled, padded_2): it can name kernels, labels and compile options as `{{variant}}`, but not be used in arithmetic (`ceil_div(n, variant)`)")),
+        "{all:#?}"
+    );
+}
+
+#[test]
+fn an_axis_mixing_strings_and_numbers_is_an_error_at_the_odd_value() {
+    let text = good().replace("block: [128, 256]", "block: [128, blok, 256]");
+    let all = parse(&text)
+        .unwrap_err()
+        .flatten()
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>();
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let at = place(&text, "block: [128, |blok");
+    assert!(all[0].contains(&format!("experiment.yaml:{at}: axis `block`: `blok` is a string (or an unknown name), but the axis's first value makes it an axis of numbers")), "{all:#?}");
+    // A config setting a string axis gives a string.
+    let (text, kernel) = variants();
+    let text = text.replace(
+        "axes:",
+        "configs:\n  - {label: odd, variant: 2 * 3, block: 64}\naxes:",
+    );
+    let (_dir, e) = load(&text, &kernel);
+    let all = e
+        .unwrap_err()
+        .flatten()
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>();
+    let at = place(&text, "variant: |2 * 3");
+    assert!(
+        all[0].contains(&format!(
+            "experiment.yaml:{at}: `variant` is a string axis: `2 * 3` is not a string value"
+        )),
+        "{all:#?}"
+    );
+}
+
+#[test]
+fn an_error_is_at_its_value_whatever_else_repeats_the_text() {
+    // The title and a comment hold the bad value's text before the value itself.
+    let text = good()
+        .replace(
+            "title: \"scale: scale a vector\"",
+            "title: \"scale by 2 * warps\"",
+        )
+        .replace("block: [128, 256]", "block: [128, 2 * warps]  # 2 * warps");
+    let all = errors(&text);
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let at = place(&text, "block: [128, |2 * warps]");
+    assert!(
+        all[0].contains(&format!(
+            "experiment.yaml:{at}: axis `block`: unknown name `warps` in `2 * warps`"
+        )),
+        "{all:#?}"
+    );
+    // Two launches with the same kernel and the same bad grid text: each at its own line.
+    let text = good()
+        .replace("grid: ceil_div(n, 256)", "grid: ceil_div(n, blocks)")
+        .replace("grid: ceil_div(n, block)", "grid: ceil_div(n, blocks)");
+    let all = errors(&text);
+    assert_eq!(all.len(), 2, "{all:#?}");
+    let lines: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("ceil_div(n, blocks)"))
+        .map(|(i, _)| i + 1)
+        .collect();
+    for (e, line) in all.iter().zip(lines) {
+        assert!(e.contains(&format!("experiment.yaml:{line}:")), "{all:#?}");
+    }
+}
+
+#[test]
+fn kernel_file_names_are_an_allow_list() {
+    for bad in ["\"a\\\"b.cu\"", "../x.cu", ".hidden.cu", "\"a b.cu\""] {
+        let text = good().replace("kernels: [scale.cu]", &format!("kernels: [{bad}]"));
+        let all = parse(&text)
+            .unwrap_err()
+            .flatten()
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>();
+        assert!(
+            all.iter()
+                .any(|e| e.contains("must be a file name beside the experiment file")),
+            "{bad}: {all:#?}"
+        );
+    }
 }

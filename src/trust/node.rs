@@ -6,7 +6,51 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::config::{Config, CONFIG_FILE};
+use crate::error::Error;
+
 use super::sshsig::{self, Signer, SshError, RECORD_NAMESPACE};
+
+/// The nodes' public keys, checked once when glossary.toml is loaded for a build: each must
+/// be a key that can sign ([`sshsig::key_problem`]: Ed25519, not small order, canonical),
+/// and no two nodes may hold one key (compared by key material, in any encoding). A record
+/// names its node and is signed by the node's key; with one key for two nodes, either
+/// node's holder signs records as the other. Each error is at the key's line in
+/// `config_path`.
+pub fn check_node_keys(config: &Config, config_path: &Path) -> Vec<Error> {
+    let mut errors = Vec::new();
+    let mut owner: std::collections::BTreeMap<[u8; 32], &str> = Default::default();
+    for (node, profile) in &config.nodes {
+        let Some(text) = profile.public_key.as_deref() else {
+            continue;
+        };
+        let at = config.public_key_at.get(node).copied();
+        let mut err = |message: String| errors.push(Error::content(config_path, at, message));
+        let key = match sshsig::parse_public_key(text) {
+            Ok(k) => k,
+            Err(e) => {
+                err(format!("[nodes.{node}] public_key: {e}"));
+                continue;
+            }
+        };
+        if let Some(point) = sshsig::key_material(&key) {
+            if let Some(other) = owner.insert(point, node) {
+                err(format!(
+                    "[nodes.{node}] public_key is key {}, which node {other} has too (the same Ed25519 key, in any encoding): each node signs its records with a key of its own, or either signs as the other",
+                    sshsig::fingerprint(&key)
+                ));
+                continue;
+            }
+        }
+        if let Some(why) = sshsig::key_problem(&key) {
+            err(format!(
+                "[nodes.{node}] public_key: key {} {why}",
+                sshsig::fingerprint(&key)
+            ));
+        }
+    }
+    errors
+}
 
 /// Where a record's signature lives.
 pub fn signature_path(record: &Path) -> PathBuf {
@@ -57,7 +101,13 @@ pub fn verify_record(
         ));
     };
     let key = sshsig::parse_public_key(public_key)
-        .map_err(|e| format!("node {node}'s public_key in glossary.toml: {e}"))?;
+        .map_err(|e| format!("node {node}'s public_key in {CONFIG_FILE}: {e}"))?;
+    if let Some(why) = sshsig::key_problem(&key) {
+        return Err(format!(
+            "node {node}'s public_key in {CONFIG_FILE}: key {} {why}",
+            sshsig::fingerprint(&key)
+        ));
+    }
     let Some(signature) = signature else {
         return Err(format!("there is no {}", sig_path.display()));
     };

@@ -21,7 +21,7 @@ use ssh_key::PublicKey;
 
 use crate::error::{Error, Location, Result};
 
-use super::sshsig::{fingerprint, parse_public_key};
+use super::sshsig::{fingerprint, key_material, key_problem, parse_public_key};
 use crate::names::{canonical_name, name_problem, skeleton};
 
 pub const PEOPLE_FILE: &str = "people.toml";
@@ -94,7 +94,9 @@ impl People {
         // What each check has seen so far: the first person it belongs to.
         let mut canonical: BTreeMap<String, (String, String)> = BTreeMap::new();
         let mut skeletons: BTreeMap<String, (String, String)> = BTreeMap::new();
-        let mut key_owner: BTreeMap<String, String> = BTreeMap::new();
+        // Keys by key material (the Ed25519 point), not by encoding: an
+        // `sk-ssh-ed25519@openssh.com` line holds the same point as an `ssh-ed25519` one.
+        let mut key_owner: BTreeMap<[u8; 32], String> = BTreeMap::new();
         for raw in &file.person {
             let p = raw.get_ref();
             let id = p.id.get_ref().clone();
@@ -148,28 +150,40 @@ impl People {
             }
             let mut keys = Vec::new();
             for k in &p.keys {
-                match parse_public_key(k.get_ref()) {
-                    Ok(key) => {
-                        let bytes = fingerprint(&key);
-                        match key_owner.get(&bytes) {
-                            Some(other) if other != &id => {
-                                err(
-                                    k.span().start,
-                                    format!("key {} is registered to both `{other}` and `{id}`: one key, one person", fingerprint(&key)),
-                                );
-                                ok = false;
-                            }
-                            _ => {
-                                key_owner.insert(bytes, id.clone());
-                                keys.push(key);
-                            }
-                        }
-                    }
+                let key = match parse_public_key(k.get_ref()) {
+                    Ok(key) => key,
                     Err(e) => {
                         err(k.span().start, format!("person `{id}`: {e}"));
                         ok = false;
+                        continue;
+                    }
+                };
+                // The same point under two people is refused even when the key cannot
+                // sign, so the message names both.
+                if let Some(point) = key_material(&key) {
+                    match key_owner.get(&point) {
+                        Some(other) if other != &id => {
+                            err(
+                                k.span().start,
+                                format!("key {} is registered to both `{other}` and `{id}` (the same Ed25519 key, in any encoding or with any comment, is one key): one key, one person", fingerprint(&key)),
+                            );
+                            ok = false;
+                            continue;
+                        }
+                        _ => {
+                            key_owner.insert(point, id.clone());
+                        }
                     }
                 }
+                if let Some(why) = key_problem(&key) {
+                    err(
+                        k.span().start,
+                        format!("person `{id}`: key {} {why}", fingerprint(&key)),
+                    );
+                    ok = false;
+                    continue;
+                }
+                keys.push(key);
             }
             if ok {
                 by_id.insert(id.clone(), Person { id, name, keys });

@@ -11,7 +11,9 @@
 //!
 //! Checked once at load (then trusted): ids are unique, every name shows what it is (no
 //! invisible, bidi or control characters, not blank) and no two names look alike (same
-//! canonical form or same UTS #39 confusable skeleton), and no key belongs to two people.
+//! canonical form or same UTS #39 confusable skeleton), every key is one that can sign
+//! (`sshsig::key_problem`: Ed25519, a canonical point of large order), and no key belongs
+//! to two people, keys compared by their Ed25519 point whatever their encoding.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -283,6 +285,75 @@ mod tests {
             e.contains("registered to both `author-a` and `other-name`"),
             "{e}"
         );
+    }
+
+    use crate::trust::sshsig::tests::{ed25519_key, non_canonical_encodings, point, SMALL_ORDER};
+
+    fn line_of(key: &PublicKey) -> String {
+        key.to_openssh().unwrap()
+    }
+
+    /// A registry of author-a (a good key) and reviewer-b holding `line`.
+    fn with_reviewer_key(line: &str) -> String {
+        person("author-a", "Author A", 1)
+            + &format!(
+                "[[person]]\nid = \"reviewer-b\"\nname = \"Reviewer B\"\nkeys = [\"{line}\"]\n"
+            )
+    }
+
+    #[test]
+    fn a_small_order_key_is_an_error_at_its_line() {
+        for hex_bytes in SMALL_ORDER {
+            let weak = line_of(&ed25519_key(point(hex_bytes), "reviewer-b@laptop"));
+            assert!(weak.starts_with("ssh-ed25519 AAAA"), "{weak}");
+            let e = load(&with_reviewer_key(&weak)).unwrap_err();
+            // Line 8, column 9: the key string in reviewer-b's `keys = [...]`.
+            assert!(
+                e.starts_with("content/people.toml:8:9: person `reviewer-b`: key SHA256:"),
+                "{e}"
+            );
+            assert!(e.contains("small-order (weak) point"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_non_canonical_key_is_an_error_at_its_line() {
+        for b in non_canonical_encodings() {
+            let e = load(&with_reviewer_key(&line_of(&ed25519_key(b, "x")))).unwrap_err();
+            assert!(e.starts_with("content/people.toml:8:9:"), "{e}");
+            assert!(e.contains("non-canonical encoding"), "{e}");
+        }
+    }
+
+    /// The same key registered again in its security-key encoding (any application
+    /// string, any comment) is one key: the error names both people.
+    #[test]
+    fn one_key_in_its_sk_encoding_under_two_ids_is_refused() {
+        let plain = parse_public_key(&key(1)).unwrap();
+        let point = crate::trust::sshsig::key_material(&plain).unwrap();
+        let sk = PublicKey::new(
+            ssh_key::public::KeyData::SkEd25519(ssh_key::public::SkEd25519::new(
+                ssh_key::public::Ed25519PublicKey(point),
+                "ssh:anything",
+            )),
+            "reviewer-b@yubikey",
+        );
+        let sk_line = line_of(&sk);
+        assert!(
+            sk_line.starts_with("sk-ssh-ed25519@openssh.com AAAA"),
+            "{sk_line}"
+        );
+        let e = load(&with_reviewer_key(&sk_line)).unwrap_err();
+        assert!(e.starts_with("content/people.toml:8:9:"), "{e}");
+        assert!(
+            e.contains("registered to both `author-a` and `reviewer-b`"),
+            "{e}"
+        );
+        // Alone, a security key registers and signs (see sshsig's tests).
+        let alone = format!(
+            "[[person]]\nid = \"reviewer-b\"\nname = \"Reviewer B\"\nkeys = [\"{sk_line}\"]\n"
+        );
+        assert!(load(&alone).is_ok());
     }
 
     #[test]

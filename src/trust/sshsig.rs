@@ -599,7 +599,7 @@ impl Ed25519Batch {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn key(n: u8) -> Signer {
@@ -721,6 +721,267 @@ mod tests {
             verify("hello", REVIEW_NAMESPACE, b"x", &[], "a"),
             Err(VerifyFailure::Malformed(_))
         ));
+    }
+
+    /// The eight small-order points of Ed25519 (the list libsodium refuses): the identity,
+    /// the point of order 2, the two of order 4 and four of order 8.
+    pub(crate) const SMALL_ORDER: [&str; 8] = [
+        "0100000000000000000000000000000000000000000000000000000000000000",
+        "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        "0000000000000000000000000000000000000000000000000000000000000080",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+    ];
+
+    pub(crate) fn point(hex_bytes: &str) -> [u8; 32] {
+        hex::decode(hex_bytes).unwrap().try_into().unwrap()
+    }
+
+    /// An `ssh-ed25519` public key holding `point`, whatever it is.
+    pub(crate) fn ed25519_key(point: [u8; 32], comment: &str) -> PublicKey {
+        PublicKey::new(
+            KeyData::Ed25519(ssh_key::public::Ed25519PublicKey(point)),
+            comment,
+        )
+    }
+
+    /// Encodings of y = p + k (k = 0..18: the only values of y at or above p) and the
+    /// x = 0 points written with their sign bit set: every non-canonical encoding that
+    /// decompresses.
+    pub(crate) fn non_canonical_encodings() -> Vec<[u8; 32]> {
+        let mut out = Vec::new();
+        for k in 0..=18u8 {
+            let mut b = point("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f");
+            b[0] += k;
+            out.push(b);
+            b[31] |= 0x80;
+            out.push(b);
+        }
+        let mut identity = point(SMALL_ORDER[0]);
+        identity[31] |= 0x80;
+        out.push(identity);
+        out.retain(|b| CompressedEdwardsY(*b).decompress().is_some());
+        out
+    }
+
+    /// An SSHSIG over `msg` in `namespace` made of raw parts: any key, any 64 bytes.
+    fn raw_signature(key: &PublicKey, namespace: &str, alg: Algorithm, bytes: Vec<u8>) -> String {
+        let sig = ssh_key::Signature::new(alg, bytes).unwrap();
+        SshSig::new(key.key_data().clone(), namespace, HashAlg::Sha512, sig)
+            .unwrap()
+            .to_pem(LineEnding::LF)
+            .unwrap()
+    }
+
+    #[test]
+    fn every_small_order_point_is_refused_as_a_key() {
+        for hex_bytes in SMALL_ORDER {
+            let p = point(hex_bytes);
+            let decoded = CompressedEdwardsY(p).decompress().expect("a point");
+            assert!(decoded.is_small_order(), "{hex_bytes}");
+            let why = key_problem(&ed25519_key(p, "x")).unwrap_or_default();
+            assert!(
+                why.contains("small-order (weak) point"),
+                "{hex_bytes}: {why}"
+            );
+        }
+    }
+
+    #[test]
+    fn non_canonical_encodings_are_refused_as_keys_and_as_r() {
+        let encodings = non_canonical_encodings();
+        assert!(!encodings.is_empty());
+        for b in &encodings {
+            let why = key_problem(&ed25519_key(*b, "x")).unwrap_or_default();
+            assert!(
+                why.contains("non-canonical encoding"),
+                "{}: {why}",
+                hex::encode(b)
+            );
+            assert!(strict_point(b).is_err());
+        }
+    }
+
+    #[test]
+    fn a_mixed_order_key_is_refused() {
+        use curve25519_dalek::constants::ED25519_BASEPOINT_POINT;
+        let good = key(5).public_key().clone();
+        assert_eq!(key_problem(&good), None);
+        let a = CompressedEdwardsY(key_material(&good).unwrap())
+            .decompress()
+            .unwrap();
+        let torsion = CompressedEdwardsY(point(SMALL_ORDER[4]))
+            .decompress()
+            .unwrap();
+        for mixed in [a + torsion, ED25519_BASEPOINT_POINT + torsion] {
+            let why =
+                key_problem(&ed25519_key(mixed.compress().to_bytes(), "x")).unwrap_or_default();
+            assert!(why.contains("mixed-order"), "{why}");
+        }
+    }
+
+    /// The attack: a key that is the identity point, and a signature (R = identity, S = 0)
+    /// that anyone can write, for any text. ssh-key's own (non-strict) check accepts it.
+    #[test]
+    fn a_forged_signature_under_a_small_order_key_is_refused() {
+        let weak = ed25519_key(point(SMALL_ORDER[0]), "reviewer-b");
+        let mut forged = point(SMALL_ORDER[0]).to_vec();
+        forged.extend_from_slice(&[0; 32]);
+        let sig = raw_signature(&weak, REVIEW_NAMESPACE, Algorithm::Ed25519, forged);
+        let parsed = SshSig::from_pem(&sig).unwrap();
+        assert!(
+            weak.verify(REVIEW_NAMESPACE, b"any text", &parsed).is_ok(),
+            "the non-strict check takes the forgery (what this test guards against)"
+        );
+        let keys = [weak.clone()];
+        let single = verify(&sig, REVIEW_NAMESPACE, b"any text", &keys, "reviewer-b");
+        assert!(
+            matches!(single, Err(VerifyFailure::UnusableKey { .. })),
+            "{single:?}"
+        );
+        let request = Request {
+            armored: &sig,
+            namespace: REVIEW_NAMESPACE,
+            msg: b"any text",
+            keys: &keys,
+            whom: "reviewer-b",
+        };
+        assert_eq!(verify_all(&[request]), vec![single]);
+        // verify_strict alone refuses it too (the key's order), whatever key_problem says.
+        let signed = SshSig::signed_data(REVIEW_NAMESPACE, HashAlg::Sha512, b"any text").unwrap();
+        assert_eq!(
+            ed25519_strict(&point(SMALL_ORDER[0]), &signed, parsed.signature_bytes()),
+            Err(VerifyFailure::BadSignature)
+        );
+    }
+
+    /// What ed25519-dalek's batch takes and verify_strict refuses, under a strong key: a
+    /// signature whose R is the identity, S = h·a (the key's holder can write one for any
+    /// text; it verifies non-strictly and in a batch).
+    #[test]
+    fn a_signature_with_a_small_order_r_is_refused_alone_and_in_a_batch() {
+        use curve25519_dalek::scalar::Scalar;
+        use sha2::Sha512;
+        let seed = [9u8; 32];
+        let signer = Signer::ed25519_from_seed(&seed, "author-a").unwrap();
+        let dalek = ed25519_dalek::SigningKey::from_bytes(&seed);
+        let public = signer.public_key().clone();
+        let a_bytes = key_material(&public).unwrap();
+        let signed = SshSig::signed_data(REVIEW_NAMESPACE, HashAlg::Sha512, b"entry").unwrap();
+        let r = point(SMALL_ORDER[0]);
+        let h = Scalar::from_hash(
+            Sha512::new()
+                .chain_update(r)
+                .chain_update(a_bytes)
+                .chain_update(&signed),
+        );
+        let s = h * dalek.to_scalar();
+        let mut bytes = r.to_vec();
+        bytes.extend_from_slice(s.as_bytes());
+        let odd = ed25519_dalek::Signature::from_slice(&bytes).unwrap();
+        let vk = dalek.verifying_key();
+        // The gap: the non-strict check and the batch take it, verify_strict does not.
+        assert!(ed25519_dalek::Verifier::verify(&vk, &signed, &odd).is_ok());
+        assert!(ed25519_dalek::verify_batch(&[&signed[..]], &[odd], &[vk]).is_ok());
+        assert!(vk.verify_strict(&signed, &odd).is_err());
+        let sig = raw_signature(&public, REVIEW_NAMESPACE, Algorithm::Ed25519, bytes);
+        let keys = [public];
+        assert_eq!(
+            verify(&sig, REVIEW_NAMESPACE, b"entry", &keys, "author-a"),
+            Err(VerifyFailure::BadSignature)
+        );
+        let good = signer.sign(REVIEW_NAMESPACE, b"entry").unwrap();
+        let request = |armored| Request {
+            armored,
+            namespace: REVIEW_NAMESPACE,
+            msg: b"entry",
+            keys: &keys,
+            whom: "author-a",
+        };
+        // Among good signatures, so the batch would otherwise pass as a whole.
+        let answers = verify_all(&[request(&good), request(&sig), request(&good)]);
+        assert_eq!(
+            answers,
+            vec![Ok(()), Err(VerifyFailure::BadSignature), Ok(())]
+        );
+    }
+
+    /// A security key's signature (PROTOCOL.u2f), made here as the authenticator would.
+    fn sk_signature(
+        seed: &[u8; 32],
+        application: &str,
+        flags: u8,
+        msg: &[u8],
+    ) -> (PublicKey, String) {
+        let dalek = ed25519_dalek::SigningKey::from_bytes(seed);
+        let sk = ssh_key::public::SkEd25519::new(
+            ssh_key::public::Ed25519PublicKey(dalek.verifying_key().to_bytes()),
+            application,
+        );
+        let public = PublicKey::new(KeyData::SkEd25519(sk), "reviewer-b@yubikey");
+        let signed = SshSig::signed_data(REVIEW_NAMESPACE, HashAlg::Sha512, msg).unwrap();
+        let counter = 7u32.to_be_bytes();
+        let mut data = Sha256::digest(application.as_bytes()).to_vec();
+        data.push(flags);
+        data.extend_from_slice(&counter);
+        data.extend_from_slice(&Sha256::digest(&signed));
+        let mut bytes = ed25519_dalek::Signer::sign(&dalek, &data)
+            .to_bytes()
+            .to_vec();
+        bytes.push(flags);
+        bytes.extend_from_slice(&counter);
+        let sig = raw_signature(&public, REVIEW_NAMESPACE, Algorithm::SkEd25519, bytes);
+        (public, sig)
+    }
+
+    #[test]
+    fn a_security_key_signature_verifies_strictly_and_only_with_a_touch() {
+        let (public, sig) = sk_signature(&[4; 32], "ssh:", 0x01, b"entry");
+        // The same bytes ssh-key's own check reads (its format, ours alike).
+        assert!(public
+            .verify(REVIEW_NAMESPACE, b"entry", &SshSig::from_pem(&sig).unwrap())
+            .is_ok());
+        let keys = [public];
+        assert_eq!(verify(&sig, REVIEW_NAMESPACE, b"entry", &keys, "b"), Ok(()));
+        assert_eq!(
+            verify(&sig, REVIEW_NAMESPACE, b"entrY", &keys, "b"),
+            Err(VerifyFailure::BadSignature)
+        );
+        let (public, untouched) = sk_signature(&[4; 32], "ssh:", 0x00, b"entry");
+        assert!(
+            public
+                .verify(
+                    REVIEW_NAMESPACE,
+                    b"entry",
+                    &SshSig::from_pem(&untouched).unwrap()
+                )
+                .is_ok(),
+            "ssh-key's check takes a signature without a touch"
+        );
+        assert_eq!(
+            verify(&untouched, REVIEW_NAMESPACE, b"entry", &keys, "b"),
+            Err(VerifyFailure::NoTouch)
+        );
+        let request = Request {
+            armored: &untouched,
+            namespace: REVIEW_NAMESPACE,
+            msg: b"entry",
+            keys: &keys,
+            whom: "b",
+        };
+        assert_eq!(verify_all(&[request]), vec![Err(VerifyFailure::NoTouch)]);
+    }
+
+    #[test]
+    fn an_sk_key_is_the_same_key_material_as_its_ed25519_point() {
+        let plain = key(4).public_key().clone();
+        let (sk, _) = sk_signature(&[4; 32], "ssh:glossary", 0x01, b"x");
+        assert_ne!(plain.key_data(), sk.key_data());
+        assert_eq!(key_material(&plain), key_material(&sk));
+        assert_eq!(key_problem(&sk), None);
     }
 
     #[test]

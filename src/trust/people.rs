@@ -24,7 +24,7 @@ use ssh_key::PublicKey;
 use crate::error::{Error, Location, Result};
 
 use super::sshsig::{fingerprint, key_material, key_problem, parse_public_key};
-use crate::names::{canonical_name, name_problem, skeleton};
+use crate::names::{canonical_name, person_name_allowed_part, person_name_problem, skeleton};
 
 pub const PEOPLE_FILE: &str = "people.toml";
 
@@ -119,29 +119,38 @@ impl People {
                 continue;
             }
             let mut ok = true;
-            if let Some(problem) = name_problem(&name) {
+            if let Some(problem) = person_name_problem(&name) {
                 err(
                     p.name.span().start,
                     format!("person `{id}`: name {name:?} {problem}"),
                 );
                 ok = false;
-            } else {
-                let c = canonical_name(&name);
+            }
+            // Compared whether or not the name is allowed, so that a look-alike is also
+            // reported naming the person it imitates.
+            let shown = person_name_allowed_part(&name);
+            let c = canonical_name(&shown);
+            let look = skeleton(&shown);
+            if !c.is_empty() {
                 if let Some((other, other_name)) = canonical.get(&c) {
                     err(
                         p.name.span().start,
                         format!("person `{id}` ({name:?}) and person `{other}` ({other_name:?}) have the same name once case, width and spacing are ignored; one person has one entry"),
                     );
                     ok = false;
-                } else if let Some((other, other_name)) = skeletons.get(&skeleton(&name)) {
+                } else if let Some((other, other_name)) = skeletons.get(&look) {
                     err(
                         p.name.span().start,
                         format!("person `{id}` ({name:?}) and person `{other}` ({other_name:?}) have names that look the same (Unicode confusables, UTS #39); one person has one entry"),
                     );
                     ok = false;
                 }
-                canonical.insert(c, (id.clone(), name.clone()));
-                skeletons.insert(skeleton(&name), (id.clone(), name.clone()));
+                canonical
+                    .entry(c)
+                    .or_insert_with(|| (id.clone(), name.clone()));
+                skeletons
+                    .entry(look)
+                    .or_insert_with(|| (id.clone(), name.clone()));
             }
             if p.keys.is_empty() {
                 err(
@@ -258,7 +267,47 @@ mod tests {
                 .unwrap_err();
         assert!(e.contains("`author-x`") && e.contains("`author-a`"), "{e}");
         assert!(e.contains("look the same"), "{e}");
-        assert!(e.starts_with("content/people.toml:"), "{e}");
+        assert!(e.contains("content/people.toml:7:8: person `author-x` (\"\u{0410}uthor A\") and person `author-a`"), "{e}");
+    }
+
+    /// The look-alikes the security review registered as second people: each is refused,
+    /// the error at the second name's line naming both people.
+    #[test]
+    fn look_alikes_that_case_folding_hides_are_refused_naming_both() {
+        for (twin, why) in [
+            // Capital I (U+0049) for l: the skeleton of the name as written.
+            ("AIice Author", "look the same"),
+            // A Cyrillic І (U+0406) for I among Latin letters.
+            ("Al\u{0456}ce Author", "look the same"),
+            ("Alice Author\u{2800}", "U+2800"),
+            ("Alice Author\u{E000}", "U+E000 (a private-use character)"),
+        ] {
+            let e = load(&(person("author-a", "Alice Author", 1) + &person("author-x", twin, 2)))
+                .unwrap_err();
+            assert!(e.contains(why), "{twin:?}: {e}");
+            assert!(
+                e.contains("content/people.toml:7:8: person `author-x`")
+                    && e.contains("and person `author-a` (\"Alice Author\")"),
+                "{twin:?}: {e}"
+            );
+        }
+        // The Cyrillic І among Latin letters is also mixed scripts, alone.
+        let e = load(&person("author-x", "\u{0406}van Author", 2)).unwrap_err();
+        assert!(e.contains("moderately restrictive"), "{e}");
+    }
+
+    #[test]
+    fn two_different_names_in_two_scripts_load() {
+        let cyrillic = "\u{0410}\u{043b}\u{0435}\u{043a}\u{0441}\u{0435}\u{0439} \u{0418}\u{0432}\u{0430}\u{043d}\u{043e}\u{0432}";
+        let p = load(
+            &(person("author-a", cyrillic, 1)
+                + &person("author-b", "Alexei Ivanov", 2)
+                + &person("author-c", "\u{5c71}\u{7530} \u{592a}\u{90ce}", 3)
+                + &person("author-d", "Yamada Taro", 4)),
+        )
+        .unwrap();
+        assert_eq!(p.get("author-a").unwrap().name, cyrillic);
+        assert_eq!(p.iter().count(), 4);
     }
 
     #[test]

@@ -130,7 +130,10 @@ impl People {
             // reported naming the person it imitates.
             let shown = person_name_allowed_part(&name);
             let c = canonical_name(&shown);
-            let look = skeleton(&shown);
+            // UTS #39's skeleton of the name as written ("AIice" and "Alice"), and that of
+            // its case-folded form too, so that a look-alike letter and a change of case
+            // together ("Fаa AIa" beside "Faa Aia") are not two names either.
+            let looks = [skeleton(&shown), skeleton(&c)];
             if !c.is_empty() {
                 if let Some((other, other_name)) = canonical.get(&c) {
                     err(
@@ -138,7 +141,9 @@ impl People {
                         format!("person `{id}` ({name:?}) and person `{other}` ({other_name:?}) have the same name once case, width and spacing are ignored; one person has one entry"),
                     );
                     ok = false;
-                } else if let Some((other, other_name)) = skeletons.get(&look) {
+                } else if let Some((other, other_name)) =
+                    looks.iter().find_map(|l| skeletons.get(l))
+                {
                     err(
                         p.name.span().start,
                         format!("person `{id}` ({name:?}) and person `{other}` ({other_name:?}) have names that look the same (Unicode confusables, UTS #39); one person has one entry"),
@@ -148,9 +153,11 @@ impl People {
                 canonical
                     .entry(c)
                     .or_insert_with(|| (id.clone(), name.clone()));
-                skeletons
-                    .entry(look)
-                    .or_insert_with(|| (id.clone(), name.clone()));
+                for look in looks {
+                    skeletons
+                        .entry(look)
+                        .or_insert_with(|| (id.clone(), name.clone()));
+                }
             }
             if p.keys.is_empty() {
                 err(
@@ -403,6 +410,192 @@ mod tests {
             "[[person]]\nid = \"reviewer-b\"\nname = \"Reviewer B\"\nkeys = [\"{sk_line}\"]\n"
         );
         assert!(load(&alone).is_ok());
+    }
+
+    use proptest::prelude::*;
+
+    /// Letters and what a reader takes for them (UTS #39's confusables: Cyrillic and
+    /// Greek look-alikes, capital I and digit 1 for l, digit 0 for O, "rn" for m).
+    const LOOK_ALIKES: &[(char, &str)] = &[
+        ('a', "\u{0430}"),
+        ('c', "\u{0441}"),
+        ('e', "\u{0435}"),
+        ('i', "\u{0456}"),
+        ('j', "\u{0458}"),
+        ('o', "\u{043E}"),
+        ('o', "\u{03BF}"),
+        ('p', "\u{0440}"),
+        ('s', "\u{0455}"),
+        ('x', "\u{0445}"),
+        ('y', "\u{0443}"),
+        ('l', "I"),
+        ('l', "1"),
+        ('l', "\u{04CF}"),
+        ('m', "rn"),
+        ('A', "\u{0410}"),
+        ('A', "\u{0391}"),
+        ('B', "\u{0412}"),
+        ('C', "\u{0421}"),
+        ('E', "\u{0415}"),
+        ('H', "\u{041D}"),
+        ('I', "\u{0406}"),
+        ('I', "l"),
+        ('K', "\u{041A}"),
+        ('M', "\u{041C}"),
+        ('O', "\u{041E}"),
+        ('O', "0"),
+        ('P', "\u{0420}"),
+        ('T', "\u{0422}"),
+        ('X', "\u{0425}"),
+    ];
+
+    /// Drawn as nothing, or as a blank: default-ignorables and blank look-alikes.
+    const UNSEEN: &[char] = &[
+        '\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{00AD}', '\u{FEFF}', '\u{034F}',
+        '\u{180E}', '\u{2800}', '\u{3164}', '\u{115F}', '\u{1160}', '\u{FFA0}', '\u{E000}',
+        '\u{F8FF}',
+    ];
+
+    /// One edit that leaves a name looking as it did (or differing in case only).
+    #[derive(Debug, Clone)]
+    enum Edit {
+        LookAlike(prop::sample::Index, prop::sample::Index),
+        Insert(prop::sample::Index, prop::sample::Index),
+        Case(prop::sample::Index),
+    }
+
+    fn edit() -> impl Strategy<Value = Edit> {
+        prop_oneof![
+            (any::<prop::sample::Index>(), any::<prop::sample::Index>())
+                .prop_map(|(a, b)| Edit::LookAlike(a, b)),
+            (any::<prop::sample::Index>(), any::<prop::sample::Index>())
+                .prop_map(|(a, b)| Edit::Insert(a, b)),
+            any::<prop::sample::Index>().prop_map(Edit::Case),
+        ]
+    }
+
+    /// `name` with `edits` made, each to a letter as first written (a look-alike of a
+    /// letter whose case was changed is a look-alike of another letter: "i" to "I" to
+    /// "l" reads as "l", not as "i").
+    fn apply(name: &str, edits: &[Edit]) -> String {
+        // One segment per original character, and whether it was changed.
+        let mut segments: Vec<(String, bool)> =
+            name.chars().map(|c| (c.to_string(), false)).collect();
+        let mut inserted: Vec<(usize, char)> = Vec::new();
+        for edit in edits {
+            let untouched: Vec<usize> = (0..segments.len()).filter(|&i| !segments[i].1).collect();
+            match edit {
+                Edit::LookAlike(at, which) => {
+                    let options: Vec<(usize, &str)> = untouched
+                        .iter()
+                        .flat_map(|&i| {
+                            let c = segments[i].0.chars().next();
+                            LOOK_ALIKES
+                                .iter()
+                                .filter(move |(from, _)| Some(*from) == c)
+                                .map(move |(_, to)| (i, *to))
+                        })
+                        .collect();
+                    if options.is_empty() {
+                        continue;
+                    }
+                    let (i, to) = options[at.index(options.len()) + which.index(1)];
+                    segments[i] = (to.to_string(), true);
+                }
+                Edit::Insert(at, which) => {
+                    inserted.push((
+                        at.index(segments.len() + 1),
+                        UNSEEN[which.index(UNSEEN.len())],
+                    ));
+                }
+                Edit::Case(at) => {
+                    let latin: Vec<usize> = untouched
+                        .into_iter()
+                        .filter(|&i| segments[i].0.chars().all(|c| c.is_ascii_alphabetic()))
+                        .collect();
+                    if latin.is_empty() {
+                        continue;
+                    }
+                    let i = latin[at.index(latin.len())];
+                    let c = segments[i].0.chars().next().unwrap_or('a');
+                    let other = match c.is_ascii_uppercase() {
+                        true => c.to_ascii_lowercase(),
+                        false => c.to_ascii_uppercase(),
+                    };
+                    segments[i] = (other.to_string(), true);
+                }
+            }
+        }
+        let mut out = String::new();
+        for (i, (segment, _)) in segments.iter().enumerate() {
+            out.extend(inserted.iter().filter(|(at, _)| *at == i).map(|(_, c)| c));
+            out.push_str(segment);
+        }
+        out.extend(
+            inserted
+                .iter()
+                .filter(|(at, _)| *at == segments.len())
+                .map(|(_, c)| c),
+        );
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Any two names a reader cannot tell apart (look-alike letters, invisible or
+        /// blank characters, another case) are refused together: the second person's
+        /// error names the first.
+        #[test]
+        fn names_that_render_the_same_are_refused_together(
+            name in "[A-Z][a-z]{1,8}( [A-Z][a-z]{1,8}){0,2}",
+            edits in prop::collection::vec(edit(), 1..4),
+        ) {
+            let twin = apply(&name, &edits);
+            prop_assume!(twin != name);
+            let text = person("author-a", &name, 1) + &person("author-x", &twin, 2);
+            let e = match load(&text) {
+                Ok(_) => return Err(TestCaseError::fail(format!("{name:?} / {twin:?} both load"))),
+                Err(e) => e,
+            };
+            prop_assert!(
+                e.contains("person `author-x`") && e.contains("and person `author-a`"),
+                "{name:?} / {twin:?}: {e}"
+            );
+        }
+
+        /// One key, whatever its encoding (`ssh-ed25519`, `sk-ssh-ed25519@openssh.com` with
+        /// any application string) and comment, is one key.
+        #[test]
+        fn any_encoding_of_one_key_is_one_key(
+            seed in any::<[u8; 32]>(),
+            application in "[ -~]{0,40}",
+            comments in ("[a-zA-Z0-9@. _-]{0,30}", "[a-zA-Z0-9@. _-]{0,30}"),
+            sk in (any::<bool>(), any::<bool>()),
+        ) {
+            let signer = Signer::ed25519_from_seed(&seed, "x").unwrap();
+            let point = crate::trust::sshsig::key_material(signer.public_key()).unwrap();
+            let encode = |as_sk: bool, comment: &str| {
+                let data = match as_sk {
+                    true => ssh_key::public::KeyData::SkEd25519(ssh_key::public::SkEd25519::new(
+                        ssh_key::public::Ed25519PublicKey(point),
+                        application.clone(),
+                    )),
+                    false => ssh_key::public::KeyData::Ed25519(ssh_key::public::Ed25519PublicKey(point)),
+                };
+                PublicKey::new(data, comment.trim()).to_openssh().unwrap()
+            };
+            let one = |id: &str, name: &str, line: String| {
+                format!("[[person]]\nid = \"{id}\"\nname = \"{name}\"\nkeys = [\"{line}\"]\n")
+            };
+            let text = one("author-a", "Author A", encode(sk.0, &comments.0))
+                + &one("reviewer-b", "Reviewer B", encode(sk.1, &comments.1));
+            let e = match load(&text) {
+                Ok(_) => return Err(TestCaseError::fail(format!("both load:\n{text}"))),
+                Err(e) => e,
+            };
+            prop_assert!(e.contains("registered to both `author-a` and `reviewer-b`"), "{e}");
+        }
     }
 
     #[test]

@@ -163,7 +163,9 @@ impl Project {
     ) -> Result<(Project, P, Vec<Option<T>>, bool)> {
         let layout = Layout::new(root);
         let config = Config::load(root)?;
-        let mut failed = false;
+        let mut failed =
+            !crate::trust::node::check_node_keys(&config, &root.join(crate::config::CONFIG_FILE))
+                .is_empty();
         let library = Library::load(&layout.measurements()).unwrap_or_else(|_| {
             failed = true;
             Library::default()

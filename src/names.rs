@@ -2,6 +2,13 @@
 //! spellings that a reader cannot tell apart must never count as two people (the gate), nor
 //! as two names of entries (the A-Z index and search, `content::validate`).
 //!
+//! Two rules, one place each. People (`trust::people`): [`person_name_problem`] (an
+//! allow-list of characters, scripts mixed no further than UTS #39's moderately
+//! restrictive level) and no two names alike by [`canonical_name`] or [`skeleton`], ASCII
+//! pairs included ("AIice" and "Alice" are one name: that is the attack). Entry names and
+//! aliases (`content::validate::check_aliases`): the same [`spelling`] and [`skeleton`],
+//! but two ASCII spellings are never look-alikes there ("modem" and "modern" are two terms).
+//!
 //! The Unicode work is done by maintained crates (`unicode-normalization`, `caseless`,
 //! `unicode-security`), not by a hand-kept list of suspicious characters.
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
 
 pub const CONFIG_FILE: &str = "glossary.toml";
 
@@ -31,6 +31,33 @@ pub struct Config {
     /// Verification nodes by name (`h200`, `t4`): the GPUs whose records the site may cite.
     #[serde(default)]
     pub nodes: BTreeMap<String, Node>,
+    /// Where each node's `public_key` is written in glossary.toml (line:column of the
+    /// string), so the key checks (`trust::node::check_node_keys`) point at it.
+    #[serde(skip)]
+    pub public_key_at: BTreeMap<String, Location>,
+}
+
+/// The spans of the nodes' `public_key` strings: glossary.toml read a second time, for
+/// nothing else (the full parse above keeps `Node` plain data).
+#[derive(Deserialize)]
+struct KeySpans {
+    #[serde(default)]
+    nodes: BTreeMap<String, NodeKeySpan>,
+}
+
+#[derive(Deserialize)]
+struct NodeKeySpan {
+    #[serde(default)]
+    public_key: Option<toml::Spanned<String>>,
+}
+
+/// The 1-based line and column of byte `offset` of `text`.
+fn location(text: &str, offset: usize) -> Location {
+    let before = &text[..offset.min(text.len())];
+    Location {
+        line: before.matches('\n').count() + 1,
+        column: before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1,
+    }
 }
 
 /// A section of the contents sidebar: entries that say `section: <slug>` are listed under
@@ -146,10 +173,17 @@ impl Config {
             path: path.clone(),
             source,
         })?;
-        let config: Config = toml::from_str(&text).map_err(|e| Error::Config {
+        let mut config: Config = toml::from_str(&text).map_err(|e| Error::Config {
             path: path.clone(),
             message: e.to_string(),
         })?;
+        if let Ok(spans) = toml::from_str::<KeySpans>(&text) {
+            config.public_key_at = spans
+                .nodes
+                .into_iter()
+                .filter_map(|(name, n)| Some((name, location(&text, n.public_key?.span().start))))
+                .collect();
+        }
         let mut seen = std::collections::HashSet::new();
         for s in &config.sections {
             // The same alphabet as entry slugs (config sits below content, so it is spelled out).

@@ -2,11 +2,20 @@
 //! spellings that a reader cannot tell apart must never count as two people (the gate), nor
 //! as two names of entries (the A-Z index and search, `content::validate`).
 //!
+//! Two rules, one place each. People (`trust::people`): [`person_name_problem`] (an
+//! allow-list of characters, scripts mixed no further than UTS #39's moderately
+//! restrictive level) and no two names alike by [`canonical_name`] or [`skeleton`], ASCII
+//! pairs included ("AIice" and "Alice" are one name: that is the attack). Entry names and
+//! aliases (`content::validate::check_aliases`): the same [`spelling`] and [`skeleton`],
+//! but two ASCII spellings are never look-alikes there ("modem" and "modern" are two terms).
+//!
 //! The Unicode work is done by maintained crates (`unicode-normalization`, `caseless`,
 //! `unicode-security`), not by a hand-kept list of suspicious characters.
 
 use unicode_normalization::UnicodeNormalization;
+use unicode_script::{Script, UnicodeScript};
 use unicode_security::general_security_profile::{GeneralSecurityProfile, IdentifierType};
+use unicode_security::{RestrictionLevel, RestrictionLevelDetection};
 
 /// Whether `c` is a default-ignorable code point (zero-width space and joiners, soft hyphen,
 /// BOM, bidi marks and overrides, variation selectors, ...): drawn as nothing.
@@ -42,21 +51,52 @@ pub fn spelling(name: &str) -> String {
     folded.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The UTS #39 confusable skeleton of the canonical form: "Аuthor" with a Cyrillic А and
-/// "Author" share one.
+/// What two names are compared by to tell whether a reader could take one for the other:
+/// the UTS #39 confusable skeleton of the name as written (`skeleton(X)` =
+/// NFD, default-ignorables removed, each character to its prototype, NFD: the crate's
+/// `unicode_security::skeleton`), then case-folded (and NFKC, white space collapsed) so two
+/// skeletons are compared case aside. Taking the skeleton first matters: capital I (U+0049)
+/// has the prototype `l`, so "AIice" and "Alice" share one, which folding "AIice" to
+/// "aiice" first would hide. "Аuthor" with a Cyrillic А and "Author" share one too.
 pub fn skeleton(name: &str) -> String {
-    let canonical = canonical_name(name);
-    let skel: String = unicode_security::skeleton(&canonical).collect();
-    // The skeleton of a case-folded string may hold capitals again (prototypes are mixed
-    // case); fold once more so case never separates two skeletons.
-    caseless::default_case_fold_str(&skel)
+    let skel: String = unicode_security::skeleton(name).collect();
+    let folded: String = caseless::default_case_fold_str(&skel).nfkc().collect();
+    folded.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Why a display name cannot be used, if it cannot: it must show, to a reader, exactly what
-/// it is. Hidden characters are refused rather than stripped, so a file never holds a name
+/// Punctuation a person's name may hold besides letters, marks and digits: the space
+/// between its parts, hyphen, apostrophe (ASCII and typographic), period, comma.
+const NAME_PUNCTUATION: [char; 6] = [' ', '-', '\'', '\u{2019}', '.', ','];
+
+fn is_private_use(c: char) -> bool {
+    matches!(c, '\u{E000}'..='\u{F8FF}' | '\u{F0000}'..='\u{FFFFD}' | '\u{100000}'..='\u{10FFFD}')
+}
+
+/// Whether a person's name may hold `c` (the allow-list of [`person_name_problem`]).
+fn person_name_char(c: char) -> bool {
+    NAME_PUNCTUATION.contains(&c)
+        || (c.identifier_allowed() && !is_default_ignorable(c) && !c.is_control())
+}
+
+/// `name` with the characters [`person_name_problem`] refuses left out: what a refused
+/// name is compared by, so the error can name the person it imitates ("Alice\u{E000}"
+/// is "Alice" with something a reader may not see).
+pub fn person_name_allowed_part(name: &str) -> String {
+    name.chars().filter(|&c| person_name_char(c)).collect()
+}
+
+/// Why a person's display name (content/people.toml) cannot be used, if it cannot: it must
+/// show, to a reader, exactly what it is, in one script as UTS #39 allows. By allow-list:
+/// each character is one that UTS #39's General Security Profile allows in identifiers
+/// (letters, marks and digits of the scripts in modern use), or [`NAME_PUNCTUATION`];
+/// anything else (a blank-looking U+2800 or U+3164, a private-use character, a symbol) is
+/// refused, and named. The scripts may mix only as UTS #39's Moderately Restrictive level
+/// allows: one script, or Latin with one other that is not Cyrillic or Greek (so "Müller",
+/// "Алексей Иванов", "山田 太郎" and "Tanaka 太郎" load, "Аlice" with a Cyrillic А does
+/// not). Hidden characters are refused rather than stripped, so a file never holds a name
 /// that differs from what its author saw.
-pub fn name_problem(name: &str) -> Option<String> {
-    let mut hidden = Vec::new();
+pub fn person_name_problem(name: &str) -> Option<String> {
+    let mut refused = Vec::new();
     for c in name.chars() {
         let what = if is_bidi_control(c) {
             "a bidirectional control character"
@@ -64,14 +104,22 @@ pub fn name_problem(name: &str) -> Option<String> {
             "an invisible character"
         } else if c.is_control() {
             "a control character"
-        } else {
+        } else if is_private_use(c) {
+            "a private-use character"
+        } else if person_name_char(c) {
             continue;
+        } else if c.is_whitespace() {
+            "a space other than U+0020"
+        } else {
+            "not a letter, mark or digit that UTS #39 allows in identifiers, nor name punctuation"
         };
-        hidden.push(format!("U+{:04X} ({what})", c as u32));
+        let shown = format!("U+{:04X} ({what})", c as u32);
+        if !refused.contains(&shown) {
+            refused.push(shown);
+        }
     }
-    if !hidden.is_empty() {
-        hidden.dedup();
-        return Some(format!("holds {}", hidden.join(", ")));
+    if !refused.is_empty() {
+        return Some(format!("holds {}", refused.join(", ")));
     }
     let canonical = canonical_name(name);
     if canonical.is_empty() {
@@ -79,6 +127,27 @@ pub fn name_problem(name: &str) -> Option<String> {
     }
     if !canonical.chars().any(char::is_alphanumeric) {
         return Some("has no letter or digit".into());
+    }
+    // The restriction level is taken over the letters (its detection calls a string with
+    // a space "unrestricted", space not being an identifier character).
+    let letters: String = name
+        .chars()
+        .filter(|c| !NAME_PUNCTUATION.contains(c))
+        .collect();
+    if letters.as_str().detect_restriction_level() > RestrictionLevel::ModeratelyRestrictive {
+        let mut scripts: Vec<&str> = Vec::new();
+        for c in letters.chars() {
+            let script = c.script();
+            if !matches!(script, Script::Common | Script::Inherited | Script::Unknown)
+                && !scripts.contains(&script.full_name())
+            {
+                scripts.push(script.full_name());
+            }
+        }
+        return Some(format!(
+            "mixes the scripts {} beyond UTS #39's moderately restrictive level: write a name in one script, or in Latin with one other script that is not Cyrillic or Greek",
+            scripts.join(" and ")
+        ));
     }
     None
 }
@@ -148,17 +217,82 @@ mod tests {
             ("A\u{202E}B", "U+202E (a bidirectional control character)"),
             ("A\u{7}B", "U+0007 (a control character)"),
         ] {
-            let p = name_problem(name).unwrap_or_default();
+            let p = person_name_problem(name).unwrap_or_default();
             assert!(p.contains(what), "{name:?}: {p}");
         }
     }
 
     #[test]
+    fn the_skeleton_is_taken_before_case_folding() {
+        // Capital I's prototype is l: "AIice" reads as "Alice".
+        assert_eq!(skeleton("AIice Author"), skeleton("Alice Author"));
+        assert_eq!(skeleton("AIICE"), skeleton("Allce"));
+        // Case aside once skeletons are made ("ALICE" and "alice" are one name by
+        // canonical_name; their skeletons differ, as capital I's prototype is l).
+        assert_eq!(skeleton("AUTHOR"), skeleton("author"));
+        assert_ne!(skeleton("ALICE"), skeleton("alice"));
+        assert_eq!(canonical_name("ALICE"), canonical_name("alice"));
+        assert_ne!(skeleton("Alice Author"), skeleton("Alice Auteur"));
+    }
+
+    #[test]
+    fn blank_looking_and_private_use_characters_are_refused() {
+        for (name, what) in [
+            ("Alice Author\u{2800}", "U+2800 (not a letter"),
+            ("Alice\u{3164}Author", "U+3164"),
+            ("\u{115F}Alice", "U+115F"),
+            ("Alice\u{1160}", "U+1160"),
+            ("Alice\u{FFA0}", "U+FFA0"),
+            ("Alice\u{E000}", "U+E000 (a private-use character)"),
+            ("Alice\u{F8FF}", "U+F8FF (a private-use character)"),
+            ("Alice\u{F0000}", "U+F0000 (a private-use character)"),
+            ("Alice\u{10FFFD}", "U+10FFFD (a private-use character)"),
+            ("Alice\u{00A0}Author", "U+00A0 (a space other than U+0020)"),
+            ("Alice \u{2605}", "U+2605 (not a letter"),
+        ] {
+            let p = person_name_problem(name).unwrap_or_default();
+            assert!(p.contains(what), "{name:?}: {p}");
+        }
+    }
+
+    #[test]
+    fn a_name_mixing_scripts_beyond_moderately_restrictive_is_refused() {
+        // A Cyrillic І (U+0406) and a Cyrillic А among Latin letters; Greek with Latin.
+        for name in [
+            "\u{0406}van Author",
+            "\u{0410}lice Author",
+            "Alexei \u{0418}\u{0432}\u{0430}\u{043d}\u{043e}\u{0432}",
+            "\u{03b1}lice",
+        ] {
+            let p = person_name_problem(name).unwrap_or_default();
+            assert!(p.contains("moderately restrictive"), "{name:?}: {p}");
+        }
+        let p = person_name_problem("\u{0406}van").unwrap();
+        assert!(
+            p.contains("Latin and Cyrillic") || p.contains("Cyrillic and Latin"),
+            "{p}"
+        );
+        // One script each, or Latin with Han/Kana: allowed.
+        for name in [
+            "\u{0410}\u{043b}\u{0435}\u{043a}\u{0441}\u{0435}\u{0439} \u{0418}\u{0432}\u{0430}\u{043d}\u{043e}\u{0432}",
+            "Alexei Ivanov",
+            "\u{5c71}\u{7530} \u{592a}\u{90ce}",
+            "Tanaka \u{592a}\u{90ce}",
+            "J\u{00fc}rgen M\u{00fc}ller-L\u{00fc}denscheid",
+            "Se\u{00e1}n O\u{2019}Brien, Jr.",
+            "D'Angelo",
+            "\u{0391}\u{03bd}\u{03bd}\u{03b1}",
+        ] {
+            assert_eq!(person_name_problem(name), None, "{name:?}");
+        }
+    }
+
+    #[test]
     fn blank_and_punctuation_only_names_are_refused() {
-        assert!(name_problem("   ").unwrap().contains("empty"));
-        assert!(name_problem("\u{200B}\u{200B}").is_some());
-        assert!(name_problem("-").unwrap().contains("no letter"));
-        assert_eq!(name_problem("Reviewer B"), None);
-        assert_eq!(name_problem("José Núñez"), None);
+        assert!(person_name_problem("   ").unwrap().contains("empty"));
+        assert!(person_name_problem("\u{200B}\u{200B}").is_some());
+        assert!(person_name_problem("-").unwrap().contains("no letter"));
+        assert_eq!(person_name_problem("Reviewer B"), None);
+        assert_eq!(person_name_problem("José Núñez"), None);
     }
 }

@@ -137,3 +137,66 @@ fn source_age_limit_comes_from_glossary_toml() {
     assert!(!r.ok, "{r:?}");
     assert!(r.stdout.contains("the limit is 5"), "{r:?}");
 }
+
+/// An `ssh-ed25519` line holding the identity point (`01 00..00`): a small-order key, for
+/// which a signature (R = identity, S = 0) verifies under the non-strict check for any text.
+fn small_order_key_line(comment: &str) -> String {
+    let mut point = [0u8; 32];
+    point[0] = 1;
+    ssh_key::PublicKey::new(
+        ssh_key::public::KeyData::Ed25519(ssh_key::public::Ed25519PublicKey(point)),
+        comment,
+    )
+    .to_openssh()
+    .expect("encodes")
+}
+
+#[test]
+fn a_small_order_reviewer_key_is_an_error_at_its_line_in_people_toml() {
+    let site = site_with_term();
+    let author = common::keys::key("author-a").public;
+    site.write(
+        "content/people.toml",
+        &format!(
+            "[[person]]\nid = \"author-a\"\nname = \"Author A\"\nkeys = [\"{author}\"]\n\n[[person]]\nid = \"reviewer-b\"\nname = \"Reviewer B\"\nkeys = [\"{}\"]\n",
+            small_order_key_line("reviewer-b@laptop")
+        ),
+    );
+    for args in [&["build"][..], &["check"], &["review", "status"]] {
+        let r = site.run(args);
+        assert!(!r.ok, "{args:?} accepted a small-order key:\n{r:?}");
+        assert!(
+            r.stderr
+                .contains("content/people.toml:9:9: person `reviewer-b`: key SHA256:")
+                && r.stderr.contains("small-order (weak) point"),
+            "{args:?}: {r:?}"
+        );
+    }
+    assert!(!site.path("site").exists(), "a build wrote a site");
+}
+
+#[test]
+fn a_small_order_node_key_is_an_error_at_its_line_in_glossary_toml() {
+    let site = site_with_term();
+    let config = site.read("glossary.toml");
+    let (at, line) = config
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.starts_with("public_key = "))
+        .expect("the fixture node's public_key");
+    site.write(
+        "glossary.toml",
+        &config.replace(
+            line,
+            &format!("public_key = \"{}\"", small_order_key_line("node")),
+        ),
+    );
+    let r = site.run(&["build"]);
+    assert!(!r.ok, "a small-order node key was accepted:\n{r:?}");
+    let place = format!("glossary.toml:{}:14: [nodes.", at + 1);
+    assert!(
+        r.stderr.contains(&place) && r.stderr.contains("small-order (weak) point"),
+        "{place}: {r:?}"
+    );
+    assert!(!site.path("site").exists(), "a build wrote a site");
+}

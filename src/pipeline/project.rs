@@ -51,7 +51,8 @@ impl Project {
     pub fn load_collecting(root: &Path) -> Result<(Project, Vec<Error>)> {
         let layout = Layout::new(root);
         let config = Config::load(root)?;
-        let mut errors = Vec::new();
+        let mut errors =
+            crate::trust::node::check_node_keys(&config, &root.join(crate::config::CONFIG_FILE));
         let (content, content_errors) = load_content_collecting(&layout.content());
         errors.extend(content_errors);
         let library = Library::load(&layout.measurements()).unwrap_or_else(|e| {
@@ -177,7 +178,9 @@ impl Project {
     ) -> Result<(Project, P, Vec<Option<T>>, bool)> {
         let layout = Layout::new(root);
         let config = Config::load(root)?;
-        let mut failed = false;
+        let mut failed =
+            !crate::trust::node::check_node_keys(&config, &root.join(crate::config::CONFIG_FILE))
+                .is_empty();
         let library = Library::load(&layout.measurements()).unwrap_or_else(|_| {
             failed = true;
             Library::default()

@@ -6,7 +6,51 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::config::{Config, CONFIG_FILE};
+use crate::error::Error;
+
 use super::sshsig::{self, Signer, SshError, RECORD_NAMESPACE};
+
+/// The nodes' public keys, checked once when glossary.toml is loaded for a build: each must
+/// be a key that can sign ([`sshsig::key_problem`]: Ed25519, not small order, canonical),
+/// and no two nodes may hold one key (compared by key material, in any encoding). A record
+/// names its node and is signed by the node's key; with one key for two nodes, either
+/// node's holder signs records as the other. Each error is at the key's line in
+/// `config_path`.
+pub fn check_node_keys(config: &Config, config_path: &Path) -> Vec<Error> {
+    let mut errors = Vec::new();
+    let mut owner: std::collections::BTreeMap<[u8; 32], &str> = Default::default();
+    for (node, profile) in &config.nodes {
+        let Some(text) = profile.public_key.as_deref() else {
+            continue;
+        };
+        let at = config.public_key_at.get(node).copied();
+        let mut err = |message: String| errors.push(Error::content(config_path, at, message));
+        let key = match sshsig::parse_public_key(text) {
+            Ok(k) => k,
+            Err(e) => {
+                err(format!("[nodes.{node}] public_key: {e}"));
+                continue;
+            }
+        };
+        if let Some(point) = sshsig::key_material(&key) {
+            if let Some(other) = owner.insert(point, node) {
+                err(format!(
+                    "[nodes.{node}] public_key is key {}, which node {other} has too (the same Ed25519 key, in any encoding): each node signs its records with a key of its own, or either signs as the other",
+                    sshsig::fingerprint(&key)
+                ));
+                continue;
+            }
+        }
+        if let Some(why) = sshsig::key_problem(&key) {
+            err(format!(
+                "[nodes.{node}] public_key: key {} {why}",
+                sshsig::fingerprint(&key)
+            ));
+        }
+    }
+    errors
+}
 
 /// Where a record's signature lives.
 pub fn signature_path(record: &Path) -> PathBuf {
@@ -57,7 +101,13 @@ pub fn verify_record(
         ));
     };
     let key = sshsig::parse_public_key(public_key)
-        .map_err(|e| format!("node {node}'s public_key in glossary.toml: {e}"))?;
+        .map_err(|e| format!("node {node}'s public_key in {CONFIG_FILE}: {e}"))?;
+    if let Some(why) = sshsig::key_problem(&key) {
+        return Err(format!(
+            "node {node}'s public_key in {CONFIG_FILE}: key {} {why}",
+            sshsig::fingerprint(&key)
+        ));
+    }
     let Some(signature) = signature else {
         return Err(format!("there is no {}", sig_path.display()));
     };
@@ -148,6 +198,89 @@ mod tests {
         let forged = other.sign(RECORD_NAMESPACE, &bytes).unwrap();
         let e = verify_record("h200", Some(&public), &bytes, Some(&forged), &sig_path).unwrap_err();
         assert!(e.contains("not registered to node h200"), "{e}");
+    }
+
+    use crate::trust::sshsig::tests::{ed25519_key, point, SMALL_ORDER};
+
+    /// glossary.toml with a node per (name, public key line), loaded as a build loads it.
+    fn config_with(nodes: &[(&str, String)]) -> (tempfile::TempDir, Config) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = String::from("title = \"t\"\nbase_url = \"https://x.org\"\n");
+        for (name, key) in nodes {
+            text.push_str(&format!("\n[nodes.{name}]\ngpu = \"NVIDIA H200\"\ncompute_capability = \"9.0\"\narch = \"sm_90\"\nsm_count = 132\npublic_key = \"{key}\"\n"));
+        }
+        std::fs::write(dir.path().join(CONFIG_FILE), text).unwrap();
+        let config = Config::load(dir.path()).unwrap();
+        (dir, config)
+    }
+
+    fn errors(config: &Config) -> Vec<String> {
+        check_node_keys(config, Path::new("glossary.toml"))
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn good(n: u8) -> String {
+        Signer::ed25519_from_seed(&[n; 32], "node")
+            .unwrap()
+            .public_key()
+            .to_openssh()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_small_order_node_key_is_an_error_at_its_line_and_signs_nothing() {
+        let weak = ed25519_key(point(SMALL_ORDER[0]), "node h200")
+            .to_openssh()
+            .unwrap();
+        let (_dir, config) = config_with(&[("h100", good(1)), ("h200", weak.clone())]);
+        let e = errors(&config);
+        assert_eq!(e.len(), 1, "{e:?}");
+        // Line 16, column 14: h200's public_key string.
+        assert!(
+            e[0].starts_with("glossary.toml:16:14: [nodes.h200] public_key: key SHA256:"),
+            "{e:?}"
+        );
+        assert!(e[0].contains("small-order (weak) point"), "{e:?}");
+        // A record with a forged signature (R = identity, S = 0) under it is not signed.
+        let mut forged = point(SMALL_ORDER[0]).to_vec();
+        forged.extend_from_slice(&[0; 32]);
+        let sig = ssh_key::SshSig::new(
+            sshsig::parse_public_key(&weak).unwrap().key_data().clone(),
+            RECORD_NAMESPACE,
+            ssh_key::HashAlg::Sha512,
+            ssh_key::Signature::new(ssh_key::Algorithm::Ed25519, forged).unwrap(),
+        )
+        .unwrap()
+        .to_pem(ssh_key::LineEnding::LF)
+        .unwrap();
+        let why = verify_record(
+            "h200",
+            Some(&weak),
+            b"{}",
+            Some(&sig),
+            Path::new("h200.json.sig"),
+        )
+        .unwrap_err();
+        assert!(why.contains("small-order (weak) point"), "{why}");
+    }
+
+    #[test]
+    fn one_key_for_two_nodes_is_an_error_naming_both() {
+        let (_dir, config) = config_with(&[
+            ("h100", good(1)),
+            ("h200", good(1).replace("node", "other comment")),
+        ]);
+        let e = errors(&config);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(
+            e[0].starts_with("glossary.toml:16:14: [nodes.h200] public_key is key SHA256:"),
+            "{e:?}"
+        );
+        assert!(e[0].contains("which node h100 has too"), "{e:?}");
+        let (_dir, config) = config_with(&[("h100", good(1)), ("h200", good(2))]);
+        assert!(errors(&config).is_empty());
     }
 
     #[test]

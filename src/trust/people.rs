@@ -11,7 +11,9 @@
 //!
 //! Checked once at load (then trusted): ids are unique, every name shows what it is (no
 //! invisible, bidi or control characters, not blank) and no two names look alike (same
-//! canonical form or same UTS #39 confusable skeleton), and no key belongs to two people.
+//! canonical form or same UTS #39 confusable skeleton), every key is one that can sign
+//! (`sshsig::key_problem`: Ed25519, a canonical point of large order), and no key belongs
+//! to two people, keys compared by their Ed25519 point whatever their encoding.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,8 +23,8 @@ use ssh_key::PublicKey;
 
 use crate::error::{Error, Location, Result};
 
-use super::sshsig::{fingerprint, parse_public_key};
-use crate::names::{canonical_name, name_problem, skeleton};
+use super::sshsig::{fingerprint, key_material, key_problem, parse_public_key};
+use crate::names::{canonical_name, person_name_allowed_part, person_name_problem, skeleton};
 
 pub const PEOPLE_FILE: &str = "people.toml";
 
@@ -94,7 +96,9 @@ impl People {
         // What each check has seen so far: the first person it belongs to.
         let mut canonical: BTreeMap<String, (String, String)> = BTreeMap::new();
         let mut skeletons: BTreeMap<String, (String, String)> = BTreeMap::new();
-        let mut key_owner: BTreeMap<String, String> = BTreeMap::new();
+        // Keys by key material (the Ed25519 point), not by encoding: an
+        // `sk-ssh-ed25519@openssh.com` line holds the same point as an `ssh-ed25519` one.
+        let mut key_owner: BTreeMap<[u8; 32], String> = BTreeMap::new();
         for raw in &file.person {
             let p = raw.get_ref();
             let id = p.id.get_ref().clone();
@@ -115,29 +119,45 @@ impl People {
                 continue;
             }
             let mut ok = true;
-            if let Some(problem) = name_problem(&name) {
+            if let Some(problem) = person_name_problem(&name) {
                 err(
                     p.name.span().start,
                     format!("person `{id}`: name {name:?} {problem}"),
                 );
                 ok = false;
-            } else {
-                let c = canonical_name(&name);
+            }
+            // Compared whether or not the name is allowed, so that a look-alike is also
+            // reported naming the person it imitates.
+            let shown = person_name_allowed_part(&name);
+            let c = canonical_name(&shown);
+            // UTS #39's skeleton of the name as written ("AIice" and "Alice"), and that of
+            // its case-folded form too, so that a look-alike letter and a change of case
+            // together ("Fаa AIa" beside "Faa Aia") are not two names either.
+            let looks = [skeleton(&shown), skeleton(&c)];
+            if !c.is_empty() {
                 if let Some((other, other_name)) = canonical.get(&c) {
                     err(
                         p.name.span().start,
                         format!("person `{id}` ({name:?}) and person `{other}` ({other_name:?}) have the same name once case, width and spacing are ignored; one person has one entry"),
                     );
                     ok = false;
-                } else if let Some((other, other_name)) = skeletons.get(&skeleton(&name)) {
+                } else if let Some((other, other_name)) =
+                    looks.iter().find_map(|l| skeletons.get(l))
+                {
                     err(
                         p.name.span().start,
                         format!("person `{id}` ({name:?}) and person `{other}` ({other_name:?}) have names that look the same (Unicode confusables, UTS #39); one person has one entry"),
                     );
                     ok = false;
                 }
-                canonical.insert(c, (id.clone(), name.clone()));
-                skeletons.insert(skeleton(&name), (id.clone(), name.clone()));
+                canonical
+                    .entry(c)
+                    .or_insert_with(|| (id.clone(), name.clone()));
+                for look in looks {
+                    skeletons
+                        .entry(look)
+                        .or_insert_with(|| (id.clone(), name.clone()));
+                }
             }
             if p.keys.is_empty() {
                 err(
@@ -148,28 +168,40 @@ impl People {
             }
             let mut keys = Vec::new();
             for k in &p.keys {
-                match parse_public_key(k.get_ref()) {
-                    Ok(key) => {
-                        let bytes = fingerprint(&key);
-                        match key_owner.get(&bytes) {
-                            Some(other) if other != &id => {
-                                err(
-                                    k.span().start,
-                                    format!("key {} is registered to both `{other}` and `{id}`: one key, one person", fingerprint(&key)),
-                                );
-                                ok = false;
-                            }
-                            _ => {
-                                key_owner.insert(bytes, id.clone());
-                                keys.push(key);
-                            }
-                        }
-                    }
+                let key = match parse_public_key(k.get_ref()) {
+                    Ok(key) => key,
                     Err(e) => {
                         err(k.span().start, format!("person `{id}`: {e}"));
                         ok = false;
+                        continue;
+                    }
+                };
+                // The same point under two people is refused even when the key cannot
+                // sign, so the message names both.
+                if let Some(point) = key_material(&key) {
+                    match key_owner.get(&point) {
+                        Some(other) if other != &id => {
+                            err(
+                                k.span().start,
+                                format!("key {} is registered to both `{other}` and `{id}` (the same Ed25519 key, in any encoding or with any comment, is one key): one key, one person", fingerprint(&key)),
+                            );
+                            ok = false;
+                            continue;
+                        }
+                        _ => {
+                            key_owner.insert(point, id.clone());
+                        }
                     }
                 }
+                if let Some(why) = key_problem(&key) {
+                    err(
+                        k.span().start,
+                        format!("person `{id}`: key {} {why}", fingerprint(&key)),
+                    );
+                    ok = false;
+                    continue;
+                }
+                keys.push(key);
             }
             if ok {
                 by_id.insert(id.clone(), Person { id, name, keys });
@@ -242,7 +274,47 @@ mod tests {
                 .unwrap_err();
         assert!(e.contains("`author-x`") && e.contains("`author-a`"), "{e}");
         assert!(e.contains("look the same"), "{e}");
-        assert!(e.starts_with("content/people.toml:"), "{e}");
+        assert!(e.contains("content/people.toml:7:8: person `author-x` (\"\u{0410}uthor A\") and person `author-a`"), "{e}");
+    }
+
+    /// The look-alikes the security review registered as second people: each is refused,
+    /// the error at the second name's line naming both people.
+    #[test]
+    fn look_alikes_that_case_folding_hides_are_refused_naming_both() {
+        for (twin, why) in [
+            // Capital I (U+0049) for l: the skeleton of the name as written.
+            ("AIice Author", "look the same"),
+            // A Cyrillic І (U+0406) for I among Latin letters.
+            ("Al\u{0456}ce Author", "look the same"),
+            ("Alice Author\u{2800}", "U+2800"),
+            ("Alice Author\u{E000}", "U+E000 (a private-use character)"),
+        ] {
+            let e = load(&(person("author-a", "Alice Author", 1) + &person("author-x", twin, 2)))
+                .unwrap_err();
+            assert!(e.contains(why), "{twin:?}: {e}");
+            assert!(
+                e.contains("content/people.toml:7:8: person `author-x`")
+                    && e.contains("and person `author-a` (\"Alice Author\")"),
+                "{twin:?}: {e}"
+            );
+        }
+        // The Cyrillic І among Latin letters is also mixed scripts, alone.
+        let e = load(&person("author-x", "\u{0406}van Author", 2)).unwrap_err();
+        assert!(e.contains("moderately restrictive"), "{e}");
+    }
+
+    #[test]
+    fn two_different_names_in_two_scripts_load() {
+        let cyrillic = "\u{0410}\u{043b}\u{0435}\u{043a}\u{0441}\u{0435}\u{0439} \u{0418}\u{0432}\u{0430}\u{043d}\u{043e}\u{0432}";
+        let p = load(
+            &(person("author-a", cyrillic, 1)
+                + &person("author-b", "Alexei Ivanov", 2)
+                + &person("author-c", "\u{5c71}\u{7530} \u{592a}\u{90ce}", 3)
+                + &person("author-d", "Yamada Taro", 4)),
+        )
+        .unwrap();
+        assert_eq!(p.get("author-a").unwrap().name, cyrillic);
+        assert_eq!(p.iter().count(), 4);
     }
 
     #[test]
@@ -269,6 +341,261 @@ mod tests {
             e.contains("registered to both `author-a` and `other-name`"),
             "{e}"
         );
+    }
+
+    use crate::trust::sshsig::tests::{ed25519_key, non_canonical_encodings, point, SMALL_ORDER};
+
+    fn line_of(key: &PublicKey) -> String {
+        key.to_openssh().unwrap()
+    }
+
+    /// A registry of author-a (a good key) and reviewer-b holding `line`.
+    fn with_reviewer_key(line: &str) -> String {
+        person("author-a", "Author A", 1)
+            + &format!(
+                "[[person]]\nid = \"reviewer-b\"\nname = \"Reviewer B\"\nkeys = [\"{line}\"]\n"
+            )
+    }
+
+    #[test]
+    fn a_small_order_key_is_an_error_at_its_line() {
+        for hex_bytes in SMALL_ORDER {
+            let weak = line_of(&ed25519_key(point(hex_bytes), "reviewer-b@laptop"));
+            assert!(weak.starts_with("ssh-ed25519 AAAA"), "{weak}");
+            let e = load(&with_reviewer_key(&weak)).unwrap_err();
+            // Line 8, column 9: the key string in reviewer-b's `keys = [...]`.
+            assert!(
+                e.starts_with("content/people.toml:8:9: person `reviewer-b`: key SHA256:"),
+                "{e}"
+            );
+            assert!(e.contains("small-order (weak) point"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_non_canonical_key_is_an_error_at_its_line() {
+        for b in non_canonical_encodings() {
+            let e = load(&with_reviewer_key(&line_of(&ed25519_key(b, "x")))).unwrap_err();
+            assert!(e.starts_with("content/people.toml:8:9:"), "{e}");
+            assert!(e.contains("non-canonical encoding"), "{e}");
+        }
+    }
+
+    /// The same key registered again in its security-key encoding (any application
+    /// string, any comment) is one key: the error names both people.
+    #[test]
+    fn one_key_in_its_sk_encoding_under_two_ids_is_refused() {
+        let plain = parse_public_key(&key(1)).unwrap();
+        let point = crate::trust::sshsig::key_material(&plain).unwrap();
+        let sk = PublicKey::new(
+            ssh_key::public::KeyData::SkEd25519(ssh_key::public::SkEd25519::new(
+                ssh_key::public::Ed25519PublicKey(point),
+                "ssh:anything",
+            )),
+            "reviewer-b@yubikey",
+        );
+        let sk_line = line_of(&sk);
+        assert!(
+            sk_line.starts_with("sk-ssh-ed25519@openssh.com AAAA"),
+            "{sk_line}"
+        );
+        let e = load(&with_reviewer_key(&sk_line)).unwrap_err();
+        assert!(e.starts_with("content/people.toml:8:9:"), "{e}");
+        assert!(
+            e.contains("registered to both `author-a` and `reviewer-b`"),
+            "{e}"
+        );
+        // Alone, a security key registers and signs (see sshsig's tests).
+        let alone = format!(
+            "[[person]]\nid = \"reviewer-b\"\nname = \"Reviewer B\"\nkeys = [\"{sk_line}\"]\n"
+        );
+        assert!(load(&alone).is_ok());
+    }
+
+    use proptest::prelude::*;
+
+    /// Letters and what a reader takes for them (UTS #39's confusables: Cyrillic and
+    /// Greek look-alikes, capital I and digit 1 for l, digit 0 for O, "rn" for m).
+    const LOOK_ALIKES: &[(char, &str)] = &[
+        ('a', "\u{0430}"),
+        ('c', "\u{0441}"),
+        ('e', "\u{0435}"),
+        ('i', "\u{0456}"),
+        ('j', "\u{0458}"),
+        ('o', "\u{043E}"),
+        ('o', "\u{03BF}"),
+        ('p', "\u{0440}"),
+        ('s', "\u{0455}"),
+        ('x', "\u{0445}"),
+        ('y', "\u{0443}"),
+        ('l', "I"),
+        ('l', "1"),
+        ('l', "\u{04CF}"),
+        ('m', "rn"),
+        ('A', "\u{0410}"),
+        ('A', "\u{0391}"),
+        ('B', "\u{0412}"),
+        ('C', "\u{0421}"),
+        ('E', "\u{0415}"),
+        ('H', "\u{041D}"),
+        ('I', "\u{0406}"),
+        ('I', "l"),
+        ('K', "\u{041A}"),
+        ('M', "\u{041C}"),
+        ('O', "\u{041E}"),
+        ('O', "0"),
+        ('P', "\u{0420}"),
+        ('T', "\u{0422}"),
+        ('X', "\u{0425}"),
+    ];
+
+    /// Drawn as nothing, or as a blank: default-ignorables and blank look-alikes.
+    const UNSEEN: &[char] = &[
+        '\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{00AD}', '\u{FEFF}', '\u{034F}',
+        '\u{180E}', '\u{2800}', '\u{3164}', '\u{115F}', '\u{1160}', '\u{FFA0}', '\u{E000}',
+        '\u{F8FF}',
+    ];
+
+    /// One edit that leaves a name looking as it did (or differing in case only).
+    #[derive(Debug, Clone)]
+    enum Edit {
+        LookAlike(prop::sample::Index, prop::sample::Index),
+        Insert(prop::sample::Index, prop::sample::Index),
+        Case(prop::sample::Index),
+    }
+
+    fn edit() -> impl Strategy<Value = Edit> {
+        prop_oneof![
+            (any::<prop::sample::Index>(), any::<prop::sample::Index>())
+                .prop_map(|(a, b)| Edit::LookAlike(a, b)),
+            (any::<prop::sample::Index>(), any::<prop::sample::Index>())
+                .prop_map(|(a, b)| Edit::Insert(a, b)),
+            any::<prop::sample::Index>().prop_map(Edit::Case),
+        ]
+    }
+
+    /// `name` with `edits` made, each to a letter as first written (a look-alike of a
+    /// letter whose case was changed is a look-alike of another letter: "i" to "I" to
+    /// "l" reads as "l", not as "i").
+    fn apply(name: &str, edits: &[Edit]) -> String {
+        // One segment per original character, and whether it was changed.
+        let mut segments: Vec<(String, bool)> =
+            name.chars().map(|c| (c.to_string(), false)).collect();
+        let mut inserted: Vec<(usize, char)> = Vec::new();
+        for edit in edits {
+            let untouched: Vec<usize> = (0..segments.len()).filter(|&i| !segments[i].1).collect();
+            match edit {
+                Edit::LookAlike(at, which) => {
+                    let options: Vec<(usize, &str)> = untouched
+                        .iter()
+                        .flat_map(|&i| {
+                            let c = segments[i].0.chars().next();
+                            LOOK_ALIKES
+                                .iter()
+                                .filter(move |(from, _)| Some(*from) == c)
+                                .map(move |(_, to)| (i, *to))
+                        })
+                        .collect();
+                    if options.is_empty() {
+                        continue;
+                    }
+                    let (i, to) = options[at.index(options.len()) + which.index(1)];
+                    segments[i] = (to.to_string(), true);
+                }
+                Edit::Insert(at, which) => {
+                    inserted.push((
+                        at.index(segments.len() + 1),
+                        UNSEEN[which.index(UNSEEN.len())],
+                    ));
+                }
+                Edit::Case(at) => {
+                    let latin: Vec<usize> = untouched
+                        .into_iter()
+                        .filter(|&i| segments[i].0.chars().all(|c| c.is_ascii_alphabetic()))
+                        .collect();
+                    if latin.is_empty() {
+                        continue;
+                    }
+                    let i = latin[at.index(latin.len())];
+                    let c = segments[i].0.chars().next().unwrap_or('a');
+                    let other = match c.is_ascii_uppercase() {
+                        true => c.to_ascii_lowercase(),
+                        false => c.to_ascii_uppercase(),
+                    };
+                    segments[i] = (other.to_string(), true);
+                }
+            }
+        }
+        let mut out = String::new();
+        for (i, (segment, _)) in segments.iter().enumerate() {
+            out.extend(inserted.iter().filter(|(at, _)| *at == i).map(|(_, c)| c));
+            out.push_str(segment);
+        }
+        out.extend(
+            inserted
+                .iter()
+                .filter(|(at, _)| *at == segments.len())
+                .map(|(_, c)| c),
+        );
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Any two names a reader cannot tell apart (look-alike letters, invisible or
+        /// blank characters, another case) are refused together: the second person's
+        /// error names the first.
+        #[test]
+        fn names_that_render_the_same_are_refused_together(
+            name in "[A-Z][a-z]{1,8}( [A-Z][a-z]{1,8}){0,2}",
+            edits in prop::collection::vec(edit(), 1..4),
+        ) {
+            let twin = apply(&name, &edits);
+            prop_assume!(twin != name);
+            let text = person("author-a", &name, 1) + &person("author-x", &twin, 2);
+            let e = match load(&text) {
+                Ok(_) => return Err(TestCaseError::fail(format!("{name:?} / {twin:?} both load"))),
+                Err(e) => e,
+            };
+            prop_assert!(
+                e.contains("person `author-x`") && e.contains("and person `author-a`"),
+                "{name:?} / {twin:?}: {e}"
+            );
+        }
+
+        /// One key, whatever its encoding (`ssh-ed25519`, `sk-ssh-ed25519@openssh.com` with
+        /// any application string) and comment, is one key.
+        #[test]
+        fn any_encoding_of_one_key_is_one_key(
+            seed in any::<[u8; 32]>(),
+            application in "[ -~]{0,40}",
+            comments in ("[a-zA-Z0-9@. _-]{0,30}", "[a-zA-Z0-9@. _-]{0,30}"),
+            sk in (any::<bool>(), any::<bool>()),
+        ) {
+            let signer = Signer::ed25519_from_seed(&seed, "x").unwrap();
+            let point = crate::trust::sshsig::key_material(signer.public_key()).unwrap();
+            let encode = |as_sk: bool, comment: &str| {
+                let data = match as_sk {
+                    true => ssh_key::public::KeyData::SkEd25519(ssh_key::public::SkEd25519::new(
+                        ssh_key::public::Ed25519PublicKey(point),
+                        application.clone(),
+                    )),
+                    false => ssh_key::public::KeyData::Ed25519(ssh_key::public::Ed25519PublicKey(point)),
+                };
+                PublicKey::new(data, comment.trim()).to_openssh().unwrap()
+            };
+            let one = |id: &str, name: &str, line: String| {
+                format!("[[person]]\nid = \"{id}\"\nname = \"{name}\"\nkeys = [\"{line}\"]\n")
+            };
+            let text = one("author-a", "Author A", encode(sk.0, &comments.0))
+                + &one("reviewer-b", "Reviewer B", encode(sk.1, &comments.1));
+            let e = match load(&text) {
+                Ok(_) => return Err(TestCaseError::fail(format!("both load:\n{text}"))),
+                Err(e) => e,
+            };
+            prop_assert!(e.contains("registered to both `author-a` and `reviewer-b`"), "{e}");
+        }
     }
 
     #[test]

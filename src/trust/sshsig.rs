@@ -4,12 +4,23 @@
 //! private key file; a passphrase-protected key, or a public key whose private half lives in
 //! an ssh-agent (git's usual `user.signingkey`), is handed to `ssh-keygen -Y sign`, which
 //! asks for the passphrase or the agent exactly as git does.
+//!
+//! Only Ed25519 keys sign: `ssh-ed25519`, and `sk-ssh-ed25519@openssh.com` (the same
+//! curve on a FIDO security key, whose signatures also cover the authenticator's flags and
+//! counter; a sign-off must carry the user-presence flag, a touch, as OpenSSH requires by
+//! default). Every signature is verified strictly (ed25519-dalek's `verify_strict`, or the
+//! batch after the same checks, see [`verify_all`]), and a key is usable only if its point
+//! is canonical, of large order and torsion-free ([`key_problem`]): a small-order key
+//! accepts signatures that anyone can compute.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use ssh_key::{HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
+use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
+use sha2::{Digest, Sha256};
+use ssh_key::public::KeyData;
+use ssh_key::{Algorithm, HashAlg, LineEnding, PrivateKey, PublicKey, SshSig};
 
 /// The namespace of an entry sign-off: a signature made for git commits (`git`) or for a
 /// record (`glossary-record`) never verifies as a sign-off, and the reverse.
@@ -40,6 +51,10 @@ pub enum VerifyFailure {
     KeyNotRegistered { fingerprint: String, whom: String },
     #[error("does not verify (the signed text or the signature was altered, or it was made for another text)")]
     BadSignature,
+    #[error("was made with key {fingerprint}, which cannot sign: it {why}")]
+    UnusableKey { fingerprint: String, why: String },
+    #[error("was made by a security key without a touch (its user-presence flag is not set), which a signature here requires")]
+    NoTouch,
 }
 
 /// A key that can sign.
@@ -257,6 +272,126 @@ pub fn fingerprint(key: &PublicKey) -> String {
     key.fingerprint(HashAlg::Sha256).to_string()
 }
 
+/// The Ed25519 public key (its 32-byte point) a key holds, whatever its encoding:
+/// `ssh-ed25519` and `sk-ssh-ed25519@openssh.com` (which adds an application string), with
+/// any comment, are one key when these bytes agree, as OpenSSH compares keys as keys. None
+/// for other key types.
+pub fn key_material(key: &PublicKey) -> Option<[u8; 32]> {
+    key_data_material(key.key_data())
+}
+
+fn key_data_material(key: &KeyData) -> Option<[u8; 32]> {
+    match key {
+        KeyData::Ed25519(k) => Some(k.0),
+        KeyData::SkEd25519(k) => Some(k.public_key().0),
+        _ => None,
+    }
+}
+
+/// Why `key` cannot sign here, if it cannot (checked when a registry is loaded, and again
+/// before any signature is verified under it): not an Ed25519 key, or a point no key
+/// generator makes ([`point_problem`]).
+pub fn key_problem(key: &PublicKey) -> Option<String> {
+    match key_material(key) {
+        None => Some(format!(
+            "is a {} key; only Ed25519 keys (ssh-ed25519, or sk-ssh-ed25519@openssh.com on a security key) can sign here",
+            key.algorithm()
+        )),
+        Some(point) => point_problem(&point).map(str::to_string),
+    }
+}
+
+/// Why 32 bytes are not a public key to verify against, if they are not. A key generator
+/// makes `[a]B` for the base point B: always a canonical encoding of a point of prime
+/// order. A small-order point (the identity `01 00..00`, and the seven others) accepts
+/// signatures computed without any private key; a mixed-order one (`[a]B` plus a
+/// small-order point) is accepted by `verify_strict` but verifies differently alone and in a
+/// batch; a non-canonical encoding is a second spelling of a point.
+pub fn point_problem(bytes: &[u8; 32]) -> Option<&'static str> {
+    let point = match strict_point(bytes) {
+        Ok(p) => p,
+        Err(why) => return Some(why),
+    };
+    if !point.is_torsion_free() {
+        return Some("is a mixed-order point (a small-order component added to a key), which no Ed25519 key generator makes");
+    }
+    None
+}
+
+/// `bytes` as a point, under `verify_strict`'s rules for a key or a signature's R: on the
+/// curve, canonically encoded, not of small order.
+fn strict_point(bytes: &[u8; 32]) -> Result<EdwardsPoint, &'static str> {
+    let point = CompressedEdwardsY(*bytes)
+        .decompress()
+        .ok_or("is not a point on the Ed25519 curve")?;
+    if point.compress().as_bytes() != bytes {
+        return Err("is a non-canonical encoding of its point (its 32 bytes do not round-trip through decompression), which no Ed25519 key generator writes");
+    }
+    if point.is_small_order() {
+        return Err("is a small-order (weak) point: signatures that verify under it can be made without any private key");
+    }
+    Ok(point)
+}
+
+/// Verify `sig` strictly: made by `key` (already matched to the signature's key), over
+/// PROTOCOL.sshsig's signed data for `namespace` and `msg`. ssh-key's own `verify` uses
+/// ed25519-dalek's non-strict check and takes a security key's signature without a touch.
+fn verify_strict(
+    key: &PublicKey,
+    namespace: &str,
+    msg: &[u8],
+    sig: &SshSig,
+) -> Result<(), VerifyFailure> {
+    if let Some(why) = key_problem(key) {
+        return Err(VerifyFailure::UnusableKey {
+            fingerprint: fingerprint(key),
+            why,
+        });
+    }
+    if !sig.reserved().is_empty() {
+        return Err(VerifyFailure::Malformed(
+            "its reserved field is not empty".into(),
+        ));
+    }
+    let signed = SshSig::signed_data(namespace, sig.hash_alg(), msg)
+        .map_err(|e| VerifyFailure::Malformed(e.to_string()))?;
+    let bytes = sig.signature_bytes();
+    match (key.key_data(), sig.algorithm()) {
+        (KeyData::Ed25519(k), Algorithm::Ed25519) => ed25519_strict(&k.0, &signed, bytes),
+        (KeyData::SkEd25519(k), Algorithm::SkEd25519) => {
+            // PROTOCOL.u2f: the authenticator signs SHA-256(application) || flags ||
+            // counter || SHA-256(signed data); flags and counter follow the signature.
+            let (signature, trailer) = bytes
+                .split_at_checked(64)
+                .filter(|(_, t)| t.len() == 5)
+                .ok_or_else(|| {
+                    VerifyFailure::Malformed("a security-key signature of the wrong length".into())
+                })?;
+            const USER_PRESENT: u8 = 0x01;
+            if trailer[0] & USER_PRESENT == 0 {
+                return Err(VerifyFailure::NoTouch);
+            }
+            let mut data = Vec::with_capacity(32 + 5 + 32);
+            data.extend_from_slice(&Sha256::digest(k.application().as_bytes()));
+            data.extend_from_slice(trailer);
+            data.extend_from_slice(&Sha256::digest(&signed));
+            ed25519_strict(&k.public_key().0, &data, signature)
+        }
+        (_, alg) => Err(VerifyFailure::Malformed(format!(
+            "a {alg} signature, not one of an Ed25519 key"
+        ))),
+    }
+}
+
+/// ed25519-dalek's `verify_strict`: a small-order R or key, or a non-canonical S, is refused.
+fn ed25519_strict(key: &[u8; 32], msg: &[u8], signature: &[u8]) -> Result<(), VerifyFailure> {
+    let signature = ed25519_dalek::Signature::from_slice(signature)
+        .map_err(|e| VerifyFailure::Malformed(e.to_string()))?;
+    ed25519_dalek::VerifyingKey::from_bytes(key)
+        .and_then(|k| k.verify_strict(msg, &signature))
+        .map_err(|_| VerifyFailure::BadSignature)
+}
+
 /// A parsed signature: which key made it, so the caller can look the key up.
 pub struct Parsed(SshSig);
 
@@ -299,9 +434,8 @@ impl Parsed {
         keys: &[PublicKey],
         whom: &str,
     ) -> Result<(), VerifyFailure> {
-        self.registered_key(namespace, keys, whom)?
-            .verify(namespace, msg, &self.0)
-            .map_err(|_| VerifyFailure::BadSignature)
+        let key = self.registered_key(namespace, keys, whom)?;
+        verify_strict(key, namespace, msg, &self.0)
     }
 
     /// The key of `keys` that made this signature, if it was made in `namespace`.
@@ -352,9 +486,18 @@ pub struct Request<'a> {
 /// verification, which costs about half as much per signature as checking them one by one
 /// (a 10,000-entry build verifies 20,000); each key is decompressed once. When a batch does
 /// not verify, its signatures are checked one by one, so a bad signature gets exactly the
-/// answer [`verify`] gives. The batch equation is the same cofactorless one single
-/// verification uses; it accepts what single verification accepts, and only the key's
-/// holder could make a signature it accepts and single verification refuses.
+/// answer [`verify`] gives.
+///
+/// The batch is not `verify_strict`: it never looks at a key's or an R's order, and it
+/// decompresses R whatever its encoding. So what strict verification refuses by those
+/// rules never reaches it: a key must pass [`key_problem`] (canonical, not small order,
+/// torsion-free: checked once per key) and each signature's R [`strict_point`]'s rules
+/// (canonical, not small order), and S must be canonical (the batch refuses it otherwise);
+/// any other signature is checked alone, strictly. What remains between the two is a
+/// signature whose R carries a small-order component: the batch's random weights may
+/// cancel it where `verify_strict` refuses it. Only the key's holder can make one (it needs
+/// the private scalar), so it is never a forgery; checking every R for torsion would cost
+/// about a scalar multiplication per signature, as much as verifying it alone.
 pub fn verify_all(requests: &[Request<'_>]) -> Vec<Result<(), VerifyFailure>> {
     let mut results = Vec::with_capacity(requests.len());
     let mut batch = Ed25519Batch::with_capacity(requests.len());
@@ -363,10 +506,9 @@ pub fn verify_all(requests: &[Request<'_>]) -> Vec<Result<(), VerifyFailure>> {
             let key = p.registered_key(r.namespace, r.keys, r.whom)?;
             match batch.add(i, &p, key, r.namespace, r.msg) {
                 Some(()) => Ok(()),
-                // Not an ed25519 signature in the usual form: the crate checks it alone.
-                None => key
-                    .verify(r.namespace, r.msg, &p.0)
-                    .map_err(|_| VerifyFailure::BadSignature),
+                // Not a signature the batch can take (a security key's, a weak key's or
+                // R's, an odd form): checked alone, strictly, for its exact answer.
+                None => verify_strict(key, r.namespace, r.msg, &p.0),
             }
         });
         results.push(checked);
@@ -381,8 +523,9 @@ struct Ed25519Batch {
     signed: Vec<Vec<u8>>,
     signatures: Vec<ed25519_dalek::Signature>,
     keys: Vec<ed25519_dalek::VerifyingKey>,
-    /// Keys already decompressed: a site has few signers and many signatures.
-    known: Vec<([u8; 32], ed25519_dalek::VerifyingKey)>,
+    /// Keys already decompressed and checked (None: one that cannot sign): a site has few
+    /// signers and many signatures.
+    known: Vec<([u8; 32], Option<ed25519_dalek::VerifyingKey>)>,
 }
 
 impl Ed25519Batch {
@@ -416,13 +559,19 @@ impl Ed25519Batch {
             return None;
         }
         let signature = ed25519_dalek::Signature::from_slice(sig.signature_bytes()).ok()?;
+        // verify_strict's rules for R, which the batch does not apply.
+        strict_point(signature.r_bytes()).ok()?;
         let signed = SshSig::signed_data(namespace, sig.hash_alg(), msg).ok()?;
         let key = match self.known.iter().find(|(b, _)| *b == public.0) {
-            Some((_, k)) => *k,
+            Some((_, Some(k))) => *k,
+            Some((_, None)) => return None,
             None => {
-                let k = ed25519_dalek::VerifyingKey::from_bytes(&public.0).ok()?;
+                // A key that cannot sign is left to the strict check, which says why.
+                let k = ed25519_dalek::VerifyingKey::from_bytes(&public.0)
+                    .ok()
+                    .filter(|_| point_problem(&public.0).is_none());
                 self.known.push((public.0, k));
-                k
+                k?
             }
         };
         self.at.push(i);
@@ -434,14 +583,13 @@ impl Ed25519Batch {
 
     /// Verify the queued signatures, marking the bad ones in `results`.
     fn check(self, results: &mut [Result<(), VerifyFailure>]) {
-        use ed25519_dalek::Verifier;
         let messages: Vec<&[u8]> = self.signed.iter().map(Vec::as_slice).collect();
         if ed25519_dalek::verify_batch(&messages, &self.signatures, &self.keys).is_ok() {
             return;
         }
         for (k, &i) in self.at.iter().enumerate() {
             if self.keys[k]
-                .verify(messages[k], &self.signatures[k])
+                .verify_strict(messages[k], &self.signatures[k])
                 .is_err()
             {
                 results[i] = Err(VerifyFailure::BadSignature);
@@ -451,7 +599,7 @@ impl Ed25519Batch {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn key(n: u8) -> Signer {
@@ -573,6 +721,267 @@ mod tests {
             verify("hello", REVIEW_NAMESPACE, b"x", &[], "a"),
             Err(VerifyFailure::Malformed(_))
         ));
+    }
+
+    /// The eight small-order points of Ed25519 (the list libsodium refuses): the identity,
+    /// the point of order 2, the two of order 4 and four of order 8.
+    pub(crate) const SMALL_ORDER: [&str; 8] = [
+        "0100000000000000000000000000000000000000000000000000000000000000",
+        "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        "0000000000000000000000000000000000000000000000000000000000000080",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+    ];
+
+    pub(crate) fn point(hex_bytes: &str) -> [u8; 32] {
+        hex::decode(hex_bytes).unwrap().try_into().unwrap()
+    }
+
+    /// An `ssh-ed25519` public key holding `point`, whatever it is.
+    pub(crate) fn ed25519_key(point: [u8; 32], comment: &str) -> PublicKey {
+        PublicKey::new(
+            KeyData::Ed25519(ssh_key::public::Ed25519PublicKey(point)),
+            comment,
+        )
+    }
+
+    /// Encodings of y = p + k (k = 0..18: the only values of y at or above p) and the
+    /// x = 0 points written with their sign bit set: every non-canonical encoding that
+    /// decompresses.
+    pub(crate) fn non_canonical_encodings() -> Vec<[u8; 32]> {
+        let mut out = Vec::new();
+        for k in 0..=18u8 {
+            let mut b = point("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f");
+            b[0] += k;
+            out.push(b);
+            b[31] |= 0x80;
+            out.push(b);
+        }
+        let mut identity = point(SMALL_ORDER[0]);
+        identity[31] |= 0x80;
+        out.push(identity);
+        out.retain(|b| CompressedEdwardsY(*b).decompress().is_some());
+        out
+    }
+
+    /// An SSHSIG over `msg` in `namespace` made of raw parts: any key, any 64 bytes.
+    fn raw_signature(key: &PublicKey, namespace: &str, alg: Algorithm, bytes: Vec<u8>) -> String {
+        let sig = ssh_key::Signature::new(alg, bytes).unwrap();
+        SshSig::new(key.key_data().clone(), namespace, HashAlg::Sha512, sig)
+            .unwrap()
+            .to_pem(LineEnding::LF)
+            .unwrap()
+    }
+
+    #[test]
+    fn every_small_order_point_is_refused_as_a_key() {
+        for hex_bytes in SMALL_ORDER {
+            let p = point(hex_bytes);
+            let decoded = CompressedEdwardsY(p).decompress().expect("a point");
+            assert!(decoded.is_small_order(), "{hex_bytes}");
+            let why = key_problem(&ed25519_key(p, "x")).unwrap_or_default();
+            assert!(
+                why.contains("small-order (weak) point"),
+                "{hex_bytes}: {why}"
+            );
+        }
+    }
+
+    #[test]
+    fn non_canonical_encodings_are_refused_as_keys_and_as_r() {
+        let encodings = non_canonical_encodings();
+        assert!(!encodings.is_empty());
+        for b in &encodings {
+            let why = key_problem(&ed25519_key(*b, "x")).unwrap_or_default();
+            assert!(
+                why.contains("non-canonical encoding"),
+                "{}: {why}",
+                hex::encode(b)
+            );
+            assert!(strict_point(b).is_err());
+        }
+    }
+
+    #[test]
+    fn a_mixed_order_key_is_refused() {
+        use curve25519_dalek::constants::ED25519_BASEPOINT_POINT;
+        let good = key(5).public_key().clone();
+        assert_eq!(key_problem(&good), None);
+        let a = CompressedEdwardsY(key_material(&good).unwrap())
+            .decompress()
+            .unwrap();
+        let torsion = CompressedEdwardsY(point(SMALL_ORDER[4]))
+            .decompress()
+            .unwrap();
+        for mixed in [a + torsion, ED25519_BASEPOINT_POINT + torsion] {
+            let why =
+                key_problem(&ed25519_key(mixed.compress().to_bytes(), "x")).unwrap_or_default();
+            assert!(why.contains("mixed-order"), "{why}");
+        }
+    }
+
+    /// The attack: a key that is the identity point, and a signature (R = identity, S = 0)
+    /// that anyone can write, for any text. ssh-key's own (non-strict) check accepts it.
+    #[test]
+    fn a_forged_signature_under_a_small_order_key_is_refused() {
+        let weak = ed25519_key(point(SMALL_ORDER[0]), "reviewer-b");
+        let mut forged = point(SMALL_ORDER[0]).to_vec();
+        forged.extend_from_slice(&[0; 32]);
+        let sig = raw_signature(&weak, REVIEW_NAMESPACE, Algorithm::Ed25519, forged);
+        let parsed = SshSig::from_pem(&sig).unwrap();
+        assert!(
+            weak.verify(REVIEW_NAMESPACE, b"any text", &parsed).is_ok(),
+            "the non-strict check takes the forgery (what this test guards against)"
+        );
+        let keys = [weak.clone()];
+        let single = verify(&sig, REVIEW_NAMESPACE, b"any text", &keys, "reviewer-b");
+        assert!(
+            matches!(single, Err(VerifyFailure::UnusableKey { .. })),
+            "{single:?}"
+        );
+        let request = Request {
+            armored: &sig,
+            namespace: REVIEW_NAMESPACE,
+            msg: b"any text",
+            keys: &keys,
+            whom: "reviewer-b",
+        };
+        assert_eq!(verify_all(&[request]), vec![single]);
+        // verify_strict alone refuses it too (the key's order), whatever key_problem says.
+        let signed = SshSig::signed_data(REVIEW_NAMESPACE, HashAlg::Sha512, b"any text").unwrap();
+        assert_eq!(
+            ed25519_strict(&point(SMALL_ORDER[0]), &signed, parsed.signature_bytes()),
+            Err(VerifyFailure::BadSignature)
+        );
+    }
+
+    /// What ed25519-dalek's batch takes and verify_strict refuses, under a strong key: a
+    /// signature whose R is the identity, S = h·a (the key's holder can write one for any
+    /// text; it verifies non-strictly and in a batch).
+    #[test]
+    fn a_signature_with_a_small_order_r_is_refused_alone_and_in_a_batch() {
+        use curve25519_dalek::scalar::Scalar;
+        use sha2::Sha512;
+        let seed = [9u8; 32];
+        let signer = Signer::ed25519_from_seed(&seed, "author-a").unwrap();
+        let dalek = ed25519_dalek::SigningKey::from_bytes(&seed);
+        let public = signer.public_key().clone();
+        let a_bytes = key_material(&public).unwrap();
+        let signed = SshSig::signed_data(REVIEW_NAMESPACE, HashAlg::Sha512, b"entry").unwrap();
+        let r = point(SMALL_ORDER[0]);
+        let h = Scalar::from_hash(
+            Sha512::new()
+                .chain_update(r)
+                .chain_update(a_bytes)
+                .chain_update(&signed),
+        );
+        let s = h * dalek.to_scalar();
+        let mut bytes = r.to_vec();
+        bytes.extend_from_slice(s.as_bytes());
+        let odd = ed25519_dalek::Signature::from_slice(&bytes).unwrap();
+        let vk = dalek.verifying_key();
+        // The gap: the non-strict check and the batch take it, verify_strict does not.
+        assert!(ed25519_dalek::Verifier::verify(&vk, &signed, &odd).is_ok());
+        assert!(ed25519_dalek::verify_batch(&[&signed[..]], &[odd], &[vk]).is_ok());
+        assert!(vk.verify_strict(&signed, &odd).is_err());
+        let sig = raw_signature(&public, REVIEW_NAMESPACE, Algorithm::Ed25519, bytes);
+        let keys = [public];
+        assert_eq!(
+            verify(&sig, REVIEW_NAMESPACE, b"entry", &keys, "author-a"),
+            Err(VerifyFailure::BadSignature)
+        );
+        let good = signer.sign(REVIEW_NAMESPACE, b"entry").unwrap();
+        let request = |armored| Request {
+            armored,
+            namespace: REVIEW_NAMESPACE,
+            msg: b"entry",
+            keys: &keys,
+            whom: "author-a",
+        };
+        // Among good signatures, so the batch would otherwise pass as a whole.
+        let answers = verify_all(&[request(&good), request(&sig), request(&good)]);
+        assert_eq!(
+            answers,
+            vec![Ok(()), Err(VerifyFailure::BadSignature), Ok(())]
+        );
+    }
+
+    /// A security key's signature (PROTOCOL.u2f), made here as the authenticator would.
+    fn sk_signature(
+        seed: &[u8; 32],
+        application: &str,
+        flags: u8,
+        msg: &[u8],
+    ) -> (PublicKey, String) {
+        let dalek = ed25519_dalek::SigningKey::from_bytes(seed);
+        let sk = ssh_key::public::SkEd25519::new(
+            ssh_key::public::Ed25519PublicKey(dalek.verifying_key().to_bytes()),
+            application,
+        );
+        let public = PublicKey::new(KeyData::SkEd25519(sk), "reviewer-b@yubikey");
+        let signed = SshSig::signed_data(REVIEW_NAMESPACE, HashAlg::Sha512, msg).unwrap();
+        let counter = 7u32.to_be_bytes();
+        let mut data = Sha256::digest(application.as_bytes()).to_vec();
+        data.push(flags);
+        data.extend_from_slice(&counter);
+        data.extend_from_slice(&Sha256::digest(&signed));
+        let mut bytes = ed25519_dalek::Signer::sign(&dalek, &data)
+            .to_bytes()
+            .to_vec();
+        bytes.push(flags);
+        bytes.extend_from_slice(&counter);
+        let sig = raw_signature(&public, REVIEW_NAMESPACE, Algorithm::SkEd25519, bytes);
+        (public, sig)
+    }
+
+    #[test]
+    fn a_security_key_signature_verifies_strictly_and_only_with_a_touch() {
+        let (public, sig) = sk_signature(&[4; 32], "ssh:", 0x01, b"entry");
+        // The same bytes ssh-key's own check reads (its format, ours alike).
+        assert!(public
+            .verify(REVIEW_NAMESPACE, b"entry", &SshSig::from_pem(&sig).unwrap())
+            .is_ok());
+        let keys = [public];
+        assert_eq!(verify(&sig, REVIEW_NAMESPACE, b"entry", &keys, "b"), Ok(()));
+        assert_eq!(
+            verify(&sig, REVIEW_NAMESPACE, b"entrY", &keys, "b"),
+            Err(VerifyFailure::BadSignature)
+        );
+        let (public, untouched) = sk_signature(&[4; 32], "ssh:", 0x00, b"entry");
+        assert!(
+            public
+                .verify(
+                    REVIEW_NAMESPACE,
+                    b"entry",
+                    &SshSig::from_pem(&untouched).unwrap()
+                )
+                .is_ok(),
+            "ssh-key's check takes a signature without a touch"
+        );
+        assert_eq!(
+            verify(&untouched, REVIEW_NAMESPACE, b"entry", &keys, "b"),
+            Err(VerifyFailure::NoTouch)
+        );
+        let request = Request {
+            armored: &untouched,
+            namespace: REVIEW_NAMESPACE,
+            msg: b"entry",
+            keys: &keys,
+            whom: "b",
+        };
+        assert_eq!(verify_all(&[request]), vec![Err(VerifyFailure::NoTouch)]);
+    }
+
+    #[test]
+    fn an_sk_key_is_the_same_key_material_as_its_ed25519_point() {
+        let plain = key(4).public_key().clone();
+        let (sk, _) = sk_signature(&[4; 32], "ssh:glossary", 0x01, b"x");
+        assert_ne!(plain.key_data(), sk.key_data());
+        assert_eq!(key_material(&plain), key_material(&sk));
+        assert_eq!(key_problem(&sk), None);
     }
 
     #[test]

@@ -28,5 +28,6 @@ pub mod render;
 pub mod review;
 pub mod serve;
 pub mod trust;
+pub mod visible;
 
 pub use error::{Error, Result};

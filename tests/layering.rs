@@ -25,7 +25,7 @@ const LAYERS: &[&[&str]] = &[
     &["content", "occupancy"],
     &["config", "atomic"],
     // Leaves that use nothing of the crate: errors, and names as a reader sees them.
-    &["error", "names"],
+    &["error", "names", "visible"],
 ];
 
 fn rank(module: &str) -> Option<usize> {

@@ -23,14 +23,25 @@ pub struct CellChange {
 }
 
 impl fmt::Display for CellChange {
+    /// Escaped (`visible::Escaped`): a cell may quote a file.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", crate::visible::Escaped(PlainCell(self)))
+    }
+}
+
+/// A [`CellChange`] as made, before escaping.
+struct PlainCell<'a>(&'a CellChange);
+
+impl fmt::Display for PlainCell<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let this = self.0;
         let multiline = |v: &Option<String>| v.as_deref().is_some_and(|s| s.contains('\n'));
-        if multiline(&self.old) || multiline(&self.new) {
+        if multiline(&this.old) || multiline(&this.new) {
             let d = unified_diff(
-                self.old.as_deref().unwrap_or_default(),
-                self.new.as_deref().unwrap_or_default(),
-                &format!("{} as signed", self.cell),
-                &format!("{} now", self.cell),
+                this.old.as_deref().unwrap_or_default(),
+                this.new.as_deref().unwrap_or_default(),
+                &format!("{} as signed", this.cell),
+                &format!("{} now", this.cell),
             )
             .unwrap_or_default();
             return f.write_str(&d);
@@ -39,9 +50,9 @@ impl fmt::Display for CellChange {
         writeln!(
             f,
             "{}: {} → {}",
-            self.cell,
-            show(&self.old),
-            show(&self.new)
+            this.cell,
+            show(&this.old),
+            show(&this.new)
         )
     }
 }
@@ -112,31 +123,43 @@ impl SinceSigned {
 }
 
 impl fmt::Display for SinceSigned {
+    /// Escaped (`visible::Escaped`): the text shown is the entry's, and a terminal must
+    /// show its bytes, never obey them (an `ESC[2K` `CR` would erase its line).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let who = match self.role {
+        write!(f, "{}", crate::visible::Escaped(PlainDiff(self)))
+    }
+}
+
+/// A [`SinceSigned`] as made, before escaping.
+struct PlainDiff<'a>(&'a SinceSigned);
+
+impl fmt::Display for PlainDiff<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let this = self.0;
+        let who = match this.role {
             Role::Reviewer => "reviewed by",
             Role::Author => "signed by its author",
         };
-        if self.is_unchanged() {
+        if this.is_unchanged() {
             return writeln!(
                 f,
                 "{}: unchanged since {who} {} on {}",
-                self.entry, self.name, self.date
+                this.entry, this.name, this.date
             );
         }
         writeln!(
             f,
             "{}: changes since {who} {} on {}",
-            self.entry, self.name, self.date
+            this.entry, this.name, this.date
         )?;
-        if let Some(from) = &self.renamed_from {
-            writeln!(f, "entry: {from} → {}", self.entry)?;
+        if let Some(from) = &this.renamed_from {
+            writeln!(f, "entry: {from} → {}", this.entry)?;
         }
-        match &self.text_diff {
+        match &this.text_diff {
             Some(d) => f.write_str(d)?,
             None => writeln!(f, "text: unchanged")?,
         }
-        for c in &self.cells {
+        for c in &this.cells {
             write!(f, "{c}")?;
         }
         Ok(())

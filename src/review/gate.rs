@@ -83,8 +83,18 @@ pub enum Refusal {
 }
 
 impl fmt::Display for Refusal {
+    /// Escaped (`visible::Escaped`): a reason quotes the entry (a claim's sentence).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        write!(f, "{}", crate::visible::Escaped(PlainRefusal(self)))
+    }
+}
+
+/// A [`Refusal`] as made, before escaping.
+struct PlainRefusal<'a>(&'a Refusal);
+
+impl fmt::Display for PlainRefusal<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
             Refusal::NoAuthor => f.write_str("no named author has signed it"),
             Refusal::NoReviewer => f.write_str("no named reviewer has signed it"),
             Refusal::UnknownSigner { role, person } => write!(

@@ -211,11 +211,13 @@ impl StatusReport {
             Some(s) if s.current => format!("{} {}", s.name, s.date),
             Some(s) => format!("{} {} (changed)", s.name, s.date),
         };
+        // Each cell escaped (`visible::escape`) before the columns are measured: a name or
+        // a reason may quote a file, and the terminal must show it, not obey it.
         let rows: Vec<[String; 6]> = self
             .entries
             .iter()
             .map(|e| {
-                [
+                let row = [
                     e.entry.clone(),
                     e.state.as_str().to_string(),
                     signer(&e.author),
@@ -226,7 +228,8 @@ impl StatusReport {
                     } else {
                         e.missing.join("; ")
                     },
-                ]
+                ];
+                row.map(|cell| crate::visible::escape(&cell).into_owned())
             })
             .collect();
         let mut widths = header.map(|h| h.chars().count());
@@ -268,7 +271,7 @@ impl StatusReport {
             if !notes.is_empty() {
                 let _ = writeln!(out, "\n{}:", e.entry);
                 for n in notes {
-                    let _ = writeln!(out, "  {n}");
+                    let _ = writeln!(out, "  {}", crate::visible::Escaped(n));
                 }
             }
         }

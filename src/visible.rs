@@ -51,7 +51,9 @@ pub fn find_hidden(text: &str) -> Vec<Hidden> {
     let mut found = Vec::new();
     // Plain text has none: one pass over the bytes decides (C1 controls and the bidi
     // characters are all outside ASCII, and their UTF-8 starts with 0xC2, 0xD8 or 0xE2).
-    let suspect = |b: &u8| *b < 0x20 && !matches!(*b, b'\t' | b'\n') || matches!(*b, 0x7F | 0xC2 | 0xD8 | 0xE2);
+    let suspect = |b: &u8| {
+        *b < 0x20 && !matches!(*b, b'\t' | b'\n') || matches!(*b, 0x7F | 0xC2 | 0xD8 | 0xE2)
+    };
     if !text.as_bytes().iter().any(suspect) {
         return found;
     }

@@ -8,10 +8,13 @@ use chrono::NaiveDate;
 use serde::Serialize;
 use similar::TextDiff;
 
-use crate::content::EntryId;
+use std::path::Path;
+
+use crate::content::{Entry, EntryId};
 
 use super::digest::{SignedMaterial, SignedText};
-use super::gate::Role;
+use super::gate::{Refusal, Role, Verdict};
+use super::signatures::{load_text, SignOff};
 
 /// One cell of the page that differs from what was signed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -76,6 +79,42 @@ pub fn cell_changes(
             })
         })
         .collect()
+}
+
+/// Fill each [`Refusal::Changed`] of `verdict` with what differs from what that signer
+/// signed: `entry` (renamed), `text`, and the name of each cell that moved. The signed text
+/// is read from `reviews` (`content/reviews/texts/`) only for a changed entry; where it is
+/// missing the refusal stays as the gate made it.
+pub fn explain_changes(
+    verdict: &mut Verdict,
+    signoff: Option<&SignOff>,
+    reviews: &Path,
+    entry: &Entry,
+    cells: &BTreeMap<String, String>,
+) {
+    for refusal in &mut verdict.refusals {
+        let Refusal::Changed { role, what, .. } = refusal else {
+            continue;
+        };
+        let sig = signoff.and_then(|s| match role {
+            Role::Author => s.author.as_ref(),
+            Role::Reviewer => s.reviewer.as_ref(),
+        });
+        let Some(signed) = sig.and_then(|sig| load_text(reviews, &sig.digest)) else {
+            continue;
+        };
+        if signed.entry != entry.id.to_string() {
+            what.push("entry".into());
+        }
+        if signed.text != entry.raw {
+            what.push("text".into());
+        }
+        what.extend(
+            cell_changes(&signed.cells, cells)
+                .into_iter()
+                .map(|c| c.cell),
+        );
+    }
 }
 
 /// The differences between an entry as it is and as its reviewer (else its author) signed it.

@@ -71,6 +71,11 @@ pub enum Refusal {
         role: Role,
         name: String,
         date: NaiveDate,
+        /// What differs from what they signed (`text`, a cell's name such as `figure
+        /// terms/fig.svg`), where the signed text was found to compare with
+        /// ([`super::diff::explain_changes`]); empty when not known.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        what: Vec<String>,
     },
     StaleMeasurement {
         citation: String,
@@ -108,11 +113,21 @@ impl fmt::Display for PlainRefusal<'_> {
                 f,
                 "author and reviewer are the same person ({name}); a different person must review it"
             ),
-            Refusal::Changed { role: Role::Reviewer, name, date } => {
-                write!(f, "changed since reviewed by {name} on {date}")
-            }
-            Refusal::Changed { role: Role::Author, name, date } => {
-                write!(f, "changed since signed by its author {name} on {date}")
+            Refusal::Changed { role, name, date, what } => {
+                match role {
+                    Role::Reviewer => write!(f, "changed since reviewed by {name} on {date}")?,
+                    Role::Author => {
+                        write!(f, "changed since signed by its author {name} on {date}")?
+                    }
+                }
+                if !what.is_empty() {
+                    write!(f, " ({}", what[..what.len().min(SHOWN_CHANGES)].join(", "))?;
+                    if what.len() > SHOWN_CHANGES {
+                        write!(f, " and {} more", what.len() - SHOWN_CHANGES)?;
+                    }
+                    write!(f, " changed; `glossary review diff` shows how)")?;
+                }
+                Ok(())
             }
             Refusal::StaleMeasurement { citation, why } => write!(f, "measurement {citation}: {why}"),
             Refusal::UnsupportedClaim { says, numbers } => {
@@ -121,6 +136,9 @@ impl fmt::Display for PlainRefusal<'_> {
         }
     }
 }
+
+/// How many of a changed entry's changes a refusal names (`review diff` shows them all).
+const SHOWN_CHANGES: usize = 5;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verdict {
@@ -289,6 +307,7 @@ pub fn decide(facts: Facts<'_>) -> Verdict {
                     role,
                     name: name.clone(),
                     date: sig.date(),
+                    what: Vec::new(),
                 });
             }
         }

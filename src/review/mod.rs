@@ -21,7 +21,7 @@ mod signature_file;
 mod signatures;
 mod status;
 
-pub use diff::{cell_changes, CellChange, SinceSigned};
+pub use diff::{cell_changes, explain_changes, CellChange, SinceSigned};
 pub use digest::{cited_records, signed_digest, signed_material, SignedMaterial, SignedText};
 pub use error::ReviewError;
 pub use gate::{

@@ -138,6 +138,7 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
                 role: Role::Author,
                 name,
                 date,
+                ..
             } => Some((
                 0,
                 format!("author re-signature (changed since signed by {name} on {date})"),
@@ -147,6 +148,7 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
                 role: Role::Reviewer,
                 name,
                 date,
+                ..
             } => Some((
                 1,
                 format!("reviewer re-signature (changed since reviewed by {name} on {date})"),

@@ -211,18 +211,48 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
 }
 
 #[test]
-fn re_measured_record_withdraws_only_when_a_shown_cell_moves() {
+fn re_measured_record_withdraws_naming_its_provenance_and_each_moved_cell() {
     let site = signed_site_fixture();
     assert!(sign(&site, "author", "author-a").ok);
     assert!(sign(&site, "reviewer", "reviewer-b").ok);
     assert_eq!(status_of(&site, ENTRY)["state"], "ready");
 
-    // Re-measured with the same numbers: nothing the page shows moved, still ready.
-    site.record("tiny", &format!("{}T08:00:00Z", days_ago(1)));
+    // The same record signed again by the node: nothing the page shows moved, still ready.
+    let record = format!("measurements/tiny/records/{NODE}.json");
+    common::keys::sign_record(&site.path(&record), NODE);
     assert_eq!(status_of(&site, ENTRY)["state"], "ready");
 
-    // Re-measured, and a cell the table shows moved: changed, and the diff names the cell.
-    let record = format!("measurements/tiny/records/{NODE}.json");
+    // Re-measured with the same numbers: the provenance line under the table shows the new
+    // capture time, so the sign-off is withdrawn and the diff names that line, old → new.
+    site.record("tiny", &format!("{}T08:00:00Z", days_ago(1)));
+    let s = status_of(&site, ENTRY);
+    assert_eq!(s["state"], "changed", "{s}");
+    let d = site.ok(&["review", "diff", "occupancy"]).stdout;
+    assert!(d.contains("text: unchanged"), "{d}");
+    let provenance = d
+        .lines()
+        .find(|l| l.starts_with(&format!("table 1 (tiny/{NODE}) provenance, node {NODE}: ")))
+        .unwrap_or_else(|| panic!("no provenance line in\n{d}"));
+    assert!(
+        provenance.contains(&format!("captured {} 09:30 UTC", days_ago(3)))
+            && provenance.contains(" → "),
+        "{provenance}"
+    );
+    assert!(
+        provenance.ends_with(&format!(
+            "captured {} 08:00 UTC by glossary fixture",
+            days_ago(1)
+        )),
+        "{provenance}"
+    );
+    assert!(sign(&site, "author", "author-a").ok);
+    assert!(sign(&site, "reviewer", "reviewer-b").ok);
+    let s = status_of(&site, ENTRY);
+    assert_eq!(s["state"], "ready");
+    let review_date = s["reviewer"]["date"].as_str().expect("date").to_string();
+
+    // Re-measured, and a cell the table shows moved: changed, the build's refusal names
+    // the cell, and the diff shows it old → new.
     let text = site
         .read(&record)
         .replace("\"block_size\": 256", "\"block_size\": 512");
@@ -232,8 +262,9 @@ fn re_measured_record_withdraws_only_when_a_shown_cell_moves() {
     assert_eq!(s["state"], "changed", "{s}");
     let b = site.ok(&["build"]);
     assert!(
-        b.stdout
-            .contains("refused terms/occupancy: changed since reviewed by reviewer-b"),
+        b.stdout.contains(&format!(
+            "refused terms/occupancy: changed since reviewed by reviewer-b on {review_date} (table 1 (tiny/{NODE}) row b256, column 2 block size (threads) changed; `glossary review diff` shows how)"
+        )),
         "{b:?}"
     );
     let d = site.ok(&["review", "diff", "occupancy"]).stdout;

@@ -106,9 +106,17 @@ fn an_added_dark_variant_withdraws_the_entry() {
 #[cfg(unix)]
 #[test]
 fn a_figure_symlinked_to_project_files_outside_content_is_refused_naming_them() {
-    for target in [".git/config", "glossary.toml", "content/people.toml"] {
+    for (target, why) in [
+        (".git/config", "outside content/ and static/"),
+        ("glossary.toml", "outside content/ and static/"),
+        // An image, but not one of content/ or static/.
+        ("templates/hidden.svg", "outside content/ and static/"),
+        // Inside content/, but not an image: the site would publish the registry.
+        ("content/people.toml", "which is not an image file"),
+    ] {
         let site = Site::new("");
         site.write(".git/config", "[core]\n\trepositoryformatversion = 0\n");
+        site.write("templates/hidden.svg", "<svg/>");
         site.write(
             ENTRY,
             &term("The first paragraph.\n\n![A small figure](fig.svg)"),
@@ -120,7 +128,7 @@ fn a_figure_symlinked_to_project_files_outside_content_is_refused_naming_them() 
         let real = site.path(target).canonicalize().expect("target exists");
         assert!(
             b.stderr.contains(&format!(
-                "{}:8:1: image `fig.svg` is a symlink to {}",
+                "{}:8:1: image `fig.svg` is a symlink to {}, {why}",
                 site.path(ENTRY).display(),
                 real.display()
             )),
@@ -264,6 +272,33 @@ fn review_diff_and_status_print_no_raw_control_character() {
             !out.contains(['\u{1b}', '\r', '\u{202e}', '\u{9b}']),
             "{what} printed a raw control character:\n{out:?}"
         );
+    }
+}
+
+#[test]
+fn a_refusal_quoting_an_escaped_control_character_prints_it_escaped() {
+    // A claim's sentence typed with YAML escapes: the file holds none, the sentence does,
+    // and the refusal quotes it in `build` and `review status`.
+    let site = Site::new("");
+    site.experiment("tiny");
+    site.record("tiny", &format!("{}T09:30:00Z", days_ago(3)));
+    site.write(
+        ENTRY,
+        &format!(
+            "---\ntitle: What is pictured?\nname: pictured\nsummary: A measured term.\n\
+             measured:\n  - experiment: tiny\n    node: {NODE}\n    rows: [b256]\n    columns: [label, block_size]\n\
+             claims:\n  - says: \"\\e[2K\\rblocks are huge\"\n    column: block_size\n    row: b256\n    above: 100000\n\
+             ---\nThe first paragraph.\n"
+        ),
+    );
+    let build = site.ok(&["build"]).stdout;
+    let status = site.ok(&["review", "status"]).stdout;
+    for (what, out) in [("build", &build), ("review status", &status)] {
+        assert!(
+            out.contains("claim \"<U+001B>[2K<U+000D>blocks are huge\" is not supported"),
+            "{what}:\n{out}"
+        );
+        assert!(!out.contains(['\u{1b}', '\r']), "{what}: {out:?}");
     }
 }
 

@@ -172,9 +172,9 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
         )),
         "{d}"
     );
-    assert!(d.contains("\n-The second paragraph.\n"), "{d}");
+    assert!(d.contains("\n-The second [-paragraph.-]\n"), "{d}");
     assert!(
-        d.contains("\n+The second paragraph, now rewritten.\n"),
+        d.contains("\n+The second {+paragraph, now rewritten.+}\n"),
         "{d}"
     );
 
@@ -412,5 +412,51 @@ fn diff_without_any_signature_says_so() {
         d.contains("changes since signed by its author author-a"),
         "{d}"
     );
-    assert!(d.contains("+The second paragraph, now rewritten."), "{d}");
+    assert!(
+        d.contains("+The second {+paragraph, now rewritten.+}"),
+        "{d}"
+    );
+}
+
+#[test]
+fn diff_of_a_one_word_edit_is_one_diff_with_the_word_marked() {
+    let site = Site::new("");
+    site.experiment("tiny");
+    site.record("tiny", &format!("{}T09:30:00Z", days_ago(3)));
+    let path = "content/terms/occupancy.md";
+    site.write(
+        path,
+        &format!(
+            "---\ntitle: What is occupancy?\nname: occupancy\nsummary: A term.\n\
+             measured:\n  - experiment: tiny\n    node: {NODE}\n    rows: [b256]\n    columns: [label, block_size]\n\
+             ---\nBlocks of {{{{ value(row=\"b256\", column=\"block_size\") }}}} threads.\n\n\
+             A paragraph with one word to change.\n"
+        ),
+    );
+    assert!(sign(&site, "author", "author-a").ok);
+    assert!(sign(&site, "reviewer", "reviewer-b").ok);
+    site.write(path, &site.read(path).replace("one word", "a word"));
+
+    let d = site.ok(&["review", "diff", "occupancy"]).stdout;
+    assert!(
+        d.contains("\n-A paragraph with [-one-] word to change.\n+A paragraph with {+a+} word to change.\n"),
+        "{d}"
+    );
+    // The body as shown changed on that line only: its diff would repeat the paragraph.
+    assert_eq!(d.matches("word to change").count(), 2, "{d}");
+    assert!(!d.contains("body as shown"), "{d}");
+
+    // A number that moves where the text did not is shown as the page shows it.
+    let record = format!("measurements/tiny/records/{NODE}.json");
+    let text = site
+        .read(&record)
+        .replace("\"block_size\": 256", "\"block_size\": 512");
+    site.write(&record, &text);
+    common::keys::sign_record(&site.path(&record), NODE);
+    let d = site.ok(&["review", "diff", "occupancy"]).stdout;
+    assert!(d.contains("--- body as shown as signed"), "{d}");
+    assert!(
+        d.contains("\n-Blocks of [-256-] threads.\n+Blocks of {+512+} threads.\n"),
+        "{d}"
+    );
 }

@@ -14,8 +14,9 @@ use std::path::Path;
 use crate::content::{Entry, EntryId};
 
 use super::digest::{SignedMaterial, SignedText};
-use super::gate::{Refusal, Role, Verdict};
-use super::signatures::{load_text, SignOff};
+use super::gate::{Refusal, Verdict};
+use super::signatures::load_text;
+use super::signoff::{Role, SignOff};
 
 /// One cell of the page that differs from what was signed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

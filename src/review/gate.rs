@@ -10,23 +10,8 @@ use crate::content::EntryId;
 use crate::trust::sshsig::{self, REVIEW_NAMESPACE};
 use crate::trust::{People, Person};
 
-use super::signatures::{statement, SignOff, Signature};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Author,
-    Reviewer,
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Role::Author => "author",
-            Role::Reviewer => "reviewer",
-        })
-    }
-}
+use super::signoff::Role;
+use super::signoff::{statement, SignOff, Signature};
 
 /// What the gate is told about one entry. Gathered by the check stage; the gate itself
 /// reads no files.
@@ -73,7 +58,7 @@ pub enum Refusal {
         date: NaiveDate,
         /// What differs from what they signed (`text`, a cell's name such as `figure
         /// terms/fig.svg`), where the signed text was found to compare with
-        /// ([`super::diff::explain_changes`]); empty when not known.
+        /// (`diff::explain_changes`); empty when not known.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         what: Vec<String>,
     },

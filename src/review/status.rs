@@ -11,8 +11,8 @@ use crate::content::Entry;
 
 use crate::trust::People;
 
-use super::gate::{Refusal, Role, Verdict};
-use super::signatures::{SignOff, Signature};
+use super::gate::{Refusal, Verdict};
+use super::signoff::{Role, SignOff, Signature};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -295,7 +295,7 @@ impl StatusReport {
 mod tests {
     use super::*;
     use crate::content::{EntryId, Kind};
-    use crate::review::signatures::statement;
+    use crate::review::signoff::statement;
     use crate::review::{decide, signed_material, Facts};
     use crate::trust::{Signer, REVIEW_NAMESPACE};
 

@@ -18,35 +18,93 @@ impl fmt::Display for Location {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
+/// What went wrong. Displayed with every character that a terminal would obey rather than
+/// show (ESC, a lone carriage return, bidi overrides) escaped (`visible::Escaped`): a
+/// message quotes files, and a file's text must never rewrite the terminal it is read on.
+#[derive(Debug)]
 pub enum Error {
-    #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
         source: std::io::Error,
     },
-    #[error("{}: {message}", path.display())]
-    Config { path: PathBuf, message: String },
-    #[error("unknown node `{name}` (glossary.toml defines: {})", known.join(", "))]
-    UnknownNode { name: String, known: Vec<String> },
+    Config {
+        path: PathBuf,
+        message: String,
+    },
+    UnknownNode {
+        name: String,
+        known: Vec<String>,
+    },
     /// A problem in one content file; `at` is where in the file, when known.
-    #[error("{}{}: {message}", path.display(), at.map(|l| format!(":{l}")).unwrap_or_default())]
     Content {
         path: PathBuf,
         at: Option<Location>,
         message: String,
     },
-    #[error("{}: template error: {message}", path.display())]
-    Template { path: PathBuf, message: String },
-    #[error("{} errors:\n{}", .0.len(), .0.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
+    Template {
+        path: PathBuf,
+        message: String,
+    },
     Many(Vec<Error>),
     /// A stage's own typed error (such as `review::ReviewError`). The stage converts it
-    /// into this, so this bottom layer names no stage above it.
-    #[error(transparent)]
+    /// into this, so this bottom layer names no stage above it. Shown as that error.
     Stage(Box<dyn std::error::Error + Send + Sync + 'static>),
-    #[error("{0}")]
     Other(String),
+}
+
+impl Error {
+    /// The message as made, before escaping.
+    fn write_plain(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        match self {
+            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Config { path, message } => write!(f, "{}: {message}", path.display()),
+            Error::UnknownNode { name, known } => write!(
+                f,
+                "unknown node `{name}` (glossary.toml defines: {})",
+                known.join(", ")
+            ),
+            Error::Content { path, at, message } => {
+                write!(f, "{}", path.display())?;
+                if let Some(l) = at {
+                    write!(f, ":{l}")?;
+                }
+                write!(f, ": {message}")
+            }
+            Error::Template { path, message } => {
+                write!(f, "{}: template error: {message}", path.display())
+            }
+            Error::Many(errors) => {
+                write!(f, "{} errors:", errors.len())?;
+                for e in errors {
+                    f.write_str("\n  ")?;
+                    e.write_plain(f)?;
+                }
+                Ok(())
+            }
+            Error::Stage(e) => write!(f, "{e}"),
+            Error::Other(message) => f.write_str(message),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut plain = String::new();
+        self.write_plain(&mut plain)?;
+        f.write_str(&crate::visible::escape(&plain))
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            // Transparent: the stage's error stands for this one, and its cause is this
+            // one's.
+            Error::Stage(e) => e.source(),
+            _ => None,
+        }
+    }
 }
 
 impl Error {

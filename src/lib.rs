@@ -29,5 +29,6 @@ pub mod reproduce;
 pub mod review;
 pub mod serve;
 pub mod trust;
+pub mod visible;
 
 pub use error::{Error, Result};

@@ -62,7 +62,9 @@ fn main() -> ExitCode {
         // it wanted, which is not a failure of the command.
         Err(e) if cmd::is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Through the one escaping wrapper: an error may quote a file, and `anyhow`'s
+            // context lines are not `glossary::Error`s.
+            eprintln!("error: {:#}", glossary::visible::Escaped(&e));
             ExitCode::FAILURE
         }
     }

@@ -264,7 +264,7 @@ fn edited_entry_is_refused_as_changed_since_review() {
     std::fs::write(&path, text).unwrap();
     let out = build(root, &[]);
     assert!(
-        stdout(&out).contains("refused terms/alpha: changed since reviewed by reviewer-b on 2026-11-04; changed since signed by its author author-a on 2026-11-03"),
+        stdout(&out).contains("refused terms/alpha: changed since reviewed by reviewer-b on 2026-11-04 (text, body as shown changed; `glossary review diff` shows how); changed since signed by its author author-a on 2026-11-03 (text, body as shown changed"),
         "{}",
         stdout(&out)
     );

@@ -27,7 +27,7 @@ const LAYERS: &[&[&str]] = &[
     &["content", "occupancy"],
     &["config", "atomic"],
     // Leaves that use nothing of the crate: errors, and names as a reader sees them.
-    &["error", "names"],
+    &["error", "names", "visible"],
 ];
 
 fn rank(module: &str) -> Option<usize> {
@@ -257,4 +257,114 @@ fn checker_refuses_a_module_without_a_row() {
     assert!(err.contains("no row in LAYERS"), "{err}");
     let err = check_file("f.rs", "review", "use crate::newthing::X;\n").unwrap_err();
     assert!(err.contains("not a module in LAYERS"), "{err}");
+}
+
+/// The sibling files a file of `folder` (a module folder under src/) uses: every
+/// `super::NAME` and `crate::FOLDER::NAME` in its code (comments skipped).
+fn sibling_uses(source: &str, folder: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let long = format!("crate::{folder}::");
+    for raw in source.lines() {
+        let code = raw.split("//").next().unwrap_or("");
+        for prefix in ["super::", long.as_str()] {
+            let mut rest = code;
+            while let Some(at) = rest.find(prefix) {
+                rest = &rest[at + prefix.len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    found.push(name);
+                }
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// A circle of imports among `graph`'s files (file -> the files it uses), if there is one.
+fn find_circle(graph: &std::collections::BTreeMap<String, Vec<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &std::collections::BTreeMap<String, Vec<String>>,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == node) {
+            return Some(path[at..].to_vec());
+        }
+        if !done.insert(node.to_string()) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(circle) = visit(next, graph, path, done) {
+                return Some(circle);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = std::collections::BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|start| visit(start, graph, &mut Vec::new(), &mut done))
+}
+
+/// The files of src/review/ use each other one way: signoff, digest (data) → signature_file,
+/// error → gate, signatures, resolve, input → status, sign, diff. A circle between files
+/// of one folder is a sign that two jobs share it (the style guide).
+#[test]
+fn review_files_import_in_no_circle() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/review");
+    let mut graph = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(&dir).expect("src/review/ is readable") {
+        let path = entry.expect("entry").path();
+        let Some(name) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if path.extension().is_none_or(|e| e != "rs") || name == "mod" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // A file's own tests (`use super::*`) are not a dependency on a sibling.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let uses: Vec<String> = sibling_uses(code, "review")
+            .into_iter()
+            .filter(|u| u != name && dir.join(format!("{u}.rs")).is_file())
+            .collect();
+        graph.insert(name.to_string(), uses);
+    }
+    assert!(graph.len() > 5, "found only {graph:?}");
+    if let Some(circle) = find_circle(&graph) {
+        panic!(
+            "src/review/ files import each other in a circle: {} -> {}",
+            circle.join(" -> "),
+            circle[0]
+        );
+    }
+}
+
+#[test]
+fn circle_finder_finds_a_circle_and_passes_a_one_way_graph() {
+    let graph = |edges: &[(&str, &[&str])]| {
+        edges
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.iter().map(|s| s.to_string()).collect()))
+            .collect::<std::collections::BTreeMap<String, Vec<String>>>()
+    };
+    let one_way = graph(&[("a", &["b", "c"]), ("b", &["c"]), ("c", &[])]);
+    assert_eq!(find_circle(&one_way), None);
+    let circle = graph(&[("a", &["b"]), ("b", &["c"]), ("c", &["a"])]);
+    assert_eq!(find_circle(&circle).map(|c| c.len()), Some(3));
+    assert_eq!(
+        sibling_uses(
+            "use super::gate::Role; // super::x\nuse crate::review::sign;\n",
+            "review"
+        ),
+        ["gate", "sign"]
+    );
 }

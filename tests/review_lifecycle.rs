@@ -172,9 +172,9 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
         )),
         "{d}"
     );
-    assert!(d.contains("\n-The second paragraph.\n"), "{d}");
+    assert!(d.contains("\n-The second [-paragraph.-]\n"), "{d}");
     assert!(
-        d.contains("\n+The second paragraph, now rewritten.\n"),
+        d.contains("\n+The second {+paragraph, now rewritten.+}\n"),
         "{d}"
     );
 
@@ -211,18 +211,48 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
 }
 
 #[test]
-fn re_measured_record_withdraws_only_when_a_shown_cell_moves() {
+fn re_measured_record_withdraws_naming_its_provenance_and_each_moved_cell() {
     let site = signed_site_fixture();
     assert!(sign(&site, "author", "author-a").ok);
     assert!(sign(&site, "reviewer", "reviewer-b").ok);
     assert_eq!(status_of(&site, ENTRY)["state"], "ready");
 
-    // Re-measured with the same numbers: nothing the page shows moved, still ready.
-    site.record("tiny", &format!("{}T08:00:00Z", days_ago(1)));
+    // The same record signed again by the node: nothing the page shows moved, still ready.
+    let record = format!("measurements/tiny/records/{NODE}.json");
+    common::keys::sign_record(&site.path(&record), NODE);
     assert_eq!(status_of(&site, ENTRY)["state"], "ready");
 
-    // Re-measured, and a cell the table shows moved: changed, and the diff names the cell.
-    let record = format!("measurements/tiny/records/{NODE}.json");
+    // Re-measured with the same numbers: the provenance line under the table shows the new
+    // capture time, so the sign-off is withdrawn and the diff names that line, old → new.
+    site.record("tiny", &format!("{}T08:00:00Z", days_ago(1)));
+    let s = status_of(&site, ENTRY);
+    assert_eq!(s["state"], "changed", "{s}");
+    let d = site.ok(&["review", "diff", "occupancy"]).stdout;
+    assert!(d.contains("text: unchanged"), "{d}");
+    let provenance = d
+        .lines()
+        .find(|l| l.starts_with(&format!("table 1 (tiny/{NODE}) provenance, node {NODE}: ")))
+        .unwrap_or_else(|| panic!("no provenance line in\n{d}"));
+    assert!(
+        provenance.contains(&format!("captured {} 09:30 UTC", days_ago(3)))
+            && provenance.contains(" → "),
+        "{provenance}"
+    );
+    assert!(
+        provenance.ends_with(&format!(
+            "captured {} 08:00 UTC by glossary fixture",
+            days_ago(1)
+        )),
+        "{provenance}"
+    );
+    assert!(sign(&site, "author", "author-a").ok);
+    assert!(sign(&site, "reviewer", "reviewer-b").ok);
+    let s = status_of(&site, ENTRY);
+    assert_eq!(s["state"], "ready");
+    let review_date = s["reviewer"]["date"].as_str().expect("date").to_string();
+
+    // Re-measured, and a cell the table shows moved: changed, the build's refusal names
+    // the cell, and the diff shows it old → new.
     let text = site
         .read(&record)
         .replace("\"block_size\": 256", "\"block_size\": 512");
@@ -232,8 +262,9 @@ fn re_measured_record_withdraws_only_when_a_shown_cell_moves() {
     assert_eq!(s["state"], "changed", "{s}");
     let b = site.ok(&["build"]);
     assert!(
-        b.stdout
-            .contains("refused terms/occupancy: changed since reviewed by reviewer-b"),
+        b.stdout.contains(&format!(
+            "refused terms/occupancy: changed since reviewed by reviewer-b on {review_date} (table 1 (tiny/{NODE}) row b256, column 2 block size (threads) changed; `glossary review diff` shows how)"
+        )),
         "{b:?}"
     );
     let d = site.ok(&["review", "diff", "occupancy"]).stdout;
@@ -381,5 +412,51 @@ fn diff_without_any_signature_says_so() {
         d.contains("changes since signed by its author author-a"),
         "{d}"
     );
-    assert!(d.contains("+The second paragraph, now rewritten."), "{d}");
+    assert!(
+        d.contains("+The second {+paragraph, now rewritten.+}"),
+        "{d}"
+    );
+}
+
+#[test]
+fn diff_of_a_one_word_edit_is_one_diff_with_the_word_marked() {
+    let site = Site::new("");
+    site.experiment("tiny");
+    site.record("tiny", &format!("{}T09:30:00Z", days_ago(3)));
+    let path = "content/terms/occupancy.md";
+    site.write(
+        path,
+        &format!(
+            "---\ntitle: What is occupancy?\nname: occupancy\nsummary: A term.\n\
+             measured:\n  - experiment: tiny\n    node: {NODE}\n    rows: [b256]\n    columns: [label, block_size]\n\
+             ---\nBlocks of {{{{ value(row=\"b256\", column=\"block_size\") }}}} threads.\n\n\
+             A paragraph with one word to change.\n"
+        ),
+    );
+    assert!(sign(&site, "author", "author-a").ok);
+    assert!(sign(&site, "reviewer", "reviewer-b").ok);
+    site.write(path, &site.read(path).replace("one word", "a word"));
+
+    let d = site.ok(&["review", "diff", "occupancy"]).stdout;
+    assert!(
+        d.contains("\n-A paragraph with [-one-] word to change.\n+A paragraph with {+a+} word to change.\n"),
+        "{d}"
+    );
+    // The body as shown changed on that line only: its diff would repeat the paragraph.
+    assert_eq!(d.matches("word to change").count(), 2, "{d}");
+    assert!(!d.contains("body as shown"), "{d}");
+
+    // A number that moves where the text did not is shown as the page shows it.
+    let record = format!("measurements/tiny/records/{NODE}.json");
+    let text = site
+        .read(&record)
+        .replace("\"block_size\": 256", "\"block_size\": 512");
+    site.write(&record, &text);
+    common::keys::sign_record(&site.path(&record), NODE);
+    let d = site.ok(&["review", "diff", "occupancy"]).stdout;
+    assert!(d.contains("--- body as shown as signed"), "{d}");
+    assert!(
+        d.contains("\n-Blocks of [-256-] threads.\n+Blocks of {+512+} threads.\n"),
+        "{d}"
+    );
 }

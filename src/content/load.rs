@@ -300,6 +300,7 @@ pub fn read_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
 
 fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
     let raw = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    check_visible(&path, &raw)?;
     let split = split_front_matter(&path, &raw)?;
     let meta = parse_front_matter(&path, &split)?;
     let stem = path
@@ -330,6 +331,32 @@ fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
         raw,
         thinned: None,
     })
+}
+
+/// An entry's whole file (front matter and body) must show what it holds: a control
+/// character, an ANSI escape sequence or a bidi override would let `review diff` show the
+/// reviewer one text while the page shows another. Each one is an error at its line and
+/// column, all of them at once.
+fn check_visible(path: &Path, raw: &str) -> Result<()> {
+    let errors = crate::visible::find_hidden(raw)
+        .into_iter()
+        .map(|h| {
+            Error::content(
+                path,
+                Some(Location {
+                    line: h.line,
+                    column: h.column,
+                }),
+                format!(
+                    "{}: entry files may not hold control characters or bidirectional \
+                     formatting, which a terminal or browser would act on rather than show \
+                     (tab and line breaks, CRLF included, are fine)",
+                    h.describe()
+                ),
+            )
+        })
+        .collect();
+    Error::collect(errors)
 }
 
 /// Whether a file or folder name is one that editors and operating systems leave beside an

@@ -151,6 +151,10 @@ pub struct SkippedLaunch {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NcuExport {
     pub source: String,
+    /// `sha256:` of the text read: what a page citing the export is signed over (the
+    /// review digest binds it, so an edited export withdraws the page's sign-off).
+    #[serde(skip)]
+    pub digest: String,
     pub launches: Vec<NcuLaunch>,
     pub skipped: Vec<SkippedLaunch>,
 }
@@ -390,6 +394,13 @@ pub fn parse_ncu_csv(text: &str, source: &str) -> Result<NcuExport, NcuError> {
 
     let mut export = NcuExport {
         source: path.clone(),
+        digest: {
+            use sha2::Digest as _;
+            format!(
+                "sha256:{}",
+                hex::encode(sha2::Sha256::digest(text.as_bytes()))
+            )
+        },
         launches: Vec::new(),
         skipped: Vec::new(),
     };

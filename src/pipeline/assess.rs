@@ -10,12 +10,13 @@ use crate::content::{line_of_item_field, split_front_matter, Entry, EntryId};
 use crate::error::{Error, Location, Result};
 use crate::measure::claims::{check_claim, LEGACY_NOTE};
 use crate::measure::{Citation, Staleness};
-use crate::render::tables::{side_by_side, TableView};
+use crate::render::figures::{referenced, Figures};
+use crate::render::tables::side_by_side;
 use crate::render::values::{expand_body, Resolved};
 use crate::render::{Assessment, Shown};
 use crate::review::{
-    check_signoffs, cited_records, decide, signed_digest, signed_material, Facts, SignOff,
-    SignatureChecks,
+    check_signoffs, cited_records, decide, explain_changes, signed_digest, signed_material, Facts,
+    Refusal, SignOff, SignatureChecks,
 };
 
 use super::project::Project;
@@ -129,6 +130,7 @@ pub(crate) fn assess_checked(
         stale,
         citations,
         resolved,
+        exports,
     } = page_content(project, entry)?;
 
     let mut unsupported = Vec::new();
@@ -161,21 +163,24 @@ pub(crate) fn assess_checked(
         }
     }
 
+    let last_checked = last_checked(entry, &resolved);
     let cells = shown_cells(
         project,
         entry,
-        &shown.tables,
-        &shown.markdown,
-        shown.diagram.as_deref(),
+        &Page {
+            shown: &shown,
+            exports: &exports,
+            last_checked,
+        },
     );
-    let (digest, material) = match keep {
-        Keep::Digest => (signed_digest(entry, &cells), None),
+    let (digest, material, cells) = match keep {
+        Keep::Digest => (signed_digest(entry, &cells), None, Some(cells)),
         Keep::Material => {
             let m = signed_material(entry, cells);
-            (m.digest.clone(), Some(Box::new(m)))
+            (m.digest.clone(), Some(Box::new(m)), None)
         }
     };
-    let verdict = decide(Facts {
+    let mut verdict = decide(Facts {
         entry: &entry.id,
         signoff: project.signoffs.get(&entry.id),
         people: &project.people,
@@ -184,6 +189,21 @@ pub(crate) fn assess_checked(
         unsupported: &unsupported,
         checked,
     });
+    // A withdrawn sign-off names what changed (the gate compares digests only).
+    let changed = |r: &Refusal| matches!(r, Refusal::Changed { .. });
+    if let Some(cells) = cells
+        .as_ref()
+        .or(material.as_ref().map(|m| &m.text.cells))
+        .filter(|_| verdict.refusals.iter().any(changed))
+    {
+        explain_changes(
+            &mut verdict,
+            project.signoffs.get(&entry.id),
+            &project.layout.reviews(),
+            entry,
+            cells,
+        );
+    }
 
     let max_age = project.config.review.source_max_age_days;
     let warnings = entry
@@ -201,17 +221,6 @@ pub(crate) fn assess_checked(
         })
         .chain(claim_notes)
         .collect();
-    let record_dates = resolved
-        .values()
-        .filter_map(|r| r.as_ref().ok())
-        .map(|r| r.captured_at.date_naive());
-    let last_checked = entry
-        .meta
-        .sources
-        .iter()
-        .map(|s| s.checked)
-        .chain(record_dates)
-        .max();
 
     Ok(Assessment {
         id: entry.id.clone(),
@@ -223,6 +232,21 @@ pub(crate) fn assess_checked(
         last_checked,
         warnings,
     })
+}
+
+/// The page's "Last checked on": the newest of its sources' checks and its records' captures.
+fn last_checked(entry: &Entry, resolved: &Resolved) -> Option<NaiveDate> {
+    let record_dates = resolved
+        .values()
+        .filter_map(|r| r.as_ref().ok())
+        .map(|r| r.captured_at.date_naive());
+    entry
+        .meta
+        .sources
+        .iter()
+        .map(|s| s.checked)
+        .chain(record_dates)
+        .max()
 }
 
 /// A source cannot have been checked after today: a date in the future is a typo, and it
@@ -251,29 +275,44 @@ fn check_source_dates(entry: &Entry, today: NaiveDate) -> Result<()> {
     Error::collect(errors)
 }
 
-/// What the page shows besides the entry file: every table cell, the body with its calls
-/// expanded (when it has any), the diagram's preset and drawing. Signatures cover these,
-/// so a re-measured or re-modelled number withdraws them, and `review diff` names each.
-fn shown_cells(
-    project: &Project,
-    entry: &Entry,
-    tables: &[TableView],
-    expanded_body: &str,
-    diagram: Option<&str>,
-) -> BTreeMap<String, String> {
+/// What [`shown_cells`] reads of a page besides the entry.
+struct Page<'a> {
+    shown: &'a Shown,
+    /// The Nsight Compute exports its body read: (name, digest).
+    exports: &'a [(String, String)],
+    last_checked: Option<NaiveDate>,
+}
+
+/// What the page shows besides the entry file: every table cell, each table's provenance
+/// (GPU, driver, CUDA versions, options, capture time) and notes, the body with its calls
+/// expanded (when it has any) and the digest of each Nsight Compute export it read, every
+/// figure file it shows (each variant, by its place below `content/`, as `sha256:`), the
+/// diagram's preset and drawing, and the "last checked" date. Signatures cover these, so a
+/// re-measured, re-modelled or re-drawn thing the reader sees withdraws them, and
+/// `review diff` names each.
+fn shown_cells(project: &Project, entry: &Entry, page: &Page<'_>) -> BTreeMap<String, String> {
     use std::fmt::Write;
+    let (tables, expanded_body) = (&page.shown.tables, &page.shown.markdown);
     let mut cells = BTreeMap::new();
     for (i, (t, view)) in entry.meta.measured.iter().zip(tables).enumerate() {
         // "table 1 (exp/node) row " once per table, then the row's "label, column " and
         // the cell's "2 heading" appended in place: a `format!` per cell was 1% of a build.
         let mut key = String::new();
-        let _ = write!(
-            key,
-            "table {} ({}/{}) row ",
-            i + 1,
-            view.experiment,
-            view.node
-        );
+        let _ = write!(key, "table {} ({}/{}) ", i + 1, view.experiment, view.node);
+        let table_part = key.len();
+        // The paragraph under the table: where its numbers came from, and its notes.
+        for p in &view.provenance {
+            key.truncate(table_part);
+            let _ = write!(key, "provenance, node {}", p.node);
+            cells.insert(key.clone(), p.text.clone());
+        }
+        for (n, note) in view.notes.iter().enumerate() {
+            key.truncate(table_part);
+            let _ = write!(key, "note {}", n + 1);
+            cells.insert(key.clone(), note.clone());
+        }
+        key.truncate(table_part);
+        key.push_str("row ");
         let table_part = key.len();
         for (r, row) in view.rows.iter().enumerate() {
             key.truncate(table_part);
@@ -295,9 +334,13 @@ fn shown_cells(
             }
         }
     }
-    if expanded_body != entry.body {
+    if *expanded_body != entry.body {
         cells.insert("body as shown".into(), expanded_body.to_string());
     }
+    for (name, digest) in page.exports {
+        cells.insert(format!("ncu export measurements/{name}"), digest.clone());
+    }
+    cells.extend(figure_cells(project, entry, expanded_body));
     if let Some(d) = &entry.meta.diagram {
         if let Some(preset) = project.diagrams.get(d) {
             cells.insert(
@@ -306,10 +349,49 @@ fn shown_cells(
             );
         }
     }
-    if let Some(html) = diagram {
+    if let Some(html) = page.shown.diagram.as_deref() {
         cells.insert("diagram".into(), html.to_string());
     }
+    if let Some(date) = page.last_checked {
+        cells.insert("last checked on".into(), date.to_string());
+    }
     cells
+}
+
+/// `figure terms/fig.svg` = `sha256:...` for every file the renderer will copy for the
+/// body's images: found by the renderer's own rule ([`Figures::resolve`], the figure and
+/// each variant it picks up, such as `fig.dark.svg`), hashed from the file's bytes (a
+/// symlink's target's). A reference the renderer refuses has no cell: the build stops at
+/// its error.
+fn figure_cells(project: &Project, entry: &Entry, body: &str) -> BTreeMap<String, String> {
+    let figures = Figures {
+        layout: &project.layout,
+        allow: &project.config.content,
+    };
+    let mut cells = BTreeMap::new();
+    for dest in referenced(body) {
+        let Ok(image) = figures.resolve(&entry.path, &dest) else {
+            continue;
+        };
+        for (source, site_path) in image.copies() {
+            let name = site_path.strip_prefix("media/").unwrap_or(&site_path);
+            cells
+                .entry(format!("figure {name}"))
+                .or_insert_with(|| file_digest(&source));
+        }
+    }
+    cells
+}
+
+/// `sha256:` of a file's bytes, read in pieces (a figure may be large); what went wrong
+/// when it cannot be read (the copy into the site then fails with the same error).
+fn file_digest(path: &std::path::Path) -> String {
+    use sha2::Digest as _;
+    let mut hasher = sha2::Sha256::new();
+    match std::fs::File::open(path).and_then(|mut f| std::io::copy(&mut f, &mut hasher)) {
+        Ok(_) => format!("sha256:{}", hex::encode(hasher.finalize())),
+        Err(e) => format!("unreadable: {e}"),
+    }
 }
 
 /// What an entry's page shows besides its file ([`page_content`]'s [`Shown`]): what a build
@@ -328,6 +410,8 @@ pub(crate) struct Made<'p> {
     pub stale: Vec<(String, String)>,
     citations: HashMap<(String, String), std::result::Result<Citation<'p>, Staleness>>,
     resolved: Resolved,
+    /// The Nsight Compute exports the body read: (name, digest).
+    exports: Vec<(String, String)>,
 }
 
 /// What an entry's page shows besides its file: the cited records resolved, the measured
@@ -422,5 +506,6 @@ fn page_content_with<'p>(
         stale,
         citations,
         resolved,
+        exports: body.exports,
     })
 }

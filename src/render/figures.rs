@@ -148,8 +148,10 @@ impl Figures<'_> {
         })
     }
 
-    /// `media/` plus the file's path below `content/`, which it must not leave (a `..` or a
-    /// symlink pointing out of the project is refused).
+    /// `media/` plus the file's path below `content/`, which it must not leave: a `..` is
+    /// refused, and so is a symlink whose target is not an image file inside `content/`
+    /// or `static/` (`.git/config`, `glossary.toml`, `content/people.toml`): the site
+    /// would publish that file under the figure's name.
     fn site_path(&self, file: &Path, dest: &str) -> Result<String, String> {
         let outside = || format!("image `{dest}` is outside content/");
         let content = self
@@ -158,11 +160,25 @@ impl Figures<'_> {
             .canonicalize()
             .map_err(|_| outside())?;
         let real = file.canonicalize().map_err(|_| outside())?;
-        let root = self.layout.root.canonicalize().map_err(|_| outside())?;
-        if !real.starts_with(&root) {
+        let statics = self.layout.static_files().canonicalize().ok();
+        let inside =
+            real.starts_with(&content) || statics.as_ref().is_some_and(|s| real.starts_with(s));
+        if !inside {
             return Err(format!(
-                "image `{dest}` is a symlink to {}, outside the project",
+                "image `{dest}` is a symlink to {}, outside content/ and static/; copy the \
+                 image into content/ instead",
                 real.display()
+            ));
+        }
+        let is_image = real
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
+        if !is_image {
+            return Err(format!(
+                "image `{dest}` is a symlink to {}, which is not an image file (use {})",
+                real.display(),
+                EXTENSIONS.join(", ")
             ));
         }
         // The name the author wrote (a symlink inside content/ keeps its own place).
@@ -181,6 +197,24 @@ impl Figures<'_> {
         }
         Ok(format!("media/{}", parts.join("/")))
     }
+}
+
+/// The image references of a body (Markdown, after its calls are expanded), in order,
+/// as the renderer meets them (`markdown::render` checks each with [`Figures::resolve`]):
+/// what the sign-off binds the figure files by. Reference-style images are resolved by
+/// the parser, as when rendering.
+pub fn referenced(markdown: &str) -> Vec<String> {
+    use pulldown_cmark::{Event, Parser, Tag};
+    // Every image reference holds `![`; most bodies have none, and need no parse.
+    if !markdown.contains("![") {
+        return Vec::new();
+    }
+    Parser::new_ext(markdown, super::markdown::options())
+        .filter_map(|event| match event {
+            Event::Start(Tag::Image { dest_url, .. }) => Some(dest_url.into_string()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// `fig.svg` -> `fig.dark.svg`.

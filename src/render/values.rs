@@ -43,6 +43,9 @@ pub struct ExpandedBody {
     pub calls: Box<[u32]>,
     /// (`what was asked`, why it could not be answered)
     pub problems: Vec<(String, String)>,
+    /// The Nsight Compute exports the calls read: (path below `measurements/`, `sha256:`
+    /// of the text read), in name order. The sign-off binds them beside the numbers.
+    pub exports: Vec<(String, String)>,
 }
 
 /// Replace every call in the entry's body by its result. Malformed calls and calls that
@@ -77,6 +80,7 @@ pub fn expand_body(
                 markdown: entry.body.clone(),
                 calls: Box::default(),
                 problems: Vec::new(),
+                exports: Vec::new(),
             }),
             false => Err(errors),
         };
@@ -133,6 +137,7 @@ pub fn expand_body(
         markdown,
         calls: calls.iter().map(|c| c.span.start as u32).collect(),
         problems: lookup.take_problems(),
+        exports: exports.digests(),
     })
 }
 
@@ -508,6 +513,17 @@ impl NcuExports {
             .map_err(|why| format!("{}: launch {launch}: {why}", export.source))
     }
 
+    /// Every export read, with the digest of its text, in name order.
+    fn digests(&self) -> Vec<(String, String)> {
+        let read = self.read.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out: Vec<(String, String)> = read
+            .iter()
+            .map(|(name, e)| (name.clone(), e.digest.clone()))
+            .collect();
+        out.sort();
+        out
+    }
+
     fn export(&self, name: &str) -> Result<Arc<crate::occupancy::NcuExport>, String> {
         let inside = !name.is_empty()
             && name.ends_with(".csv")
@@ -523,7 +539,18 @@ impl NcuExports {
         if let Some(e) = read.get(name) {
             return Ok(e.clone());
         }
-        let export = crate::occupancy::read_ncu_csv(&self.root.join(name))
+        // A symlink may not bring in a file from outside measurements/: the page would
+        // show numbers read from a file nobody cites.
+        let path = self.root.join(name);
+        if let (Ok(real), Ok(root)) = (path.canonicalize(), self.root.canonicalize()) {
+            if !real.starts_with(&root) {
+                return Err(format!(
+                    "ncu export `{name}` is a symlink to {}, outside measurements/",
+                    real.display()
+                ));
+            }
+        }
+        let export = crate::occupancy::read_ncu_csv(&path)
             .map(Arc::new)
             .map_err(|e| e.to_string())?;
         read.insert(name.to_string(), export.clone());

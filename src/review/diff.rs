@@ -6,12 +6,17 @@ use std::fmt;
 
 use chrono::NaiveDate;
 use serde::Serialize;
-use similar::TextDiff;
+use similar::udiff::UnifiedHunkHeader;
+use similar::{ChangeTag, DiffTag, TextDiff};
 
-use crate::content::EntryId;
+use std::path::Path;
+
+use crate::content::{Entry, EntryId};
 
 use super::digest::{SignedMaterial, SignedText};
-use super::gate::Role;
+use super::gate::{Refusal, Verdict};
+use super::signatures::load_text;
+use super::signoff::{Role, SignOff};
 
 /// One cell of the page that differs from what was signed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -23,14 +28,25 @@ pub struct CellChange {
 }
 
 impl fmt::Display for CellChange {
+    /// Escaped (`visible::Escaped`): a cell may quote a file.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", crate::visible::Escaped(PlainCell(self)))
+    }
+}
+
+/// A [`CellChange`] as made, before escaping.
+struct PlainCell<'a>(&'a CellChange);
+
+impl fmt::Display for PlainCell<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let this = self.0;
         let multiline = |v: &Option<String>| v.as_deref().is_some_and(|s| s.contains('\n'));
-        if multiline(&self.old) || multiline(&self.new) {
+        if multiline(&this.old) || multiline(&this.new) {
             let d = unified_diff(
-                self.old.as_deref().unwrap_or_default(),
-                self.new.as_deref().unwrap_or_default(),
-                &format!("{} as signed", self.cell),
-                &format!("{} now", self.cell),
+                this.old.as_deref().unwrap_or_default(),
+                this.new.as_deref().unwrap_or_default(),
+                &format!("{} as signed", this.cell),
+                &format!("{} now", this.cell),
             )
             .unwrap_or_default();
             return f.write_str(&d);
@@ -39,9 +55,9 @@ impl fmt::Display for CellChange {
         writeln!(
             f,
             "{}: {} → {}",
-            self.cell,
-            show(&self.old),
-            show(&self.new)
+            this.cell,
+            show(&this.old),
+            show(&this.new)
         )
     }
 }
@@ -65,6 +81,42 @@ pub fn cell_changes(
             })
         })
         .collect()
+}
+
+/// Fill each [`Refusal::Changed`] of `verdict` with what differs from what that signer
+/// signed: `entry` (renamed), `text`, and the name of each cell that moved. The signed text
+/// is read from `reviews` (`content/reviews/texts/`) only for a changed entry; where it is
+/// missing the refusal stays as the gate made it.
+pub fn explain_changes(
+    verdict: &mut Verdict,
+    signoff: Option<&SignOff>,
+    reviews: &Path,
+    entry: &Entry,
+    cells: &BTreeMap<String, String>,
+) {
+    for refusal in &mut verdict.refusals {
+        let Refusal::Changed { role, what, .. } = refusal else {
+            continue;
+        };
+        let sig = signoff.and_then(|s| match role {
+            Role::Author => s.author.as_ref(),
+            Role::Reviewer => s.reviewer.as_ref(),
+        });
+        let Some(signed) = sig.and_then(|sig| load_text(reviews, &sig.digest)) else {
+            continue;
+        };
+        if signed.entry != entry.id.to_string() {
+            what.push("entry".into());
+        }
+        if signed.text != entry.raw {
+            what.push("text".into());
+        }
+        what.extend(
+            cell_changes(&signed.cells, cells)
+                .into_iter()
+                .map(|c| c.cell),
+        );
+    }
 }
 
 /// The differences between an entry as it is and as its reviewer (else its author) signed it.
@@ -102,7 +154,10 @@ impl SinceSigned {
                 &format!("{entry} now"),
             ),
             renamed_from: (signed.entry != now.text.entry).then(|| signed.entry.clone()),
-            cells: cell_changes(&signed.cells, &now.text.cells),
+            cells: cell_changes(&signed.cells, &now.text.cells)
+                .into_iter()
+                .filter(|c| !(c.cell == BODY_AS_SHOWN && shown_edit_is_the_files(signed, now, c)))
+                .collect(),
         }
     }
 
@@ -112,50 +167,132 @@ impl SinceSigned {
 }
 
 impl fmt::Display for SinceSigned {
+    /// Escaped (`visible::Escaped`): the text shown is the entry's, and a terminal must
+    /// show its bytes, never obey them (an `ESC[2K` `CR` would erase its line).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let who = match self.role {
+        write!(f, "{}", crate::visible::Escaped(PlainDiff(self)))
+    }
+}
+
+/// A [`SinceSigned`] as made, before escaping.
+struct PlainDiff<'a>(&'a SinceSigned);
+
+impl fmt::Display for PlainDiff<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let this = self.0;
+        let who = match this.role {
             Role::Reviewer => "reviewed by",
             Role::Author => "signed by its author",
         };
-        if self.is_unchanged() {
+        if this.is_unchanged() {
             return writeln!(
                 f,
                 "{}: unchanged since {who} {} on {}",
-                self.entry, self.name, self.date
+                this.entry, this.name, this.date
             );
         }
         writeln!(
             f,
             "{}: changes since {who} {} on {}",
-            self.entry, self.name, self.date
+            this.entry, this.name, this.date
         )?;
-        if let Some(from) = &self.renamed_from {
-            writeln!(f, "entry: {from} → {}", self.entry)?;
+        if let Some(from) = &this.renamed_from {
+            writeln!(f, "entry: {from} → {}", this.entry)?;
         }
-        match &self.text_diff {
+        match &this.text_diff {
             Some(d) => f.write_str(d)?,
             None => writeln!(f, "text: unchanged")?,
         }
-        for c in &self.cells {
+        for c in &this.cells {
             write!(f, "{c}")?;
         }
         Ok(())
     }
 }
 
+/// The cell holding the body with its calls expanded (`pipeline::assess`).
+const BODY_AS_SHOWN: &str = "body as shown";
+
+/// Whether the body as shown changed only on lines whose text the file diff already shows
+/// changed: then its diff would repeat the same paragraph, and only the file's is shown.
+/// Expanding calls keeps the body's lines (`render::values`), so line `i` of the body as
+/// shown is line `i` of the file's body. A number that moved on a line the author did not
+/// touch (a re-measured record) keeps the cell in the diff.
+fn shown_edit_is_the_files(signed: &SignedText, now: &SignedMaterial, cell: &CellChange) -> bool {
+    let (Some(old_shown), Some(new_shown)) = (&cell.old, &cell.new) else {
+        return false;
+    };
+    let body = |raw: &str| {
+        crate::content::split_front_matter(Path::new(""), raw)
+            .ok()
+            .map(|s| s.body.to_string())
+    };
+    let (Some(old_body), Some(new_body)) = (body(&signed.text), body(&now.text.text)) else {
+        return false;
+    };
+    let (shown_old, shown_new) = changed_lines(old_shown, new_shown);
+    let (file_old, file_new) = changed_lines(&old_body, &new_body);
+    shown_old.is_subset(&file_old) && shown_new.is_subset(&file_new)
+}
+
+/// The 0-based indices of the lines a line diff removes from `old` and adds to `new`.
+fn changed_lines(
+    old: &str,
+    new: &str,
+) -> (
+    std::collections::BTreeSet<usize>,
+    std::collections::BTreeSet<usize>,
+) {
+    let mut removed = std::collections::BTreeSet::new();
+    let mut added = std::collections::BTreeSet::new();
+    for op in TextDiff::from_lines(old, new).ops() {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag != DiffTag::Equal {
+            removed.extend(old_range);
+            added.extend(new_range);
+        }
+    }
+    (removed, added)
+}
+
+/// A unified diff whose changed lines mark the words that changed, as `git diff
+/// --word-diff=plain` does: `[-removed-]` on a `-` line, `{+added+}` on a `+` line. A
+/// one-word edit reads as that word, not as the paragraph twice.
 fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> Option<String> {
+    use std::fmt::Write as _;
     if old == new {
         return None;
     }
     let diff = TextDiff::from_lines(old, new);
-    let mut out = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(old_name, new_name)
-        .to_string();
-    // A text whose last line lacks a newline would run into the next line printed.
-    if !out.ends_with('\n') {
-        out.push('\n');
+    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
+    for group in diff.grouped_ops(3) {
+        let _ = writeln!(out, "{}", UnifiedHunkHeader::new(&group));
+        for op in &group {
+            for change in diff.iter_inline_changes(op) {
+                let (sign, open, close) = match change.tag() {
+                    ChangeTag::Delete => ('-', "[-", "-]"),
+                    ChangeTag::Insert => ('+', "{+", "+}"),
+                    ChangeTag::Equal => (' ', "", ""),
+                };
+                out.push(sign);
+                for (emphasized, text) in change.iter_strings_lossy() {
+                    if !emphasized || text.trim().is_empty() {
+                        out.push_str(&text);
+                        continue;
+                    }
+                    // The mark closes before the line's end, so each line stays one line.
+                    let body = text.trim_end_matches(['\n', '\r']);
+                    out.push_str(open);
+                    out.push_str(body);
+                    out.push_str(close);
+                    out.push_str(&text[body.len()..]);
+                }
+                // A text whose last line lacks a newline would run into the next line.
+                if change.missing_newline() {
+                    out.push('\n');
+                }
+            }
+        }
     }
     Some(out)
 }
@@ -189,7 +326,21 @@ mod tests {
     fn diff_shows_removed_and_added_lines() {
         let d = unified_diff("one\ntwo\nthree\n", "one\n2\nthree\n", "old", "new").unwrap();
         assert!(d.starts_with("--- old\n+++ new\n"), "{d}");
-        assert!(d.contains("\n-two\n+2\n"), "{d}");
+        assert!(d.contains("\n-[-two-]\n+{+2+}\n"), "{d}");
+        // One word of a paragraph: the line once each way, with that word marked.
+        let d = unified_diff(
+            "A paragraph with one word.\n",
+            "A paragraph with a word.\n",
+            "old",
+            "new",
+        )
+        .unwrap();
+        assert!(
+            d.ends_with(
+                "@@ -1 +1 @@\n-A paragraph with [-one-] word.\n+A paragraph with {+a+} word.\n"
+            ),
+            "{d}"
+        );
         assert_eq!(unified_diff("same\n", "same\n", "a", "b"), None);
     }
 }

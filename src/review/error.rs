@@ -2,7 +2,7 @@
 
 use chrono::NaiveDate;
 
-use super::gate::Role;
+use super::signoff::Role;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReviewError {

@@ -10,23 +10,8 @@ use crate::content::EntryId;
 use crate::trust::sshsig::{self, REVIEW_NAMESPACE};
 use crate::trust::{People, Person};
 
-use super::signatures::{statement, SignOff, Signature};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Author,
-    Reviewer,
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Role::Author => "author",
-            Role::Reviewer => "reviewer",
-        })
-    }
-}
+use super::signoff::Role;
+use super::signoff::{statement, SignOff, Signature};
 
 /// What the gate is told about one entry. Gathered by the check stage; the gate itself
 /// reads no files.
@@ -71,6 +56,11 @@ pub enum Refusal {
         role: Role,
         name: String,
         date: NaiveDate,
+        /// What differs from what they signed (`text`, a cell's name such as `figure
+        /// terms/fig.svg`), where the signed text was found to compare with
+        /// (`diff::explain_changes`); empty when not known.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        what: Vec<String>,
     },
     StaleMeasurement {
         citation: String,
@@ -83,8 +73,18 @@ pub enum Refusal {
 }
 
 impl fmt::Display for Refusal {
+    /// Escaped (`visible::Escaped`): a reason quotes the entry (a claim's sentence).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        write!(f, "{}", crate::visible::Escaped(PlainRefusal(self)))
+    }
+}
+
+/// A [`Refusal`] as made, before escaping.
+struct PlainRefusal<'a>(&'a Refusal);
+
+impl fmt::Display for PlainRefusal<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
             Refusal::NoAuthor => f.write_str("no named author has signed it"),
             Refusal::NoReviewer => f.write_str("no named reviewer has signed it"),
             Refusal::UnknownSigner { role, person } => write!(
@@ -98,11 +98,21 @@ impl fmt::Display for Refusal {
                 f,
                 "author and reviewer are the same person ({name}); a different person must review it"
             ),
-            Refusal::Changed { role: Role::Reviewer, name, date } => {
-                write!(f, "changed since reviewed by {name} on {date}")
-            }
-            Refusal::Changed { role: Role::Author, name, date } => {
-                write!(f, "changed since signed by its author {name} on {date}")
+            Refusal::Changed { role, name, date, what } => {
+                match role {
+                    Role::Reviewer => write!(f, "changed since reviewed by {name} on {date}")?,
+                    Role::Author => {
+                        write!(f, "changed since signed by its author {name} on {date}")?
+                    }
+                }
+                if !what.is_empty() {
+                    write!(f, " ({}", what[..what.len().min(SHOWN_CHANGES)].join(", "))?;
+                    if what.len() > SHOWN_CHANGES {
+                        write!(f, " and {} more", what.len() - SHOWN_CHANGES)?;
+                    }
+                    write!(f, " changed; `glossary review diff` shows how)")?;
+                }
+                Ok(())
             }
             Refusal::StaleMeasurement { citation, why } => write!(f, "measurement {citation}: {why}"),
             Refusal::UnsupportedClaim { says, numbers } => {
@@ -111,6 +121,9 @@ impl fmt::Display for Refusal {
         }
     }
 }
+
+/// How many of a changed entry's changes a refusal names (`review diff` shows them all).
+const SHOWN_CHANGES: usize = 5;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verdict {
@@ -279,6 +292,7 @@ pub fn decide(facts: Facts<'_>) -> Verdict {
                     role,
                     name: name.clone(),
                     date: sig.date(),
+                    what: Vec::new(),
                 });
             }
         }

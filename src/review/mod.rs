@@ -19,22 +19,23 @@ mod resolve;
 mod sign;
 mod signature_file;
 mod signatures;
+mod signoff;
 mod status;
 
-pub use diff::{cell_changes, CellChange, SinceSigned};
+pub use diff::{cell_changes, explain_changes, CellChange, SinceSigned};
 pub use digest::{cited_records, signed_digest, signed_material, SignedMaterial, SignedText};
 pub use error::ReviewError;
-pub use gate::{
-    check_signature, check_signoffs, decide, Facts, Refusal, Role, SignatureChecks, Verdict,
-};
+pub use gate::{check_signature, check_signoffs, decide, Facts, Refusal, SignatureChecks, Verdict};
 pub use input::ReviewInput;
 pub use resolve::resolve_entry;
-pub use sign::{check_signer, ready_for, sign, signature_for, signer_person, signing_key, Signed};
-pub use signatures::{
-    load_all_signoffs, load_signoff, load_signoffs, load_text, save_signed, save_signoff,
-    save_signoffs, save_text, signoff_path, statement, text_path, SignOff, SignOffs, Signature,
-    TEXTS_DIR,
+pub use sign::{
+    check_signer, ready_for, save_signed, sign, signature_for, signer_person, signing_key, Signed,
 };
+pub use signatures::{
+    load_all_signoffs, load_signoff, load_signoffs, load_text, save_signoff, save_signoffs,
+    save_text, signoff_path, text_path, SignOffs, TEXTS_DIR,
+};
+pub use signoff::{statement, Role, SignOff, Signature};
 pub use status::{
     entry_status, status_report, EntryStatus, Gated, SignerStatus, State, StatusReport,
 };

@@ -14,8 +14,9 @@ use crate::trust::{People, Person, Signer};
 
 use super::digest::SignedMaterial;
 use super::error::ReviewError;
-use super::gate::{Refusal, Role, Verdict};
-use super::signatures::{save_signed, signoff_path, statement, SignOff, Signature};
+use super::gate::{Refusal, Verdict};
+use super::signatures::{save_signoffs, signoff_path};
+use super::signoff::{statement, Role, SignOff, Signature};
 
 /// What a successful signing did.
 #[derive(Debug)]
@@ -228,6 +229,16 @@ pub fn ready_for(
         Role::Author => true,
         Role::Reviewer => other.is_some_and(|s| s.digest == digest) && counts(other_role),
     }
+}
+
+/// Write what `review sign` made: each signed entry's signature file, and each signed text
+/// not kept yet (see `signatures::save_signoffs`).
+pub fn save_signed(reviews_dir: &Path, signed: &[(&Signed, &SignedMaterial)]) -> Result<()> {
+    let items: Vec<(&EntryId, &SignOff, &SignedMaterial)> = signed
+        .iter()
+        .map(|(s, m)| (&s.entry, &s.signoff, *m))
+        .collect();
+    save_signoffs(reviews_dir, &items)
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use chrono::{DateTime, Utc};
 use serde::de::IntoDeserializer;
 use serde::Deserialize;
 
-use super::signatures::{SignOff, Signature};
+use super::signoff::{SignOff, Signature};
 
 /// The text of a signature file.
 pub fn write(signoff: &SignOff) -> Result<String, serde_yaml::Error> {

@@ -7,9 +7,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Utc};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use walkdir::WalkDir;
 
 use crate::atomic::{write_file, write_files, Durability};
@@ -17,67 +15,11 @@ use crate::content::{EntryId, Kind};
 use crate::error::{Error, Location, Result};
 
 use super::digest::{SignedMaterial, SignedText};
-use super::gate::Role;
-use super::sign::Signed;
 use super::signature_file;
+use super::signoff::SignOff;
 
 /// The folder of signed texts under the reviews folder.
 pub const TEXTS_DIR: &str = "texts";
-
-/// One person's signature on one version of an entry.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Signature {
-    /// The signer's id in `content/people.toml`.
-    pub person: String,
-    pub time: DateTime<Utc>,
-    /// Digest of what was signed (see `signed_material`); names its file under `texts/`.
-    pub digest: String,
-    /// `-----BEGIN SSH SIGNATURE-----`, namespace `glossary-review`, over [`statement`].
-    pub signature: String,
-}
-
-impl Signature {
-    pub fn date(&self) -> chrono::NaiveDate {
-        self.time.date_naive()
-    }
-}
-
-/// The exact bytes a signer's key signs: which entry, in which role, by whom, which
-/// digest, when. A signature copied to another entry, role or person, or with another
-/// digest or time, no longer verifies.
-pub fn statement(
-    entry: &EntryId,
-    role: Role,
-    person: &str,
-    digest: &str,
-    time: &DateTime<Utc>,
-) -> String {
-    format!(
-        "glossary sign-off v1\nentry: {entry}\nrole: {role}\nperson: {person}\ndigest: {digest}\ntime: {}\n",
-        time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-    )
-}
-
-/// The signatures on one entry.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct SignOff {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub author: Option<Signature>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reviewer: Option<Signature>,
-}
-
-impl SignOff {
-    /// Drop the SSH signatures' text, once verified: a build then needs only who signed,
-    /// when, and which digest (about 1 KB an entry it need not hold).
-    pub fn thin(&mut self) {
-        for s in [&mut self.author, &mut self.reviewer].into_iter().flatten() {
-            s.signature = String::new();
-        }
-    }
-}
 
 pub type SignOffs = BTreeMap<EntryId, SignOff>;
 
@@ -201,16 +143,6 @@ pub fn save_signoff(reviews_dir: &Path, id: &EntryId, signoff: &SignOff) -> Resu
         .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
     write_file(&path, yaml.as_bytes(), Durability::Synced)?;
     Ok(path)
-}
-
-/// Write what `review sign` made: each signed entry's signature file, and each signed text
-/// not kept yet (see [`save_signoffs`]).
-pub fn save_signed(reviews_dir: &Path, signed: &[(&Signed, &SignedMaterial)]) -> Result<()> {
-    let items: Vec<(&EntryId, &SignOff, &SignedMaterial)> = signed
-        .iter()
-        .map(|(s, m)| (&s.entry, &s.signoff, *m))
-        .collect();
-    save_signoffs(reviews_dir, &items)
 }
 
 /// Write several entries' signature files and the texts they sign (those not kept yet),

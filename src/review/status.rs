@@ -11,8 +11,8 @@ use crate::content::Entry;
 
 use crate::trust::People;
 
-use super::gate::{Refusal, Role, Verdict};
-use super::signatures::{SignOff, Signature};
+use super::gate::{Refusal, Verdict};
+use super::signoff::{Role, SignOff, Signature};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -138,6 +138,7 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
                 role: Role::Author,
                 name,
                 date,
+                ..
             } => Some((
                 0,
                 format!("author re-signature (changed since signed by {name} on {date})"),
@@ -147,6 +148,7 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
                 role: Role::Reviewer,
                 name,
                 date,
+                ..
             } => Some((
                 1,
                 format!("reviewer re-signature (changed since reviewed by {name} on {date})"),
@@ -211,11 +213,13 @@ impl StatusReport {
             Some(s) if s.current => format!("{} {}", s.name, s.date),
             Some(s) => format!("{} {} (changed)", s.name, s.date),
         };
+        // Each cell escaped (`visible::escape`) before the columns are measured: a name or
+        // a reason may quote a file, and the terminal must show it, not obey it.
         let rows: Vec<[String; 6]> = self
             .entries
             .iter()
             .map(|e| {
-                [
+                let row = [
                     e.entry.clone(),
                     e.state.as_str().to_string(),
                     signer(&e.author),
@@ -226,7 +230,8 @@ impl StatusReport {
                     } else {
                         e.missing.join("; ")
                     },
-                ]
+                ];
+                row.map(|cell| crate::visible::escape(&cell).into_owned())
             })
             .collect();
         let mut widths = header.map(|h| h.chars().count());
@@ -268,7 +273,7 @@ impl StatusReport {
             if !notes.is_empty() {
                 let _ = writeln!(out, "\n{}:", e.entry);
                 for n in notes {
-                    let _ = writeln!(out, "  {n}");
+                    let _ = writeln!(out, "  {}", crate::visible::Escaped(n));
                 }
             }
         }
@@ -290,7 +295,7 @@ impl StatusReport {
 mod tests {
     use super::*;
     use crate::content::{EntryId, Kind};
-    use crate::review::signatures::statement;
+    use crate::review::signoff::statement;
     use crate::review::{decide, signed_material, Facts};
     use crate::trust::{Signer, REVIEW_NAMESPACE};
 

@@ -1,0 +1,82 @@
+//! What a sign-off is: a role, one person's signature on one version of an entry, the
+//! statement their key signs, and an entry's pair of signatures. Plain data that the gate,
+//! the signature files and signing all read; it imports none of them, so they form no
+//! circle (`tests/layering.rs`).
+
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::content::EntryId;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Author,
+    Reviewer,
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::Author => "author",
+            Role::Reviewer => "reviewer",
+        })
+    }
+}
+
+/// One person's signature on one version of an entry.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Signature {
+    /// The signer's id in `content/people.toml`.
+    pub person: String,
+    pub time: DateTime<Utc>,
+    /// Digest of what was signed (see `signed_material`); names its file under `texts/`.
+    pub digest: String,
+    /// `-----BEGIN SSH SIGNATURE-----`, namespace `glossary-review`, over [`statement`].
+    pub signature: String,
+}
+
+impl Signature {
+    pub fn date(&self) -> chrono::NaiveDate {
+        self.time.date_naive()
+    }
+}
+
+/// The exact bytes a signer's key signs: which entry, in which role, by whom, which
+/// digest, when. A signature copied to another entry, role or person, or with another
+/// digest or time, no longer verifies.
+pub fn statement(
+    entry: &EntryId,
+    role: Role,
+    person: &str,
+    digest: &str,
+    time: &DateTime<Utc>,
+) -> String {
+    format!(
+        "glossary sign-off v1\nentry: {entry}\nrole: {role}\nperson: {person}\ndigest: {digest}\ntime: {}\n",
+        time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    )
+}
+
+/// The signatures on one entry.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SignOff {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<Signature>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviewer: Option<Signature>,
+}
+
+impl SignOff {
+    /// Drop the SSH signatures' text, once verified: a build then needs only who signed,
+    /// when, and which digest (about 1 KB an entry it need not hold).
+    pub fn thin(&mut self) {
+        for s in [&mut self.author, &mut self.reviewer].into_iter().flatten() {
+            s.signature = String::new();
+        }
+    }
+}

@@ -243,13 +243,46 @@ fn drafts_render_everything_marked() {
     );
     assert!(!out.status.success());
     assert!(
-        stderr(&out).contains("it holds a deployable site"),
+        stderr(&out).contains("it is the folder the site is published to"),
         "{}",
         stderr(&out)
     );
     assert_eq!(snapshot(&root.join("site")), site_before);
     let page = read(root, "site/terms/alpha/index.html");
     assert!(!page.contains("noindex") && !page.contains("Drafts preview"));
+}
+
+/// A fresh checkout has no site/ (nor its marker): a drafts preview aimed there is refused
+/// all the same, under any spelling of the folder, and nothing is written.
+#[test]
+fn drafts_into_a_fresh_site_folder_are_refused() {
+    let site = valid_site();
+    let root = site.path();
+    sign_by_two(root, Kind::Term, "alpha");
+    assert!(!root.join("site").exists());
+    let spellings = [
+        root.join("site"),
+        root.join("site/."),
+        root.join("content/../site"),
+    ];
+    for out in &spellings {
+        let o = run(root, &["build", "--drafts", "--out", out.to_str().unwrap()]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "--out {}:\n{err}", out.display());
+        assert!(
+            err.contains("refusing to write a drafts preview there: it is the folder the site is published to"),
+            "--out {}:\n{err}",
+            out.display()
+        );
+        assert!(!root.join("site").exists(), "site/ was written");
+    }
+    // Its own folder is fine, and a normal build still goes to site/.
+    build(
+        root,
+        &["--drafts", "--out", root.join("preview").to_str().unwrap()],
+    );
+    build(root, &[]);
+    assert!(root.join("site/index.html").is_file());
 }
 
 #[test]

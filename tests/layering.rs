@@ -24,8 +24,9 @@ const LAYERS: &[&[&str]] = &[
     // The content model, and the occupancy model that stands apart.
     &["content", "occupancy"],
     &["config", "atomic"],
-    // Leaves that use nothing of the crate: errors, and names as a reader sees them.
-    &["error", "names"],
+    // Leaves that use nothing of the crate: errors, names as a reader sees them, and the
+    // link schemes a page may carry.
+    &["error", "names", "link_scheme"],
 ];
 
 fn rank(module: &str) -> Option<usize> {

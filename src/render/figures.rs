@@ -140,6 +140,14 @@ impl Figures<'_> {
         let site_path = self.site_path(&source, dest)?;
         let dark = dark_variant(&source).filter(|d| d.is_file());
         let dark_site_path = dark.as_ref().map(|d| self.site_path(d, dest)).transpose()?;
+        // An SVG is copied as it is: one that could run or fetch anything is refused.
+        if ext == "svg" {
+            for file in std::iter::once(&source).chain(&dark) {
+                let name = file.strip_prefix(&self.layout.root).unwrap_or(file);
+                super::svg::check_file(file, name)
+                    .map_err(|why| format!("image `{dest}`: {why}"))?;
+            }
+        }
         Ok(Image::Local {
             source,
             dark,

@@ -22,6 +22,7 @@ pub mod site_links;
 pub mod site_wide;
 pub mod sitemap;
 pub mod static_files;
+pub mod svg;
 pub mod tables;
 pub mod template_ids;
 pub mod templates;

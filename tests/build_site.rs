@@ -589,3 +589,64 @@ fn unconverged_timings_are_marked_with_their_spread() {
     assert!(page.contains("half 800.0†"), "{page}");
     assert_eq!(page.matches("class=\"chart-bar\"").count(), 2, "{page}");
 }
+
+/// Every page a build writes (entry pages of each kind, the index and its letters, search,
+/// 404) carries the Content-Security-Policy, before anything it governs; and no page holds
+/// what that policy would block (an inline script, a `style=` or an `on...=` handler), so
+/// the site works under it.
+#[test]
+fn every_page_carries_the_content_security_policy_and_nothing_inline() {
+    let site = signed_site();
+    let root = site.path();
+    build(root, &["--drafts"]);
+    let meta =
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src &#39;self&#39;; \
+                script-src &#39;self&#39;; style-src &#39;self&#39;; img-src &#39;self&#39;; \
+                object-src &#39;none&#39;; base-uri &#39;none&#39;; form-action &#39;self&#39;\">";
+    let mut pages = Vec::new();
+    for entry in walkdir::WalkDir::new(root.join("site-drafts")) {
+        let path = entry.unwrap().into_path();
+        if path.extension().is_some_and(|e| e == "html") {
+            pages.push(path);
+        }
+    }
+    for kind in ["terms/", "lessons/", "guides/", "search/", "404.html"] {
+        assert!(
+            pages.iter().any(|p| p.to_string_lossy().contains(kind)),
+            "no {kind} page among {pages:?}"
+        );
+    }
+    for path in &pages {
+        let page = std::fs::read_to_string(path).unwrap();
+        let head = page.split("</head>").next().unwrap();
+        let at = head
+            .find(meta)
+            .unwrap_or_else(|| panic!("{}: no CSP meta in\n{head}", path.display()));
+        assert!(
+            head[..at].matches('<').count() <= 4,
+            "{}: the CSP comes after what it governs",
+            path.display()
+        );
+        for (i, _) in page.match_indices("<script") {
+            let tag = &page[i..i + page[i..].find('>').unwrap()];
+            assert!(tag.contains(" src=\""), "{}: inline {tag}", path.display());
+        }
+        let lower = page.to_ascii_lowercase();
+        assert!(
+            !lower.contains(" style=\""),
+            "{}: a style attribute",
+            path.display()
+        );
+        for (i, _) in lower.match_indices(" on") {
+            let name: String = lower[i + 1..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .collect();
+            assert!(
+                !lower[i + 1 + name.len()..].starts_with('='),
+                "{}: an event handler `{name}=`",
+                path.display()
+            );
+        }
+    }
+}

@@ -3,6 +3,7 @@
 
 pub mod calls;
 pub mod chart;
+pub mod csp;
 pub mod diagram;
 pub mod entry_lists;
 pub mod escape;

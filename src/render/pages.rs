@@ -35,6 +35,8 @@ pub struct SiteCtx<'a> {
     footer: Option<String>,
     /// A `--drafts` preview: every page carries `noindex` and the preview banner.
     drafts_preview: bool,
+    /// The Content-Security-Policy every page's head carries (`render::csp`).
+    csp: String,
 }
 
 /// The site's settings as a page at `root` (the prefix to the site root) sees them; links
@@ -58,6 +60,7 @@ pub fn site_ctx<'a>(
             render_inline(f, &cx).html
         }),
         drafts_preview,
+        csp: super::csp::policy(config.content.allow_remote_images),
     }
 }
 

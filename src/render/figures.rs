@@ -227,8 +227,9 @@ mod tests {
         let layout = Layout::new(dir.path());
         std::fs::create_dir_all(layout.content().join("terms")).unwrap();
         std::fs::create_dir_all(layout.figures()).unwrap();
-        std::fs::write(layout.content().join("terms/own.svg"), "<svg/>").unwrap();
-        std::fs::write(layout.content().join("terms/own.dark.svg"), "<svg/>").unwrap();
+        let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\"/>";
+        std::fs::write(layout.content().join("terms/own.svg"), svg).unwrap();
+        std::fs::write(layout.content().join("terms/own.dark.svg"), svg).unwrap();
         std::fs::write(layout.figures().join("shared.png"), "png").unwrap();
         (dir, layout)
     }

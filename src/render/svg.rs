@@ -325,14 +325,13 @@ pub fn check(text: &str) -> Result<(), String> {
             roxmltree::NodeType::Element => element(node).map_err(|why| {
                 format!("line {}: <{}> {why}", line(node), node.tag_name().name())
             })?,
-            roxmltree::NodeType::Text => {
+            roxmltree::NodeType::Text
                 if node
                     .parent_element()
-                    .is_some_and(|p| p.has_tag_name((SVG_NS, "style")))
-                {
-                    css(node.text().unwrap_or_default())
-                        .map_err(|why| format!("line {}: <style> {why}", line(node)))?;
-                }
+                    .is_some_and(|p| p.has_tag_name((SVG_NS, "style"))) =>
+            {
+                css(node.text().unwrap_or_default())
+                    .map_err(|why| format!("line {}: <style> {why}", line(node)))?;
             }
             _ => {}
         }

@@ -124,7 +124,7 @@ class LiveReloadPoll:
 
 def served_generation(client, url):
     _, body = client.get(url)
-    m = re.search(rb"var served = (\d+)", body)
+    m = re.search(rb'data-served="(\d+)"', body)
     if not m:
         sys.exit(f"{url} carries no live-reload script")
     return int(m.group(1))

@@ -12,7 +12,7 @@
 //!
 //! Dependencies point one way, top to bottom: [`cmd`] → [`serve`] → [`fleet`] → [`pipeline`] →
 //! [`render`] → [`review`] → [`measure`] → [`trust`] → [`content`] / [`occupancy`] →
-//! [`config`] → [`error`] / [`names`]. `tests/layering.rs` fails on an import that points up.
+//! [`config`] → [`error`] / [`names`] / [`link_scheme`]. `tests/layering.rs` fails on an import that points up.
 
 pub mod atomic;
 pub mod cmd;
@@ -20,6 +20,7 @@ pub mod config;
 pub mod content;
 pub mod error;
 pub mod fleet;
+pub mod link_scheme;
 pub mod measure;
 pub mod names;
 pub mod occupancy;

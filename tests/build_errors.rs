@@ -292,3 +292,95 @@ fn a_template_error_on_an_entry_page_names_the_entry() {
         );
     }
 }
+
+/// Every way a link is written (body, reference, autolink, image; summary, credit,
+/// licence, sources), with every spelling of a scheme a browser would run or leave the
+/// site by, is an error at its file and line, and no such href is written.
+#[test]
+fn links_with_a_scheme_other_than_http_https_mailto_are_errors_at_their_line() {
+    // (as written in Markdown, as the error shows it, its scheme)
+    let variants = [
+        ("javascript:alert(1)", "javascript:alert(1)", "javascript"),
+        ("JaVaScRiPt:alert(1)", "JaVaScRiPt:alert(1)", "javascript"),
+        (
+            "java&#x09;script:alert(1)",
+            "java\\tscript:alert(1)",
+            "javascript",
+        ),
+        (
+            "java&Tab;script:alert(1)",
+            "java\\tscript:alert(1)",
+            "javascript",
+        ),
+        (
+            "java&#10;script:alert(1)",
+            "java\\nscript:alert(1)",
+            "javascript",
+        ),
+        (
+            "%6Aavascript:alert(1)",
+            "%6Aavascript:alert(1)",
+            "javascript",
+        ),
+        ("vbscript:msgbox(1)", "vbscript:msgbox(1)", "vbscript"),
+        ("data:text/html,x", "data:text/html,x", "data"),
+        ("file:///etc/passwd", "file:///etc/passwd", "file"),
+    ];
+    let site = empty_site();
+    let root = site.path();
+    for (i, (dest, _, _)) in variants.iter().enumerate() {
+        // An autolink is one only with a scheme CommonMark knows to read as one (no
+        // entities, no escapes).
+        let auto = if dest.contains(['&', '%']) {
+            "javascript:alert(2)"
+        } else {
+            dest
+        };
+        write(
+            root,
+            &format!("content/terms/v{i}.md"),
+            &format!(
+                "---\ntitle: V{i}\nsummary: 'Summary [s]({dest}).'\ncredit: 'Credit [c]({dest}).'\n\
+                 license: 'License [l]({dest}).'\nsources:\n  - title: S\n    url: '{dest}'\n    \
+                 checked: 2026-01-01\n---\nBody [b]({dest}).\n\nRef [r][r].\n\n[r]: {dest}\n\n\
+                 ![pic]({dest})\n\n<{auto}>\n"
+            ),
+        );
+    }
+    for command in [&["build"][..], &["check"][..], &["build", "--drafts"][..]] {
+        let out = run(root, command);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{command:?}:\n{err}");
+        for (i, (dest, shown, scheme)) in variants.iter().enumerate() {
+            let at = |line: usize| format!("content/terms/v{i}.md:{line}:1: ");
+            let why = format!("has the scheme `{scheme}:`; only http:, https:, mailto:");
+            let auto_shown = if dest.contains(['&', '%']) {
+                "javascript:alert(2)"
+            } else {
+                shown
+            };
+            for (line, what) in [
+                (3, format!("`summary`: link `{shown}` {why}")),
+                (4, format!("`credit`: link `{shown}` {why}")),
+                (5, format!("`license`: link `{shown}` {why}")),
+                (11, format!("link `{shown}` {why}")),
+                (13, format!("link `{shown}` {why}")),
+                (17, format!("image `{shown}` {why}")),
+                (19, format!("link `{auto_shown}` has the scheme `")),
+            ] {
+                let want = format!("{}{what}", at(line));
+                assert!(
+                    err.contains(&want),
+                    "{command:?}: expected `{want}` in:\n{err}"
+                );
+            }
+            // YAML decodes no HTML entity: the source's url is the text as written.
+            let source = format!("{}source \"S\": url `{dest}` must be an absolute", at(8));
+            assert!(
+                err.contains(&source),
+                "{command:?}: expected `{source}` in:\n{err}"
+            );
+        }
+        assert!(!root.join("site").exists() && !root.join("site-drafts").exists());
+    }
+}

@@ -243,13 +243,46 @@ fn drafts_render_everything_marked() {
     );
     assert!(!out.status.success());
     assert!(
-        stderr(&out).contains("it holds a deployable site"),
+        stderr(&out).contains("it is the folder the site is published to"),
         "{}",
         stderr(&out)
     );
     assert_eq!(snapshot(&root.join("site")), site_before);
     let page = read(root, "site/terms/alpha/index.html");
     assert!(!page.contains("noindex") && !page.contains("Drafts preview"));
+}
+
+/// A fresh checkout has no site/ (nor its marker): a drafts preview aimed there is refused
+/// all the same, under any spelling of the folder, and nothing is written.
+#[test]
+fn drafts_into_a_fresh_site_folder_are_refused() {
+    let site = valid_site();
+    let root = site.path();
+    sign_by_two(root, Kind::Term, "alpha");
+    assert!(!root.join("site").exists());
+    let spellings = [
+        root.join("site"),
+        root.join("site/."),
+        root.join("content/../site"),
+    ];
+    for out in &spellings {
+        let o = run(root, &["build", "--drafts", "--out", out.to_str().unwrap()]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "--out {}:\n{err}", out.display());
+        assert!(
+            err.contains("refusing to write a drafts preview there: it is the folder the site is published to"),
+            "--out {}:\n{err}",
+            out.display()
+        );
+        assert!(!root.join("site").exists(), "site/ was written");
+    }
+    // Its own folder is fine, and a normal build still goes to site/.
+    build(
+        root,
+        &["--drafts", "--out", root.join("preview").to_str().unwrap()],
+    );
+    build(root, &[]);
+    assert!(root.join("site/index.html").is_file());
 }
 
 #[test]
@@ -639,4 +672,65 @@ fn a_history_run_without_the_nodes_signature_refuses_the_entrys_claims_naming_it
         ) && s.contains("20261101T000000.000Z.json: not signed by node testnode"),
         "{s}"
     );
+}
+
+/// Every page a build writes (entry pages of each kind, the index and its letters, search,
+/// 404) carries the Content-Security-Policy, before anything it governs; and no page holds
+/// what that policy would block (an inline script, a `style=` or an `on...=` handler), so
+/// the site works under it.
+#[test]
+fn every_page_carries_the_content_security_policy_and_nothing_inline() {
+    let site = signed_site();
+    let root = site.path();
+    build(root, &["--drafts"]);
+    let meta =
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src &#39;self&#39;; \
+                script-src &#39;self&#39;; style-src &#39;self&#39;; img-src &#39;self&#39;; \
+                object-src &#39;none&#39;; base-uri &#39;none&#39;; form-action &#39;self&#39;\">";
+    let mut pages = Vec::new();
+    for entry in walkdir::WalkDir::new(root.join("site-drafts")) {
+        let path = entry.unwrap().into_path();
+        if path.extension().is_some_and(|e| e == "html") {
+            pages.push(path);
+        }
+    }
+    for kind in ["terms/", "lessons/", "guides/", "search/", "404.html"] {
+        assert!(
+            pages.iter().any(|p| p.to_string_lossy().contains(kind)),
+            "no {kind} page among {pages:?}"
+        );
+    }
+    for path in &pages {
+        let page = std::fs::read_to_string(path).unwrap();
+        let head = page.split("</head>").next().unwrap();
+        let at = head
+            .find(meta)
+            .unwrap_or_else(|| panic!("{}: no CSP meta in\n{head}", path.display()));
+        assert!(
+            head[..at].matches('<').count() <= 4,
+            "{}: the CSP comes after what it governs",
+            path.display()
+        );
+        for (i, _) in page.match_indices("<script") {
+            let tag = &page[i..i + page[i..].find('>').unwrap()];
+            assert!(tag.contains(" src=\""), "{}: inline {tag}", path.display());
+        }
+        let lower = page.to_ascii_lowercase();
+        assert!(
+            !lower.contains(" style=\""),
+            "{}: a style attribute",
+            path.display()
+        );
+        for (i, _) in lower.match_indices(" on") {
+            let name: String = lower[i + 1..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .collect();
+            assert!(
+                !lower[i + 1 + name.len()..].starts_with('='),
+                "{}: an event handler `{name}=`",
+                path.display()
+            );
+        }
+    }
 }

@@ -421,3 +421,44 @@ fn importing_the_record_already_in_place_changes_nothing() {
         text(&run)
     );
 }
+
+/// The peak resident size, in bytes, of the largest child this test process has waited for.
+fn children_peak_rss() -> u64 {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    assert_eq!(
+        unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) },
+        0
+    );
+    usage.ru_maxrss as u64 * 1024
+}
+
+/// A 1 GiB (sparse) file where a record should be is refused by its length, unread: the
+/// import neither takes its size in memory nor the time to read it.
+#[test]
+fn import_refuses_a_huge_file_before_reading_it() {
+    let site = mixed_fleet();
+    let root = site.path();
+    let out = root.join("runs");
+    std::fs::create_dir_all(&out).unwrap();
+    let huge = out.join("node-a.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let started = std::time::Instant::now();
+    let run = glossary(root, &["records", "import", out.to_str().unwrap()]);
+    let took = started.elapsed();
+    let said = text(&run);
+    assert_eq!(run.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!("refused {}:", huge.display()))
+            && said.contains("1073741824 bytes, over the 67108864 a record file may hold"),
+        "{said}"
+    );
+    // Generous bounds (the targets are a second and flat memory): reading the file whole
+    // takes a GiB and seconds.
+    assert!(took < std::time::Duration::from_secs(10), "took {took:?}");
+    let peak = children_peak_rss();
+    assert!(peak < 256 << 20, "peak RSS {} MB", peak >> 20);
+}

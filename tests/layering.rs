@@ -26,8 +26,9 @@ const LAYERS: &[&[&str]] = &[
     // The content model, and the occupancy model that stands apart.
     &["content", "occupancy"],
     &["config", "atomic"],
-    // Leaves that use nothing of the crate: errors, and names as a reader sees them.
-    &["error", "names", "visible"],
+    // Leaves that use nothing of the crate: errors, names and text as a reader sees them,
+    // and the link schemes a page may carry.
+    &["error", "names", "visible", "link_scheme"],
 ];
 
 fn rank(module: &str) -> Option<usize> {

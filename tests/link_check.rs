@@ -217,7 +217,10 @@ fn links_to_the_templates_own_sections_pass() {
 #[test]
 fn root_absolute_and_query_links_are_checked_and_written_relative() {
     let (ok, printed, site) = build_terms(&[
-        ("a", "[b](/terms/b/) [q](../b/?x=1#c) [home](/)\n\n[tel](tel:+15551234) [news](news:comp.lang.c)"),
+        (
+            "a",
+            "[b](/terms/b/) [q](../b/?x=1#c) [home](/)\n\n[mail](mailto:a@example.org)",
+        ),
         ("b", "## C\n"),
     ]);
     assert!(ok, "{printed}");
@@ -226,10 +229,19 @@ fn root_absolute_and_query_links_are_checked_and_written_relative() {
         "<a href=\"../../terms/b/index.html\">b</a>",
         "<a href=\"../b/index.html?x=1#c\">q</a>",
         "<a href=\"../../index.html\">home</a>",
-        "<a href=\"tel:+15551234\">tel</a>",
+        "<a href=\"mailto:a@example.org\">mail</a>",
     ] {
         assert!(html.contains(link), "{link} not in {html}");
     }
+    // Schemes other than http, https and mailto are not links (`link_scheme`).
+    let (ok, printed, _site) =
+        build_terms(&[("a", "[tel](tel:+15551234) [news](news:comp.lang.c)")]);
+    assert!(!ok);
+    assert!(
+        printed.contains("terms/a.md:9:1: link `tel:+15551234` has the scheme `tel:`")
+            && printed.contains("terms/a.md:9:1: link `news:comp.lang.c` has the scheme `news:`"),
+        "{printed}"
+    );
     // A root-absolute link to a missing page is refused like a relative one.
     let (ok, printed, _site) = build_terms(&[("a", "[x](/terms/nope/)")]);
     assert!(!ok);

@@ -103,9 +103,17 @@ fn serves_pages_with_live_reload_script_and_refuses_paths_outside_the_site() {
     assert_eq!(status, 200);
     assert!(body.contains("Fixture Glossary"));
     assert!(
-        body.contains("/__livereload?since="),
+        body.contains("<script src=\"/__livereload.js\" data-served=\""),
         "script injected into served HTML"
     );
+    // As a file: the pages' Content-Security-Policy runs no inline script.
+    assert!(
+        body.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src &#39;self&#39;; script-src &#39;self&#39;;"),
+        "{body}"
+    );
+    let (status, js) = raw_get(&server.addr, "/__livereload.js");
+    assert_eq!(status, 200);
+    assert!(js.contains("fetch('/__livereload?since="), "{js}");
     let built = server.root.join("site");
     assert!(!built.exists(), "serve builds into memory, not into site/");
 
@@ -147,9 +155,9 @@ fn a_save_rebuilds_a_broken_save_shows_its_error_and_the_next_good_save_recovers
     let page = "/terms/warp-scheduler/";
     let (_, body) = raw_get(&server.addr, page);
     let generation: u64 = body
-        .split("var served = ")
+        .split("data-served=\"")
         .nth(1)
-        .and_then(|s| s.split(';').next())
+        .and_then(|s| s.split('"').next())
         .and_then(|n| n.parse().ok())
         .expect("served generation");
 

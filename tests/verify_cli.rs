@@ -172,7 +172,7 @@ fn the_committed_record_is_current_and_editing_the_kernel_makes_it_stale() {
         &[
             "build",
             "--out",
-            &site.path().join("site").to_string_lossy(),
+            &site.path().join("preview").to_string_lossy(),
         ],
     );
     let said = text(&out);
@@ -295,12 +295,12 @@ fn columns_read_any_recorded_quantity_with_its_unit_and_unknown_ones_are_errors(
             "build",
             "--drafts",
             "--out",
-            &site.path().join("site").to_string_lossy(),
+            &site.path().join("preview").to_string_lossy(),
         ],
     );
     assert!(out.status.success(), "{}", text(&out));
     let page =
-        std::fs::read_to_string(site.path().join("site/terms/occupancy/index.html")).unwrap();
+        std::fs::read_to_string(site.path().join("preview/terms/occupancy/index.html")).unwrap();
     for heading in [
         "elements per thread",
         "dram__bytes_read.sum (byte)",

@@ -41,6 +41,16 @@ pub fn slug_problem(slug: &str) -> Option<String> {
 /// as a live link: `javascript:` and `data:` run in the reader's browser, and a relative
 /// path points into the site, which a source never is.
 pub fn is_web_url(url: &str) -> bool {
+    // The scheme as a browser reads it (the one rule for every link), and then spelled
+    // out plainly at the start: no tab or space for a browser to drop first.
+    if crate::link_scheme::check(url).is_err()
+        || !matches!(
+            crate::link_scheme::scheme(url).as_deref(),
+            Some("http" | "https")
+        )
+    {
+        return false;
+    }
     let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
     let rest = if lower.starts_with("https://") {
         &url[8..]
@@ -490,7 +500,8 @@ pub fn check_page_only(e: &Entry) -> Vec<Error> {
                 line.map(|line| Location { line, column: 1 }),
                 format!(
                     "source \"{}\": url `{}` must be an absolute http:// or https:// address",
-                    source.title, source.url
+                    source.title,
+                    crate::link_scheme::shown(&source.url)
                 ),
             ));
         }

@@ -189,7 +189,7 @@ fn import_files(
                 v.node = Some(checked.record.node.clone());
                 let to = library.experiments[&checked.record.experiment]
                     .record_path(&checked.record.node);
-                match std::fs::read(&to) {
+                match read_bounded(&to, MAX_RECORD_BYTES) {
                     Ok(old) if old == checked.bytes => v.verdict = Verdict::Unchanged { at: to },
                     old => {
                         let older = old
@@ -301,7 +301,7 @@ fn check(
             "a link, not a file: import copies only what verify wrote".into(),
         ]);
     }
-    let bytes = std::fs::read(path).map_err(|e| vec![format!("cannot read it: {e}")])?;
+    let bytes = read_bounded(path, MAX_RECORD_BYTES).map_err(|why| vec![why])?;
     let record: Record = serde_json::from_slice(&bytes).map_err(|e| {
         vec![format!(
             "not a well-formed record (line {}, column {}): {e}",
@@ -339,7 +339,9 @@ fn check(
             }
             // Only what the node signed is a measurement of the node.
             let sig_path = crate::trust::node::signature_path(path);
-            let sig = std::fs::read_to_string(&sig_path).ok();
+            let sig = read_bounded(&sig_path, MAX_SIGNATURE_BYTES)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok());
             if let Err(why) = crate::trust::node::verify_record(
                 &record.node,
                 profile.public_key.as_deref(),
@@ -388,7 +390,10 @@ fn check(
     }
     if reasons.is_empty() {
         let sig_path = crate::trust::node::signature_path(path);
-        let signature = std::fs::read_to_string(&sig_path).unwrap_or_default();
+        let signature = read_bounded(&sig_path, MAX_SIGNATURE_BYTES)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .unwrap_or_default();
         Ok(Checked {
             record,
             bytes,
@@ -397,6 +402,39 @@ fn check(
     } else {
         Err(reasons)
     }
+}
+
+/// The largest record file import reads. The largest record of the repository (a sweep
+/// over every block size) is under 1 MB; a file far past it is not a record, and reading it
+/// whole first would let one file cost its size in memory.
+pub const MAX_RECORD_BYTES: u64 = 64 << 20;
+/// The largest signature file read beside a record (an SSHSIG armour is a few hundred bytes).
+const MAX_SIGNATURE_BYTES: u64 = 64 << 10;
+
+/// The bytes of `path`, refused unread when its length is over `limit`, and read no further
+/// than one byte past it (a file that grows while it is read, a FIFO or a device whose
+/// length says nothing).
+fn read_bounded(path: &Path, limit: u64) -> std::result::Result<Vec<u8>, String> {
+    use std::io::Read;
+    let too_big = |len: &dyn std::fmt::Display| {
+        format!("{len} bytes, over the {limit} a record file may hold: not a record")
+    };
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let len = file
+        .metadata()
+        .map_err(|e| format!("cannot read it: {e}"))?
+        .len();
+    if len > limit {
+        return Err(too_big(&len));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_big(&format!("more than {limit}")));
+    }
+    Ok(bytes)
 }
 
 /// Write the checked bytes beside their destination, sync, and rename over it (the one
@@ -416,4 +454,25 @@ fn move_into_place(a: &Accepted) -> Result<()> {
         &a.signature,
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file whose length says nothing (a device, a FIFO, one still growing) is read no
+    /// further than one byte past the bound.
+    #[test]
+    fn a_stream_longer_than_its_length_says_is_cut_at_the_bound() {
+        let why = read_bounded(Path::new("/dev/zero"), 1024).unwrap_err();
+        assert_eq!(
+            why,
+            "more than 1024 bytes, over the 1024 a record file may hold: not a record"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let small = dir.path().join("r.json");
+        std::fs::write(&small, b"{}").unwrap();
+        assert_eq!(read_bounded(&small, 2).unwrap(), b"{}");
+        assert!(read_bounded(&small, 1).is_err());
+    }
 }

@@ -424,7 +424,26 @@ fn output_dir(opts: &BuildOptions, project: &Project) -> Result<PathBuf> {
         }
     });
     refuse_output_among_inputs(&out, &project.layout)?;
+    if opts.drafts {
+        refuse_drafts_into_site(&out, &project.layout)?;
+    }
     Ok(out)
+}
+
+/// A drafts preview never goes where the deployable site is published (`site/`), whether
+/// or not that folder exists yet: on a fresh checkout there is no site (nor its marker) to
+/// protect, and a preview written there would be the folder a deploy picks up. Compared
+/// resolved, so `site/.`, `x/../site` or a symlink to it are the same folder.
+fn refuse_drafts_into_site(out: &Path, layout: &crate::config::Layout) -> Result<()> {
+    if resolved(out)? != resolved(&layout.default_output())? {
+        return Ok(());
+    }
+    Err(Error::Other(format!(
+        "{}: refusing to write a drafts preview there: it is the folder the site is published \
+         to ({}); a drafts preview goes to its own folder (default site-drafts/)",
+        out.display(),
+        layout.default_output().display()
+    )))
 }
 
 /// The output may not be the project root nor lie inside a folder the build reads

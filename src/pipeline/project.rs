@@ -112,7 +112,12 @@ impl Project {
             root: "",
             linkable: &none,
         };
-        render_inline(footer, &cx)
+        let footer = render_inline(footer, &cx);
+        let refused = footer
+            .refused
+            .into_iter()
+            .map(|why| format!("`footer`: {why}"));
+        footer
             .links
             .into_iter()
             .filter_map(|target| match target {
@@ -123,6 +128,7 @@ impl Project {
                 )),
                 _ => None,
             })
+            .chain(refused)
             .map(|message| Error::Config {
                 path: self.layout.root.join(crate::config::CONFIG_FILE),
                 message,

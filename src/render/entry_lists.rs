@@ -83,11 +83,19 @@ pub struct SourceCtx {
 pub fn sources(items: &[SourceCtx]) -> String {
     let mut out = String::new();
     for s in items {
-        out.push_str("<li><a href=\"");
-        escape_into(&mut out, &s.url);
-        out.push_str("\">");
-        escape_into(&mut out, &s.title);
-        out.push_str("</a> <span class=\"checked\">(checked ");
+        // Loading refused any other source at its line (`content::is_web_url`); a link the
+        // rule refuses is never written, whatever the caller checked.
+        if crate::link_scheme::check(&s.url).is_ok() {
+            out.push_str("<li><a href=\"");
+            escape_into(&mut out, &s.url);
+            out.push_str("\">");
+            escape_into(&mut out, &s.title);
+            out.push_str("</a>");
+        } else {
+            out.push_str("<li>");
+            escape_into(&mut out, &s.title);
+        }
+        out.push_str(" <span class=\"checked\">(checked ");
         escape_into(&mut out, &s.checked);
         out.push_str(")</span></li>\n  ");
     }

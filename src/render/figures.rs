@@ -140,6 +140,14 @@ impl Figures<'_> {
         let site_path = self.site_path(&source, dest)?;
         let dark = dark_variant(&source).filter(|d| d.is_file());
         let dark_site_path = dark.as_ref().map(|d| self.site_path(d, dest)).transpose()?;
+        // An SVG is copied as it is: one that could run or fetch anything is refused.
+        if ext == "svg" {
+            for file in std::iter::once(&source).chain(&dark) {
+                let name = file.strip_prefix(&self.layout.root).unwrap_or(file);
+                super::svg::check_file(file, name)
+                    .map_err(|why| format!("image `{dest}`: {why}"))?;
+            }
+        }
         Ok(Image::Local {
             source,
             dark,
@@ -253,8 +261,9 @@ mod tests {
         let layout = Layout::new(dir.path());
         std::fs::create_dir_all(layout.content().join("terms")).unwrap();
         std::fs::create_dir_all(layout.figures()).unwrap();
-        std::fs::write(layout.content().join("terms/own.svg"), "<svg/>").unwrap();
-        std::fs::write(layout.content().join("terms/own.dark.svg"), "<svg/>").unwrap();
+        let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\"/>";
+        std::fs::write(layout.content().join("terms/own.svg"), svg).unwrap();
+        std::fs::write(layout.content().join("terms/own.dark.svg"), svg).unwrap();
         std::fs::write(layout.figures().join("shared.png"), "png").unwrap();
         (dir, layout)
     }

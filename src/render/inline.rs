@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use crate::content::EntryId;
 
@@ -24,6 +24,9 @@ pub struct Inline {
     pub text: String,
     /// Internal links, for checking (external links are not listed).
     pub links: Vec<LinkTarget>,
+    /// Links refused by [`crate::link_scheme::check`] (a `javascript:` link, ...), each
+    /// written as text: what the author must fix, as a whole message.
+    pub refused: Vec<String>,
 }
 
 /// Where a snippet was written and where it is shown.
@@ -49,6 +52,7 @@ pub fn render_inline(markdown: &str, cx: &InlineContext<'_>) -> Inline {
             html: markdown.to_string(),
             text: markdown.to_string(),
             links: Vec::new(),
+            refused: Vec::new(),
         };
     }
     let mut out = Inline::default();
@@ -82,6 +86,20 @@ pub fn render_inline(markdown: &str, cx: &InlineContext<'_>) -> Inline {
             Event::End(TagEnd::Strong) => out.html.push_str("</strong>"),
             Event::Start(Tag::Strikethrough) => out.html.push_str("<del>"),
             Event::End(TagEnd::Strikethrough) => out.html.push_str("</del>"),
+            Event::Start(Tag::Link {
+                link_type: LinkType::Email,
+                dest_url,
+                ..
+            }) => {
+                // `<a@example.org>`: the address, which pulldown-cmark gives without its
+                // `mailto:`.
+                out.html.push_str("<a href=\"mailto:");
+                out.html.push_str(&escape(&dest_url));
+                out.html.push_str("\">");
+            }
+            Event::Start(Tag::Link { dest_url, .. }) if refused(&dest_url, &mut out) => {
+                dropped += 1;
+            }
             Event::Start(Tag::Link { dest_url, .. }) => match link_href(&dest_url, cx) {
                 (target, Some(href)) => {
                     if let Some(t) = target {
@@ -109,6 +127,17 @@ pub fn render_inline(markdown: &str, cx: &InlineContext<'_>) -> Inline {
         }
     }
     out
+}
+
+/// Whether the link to `dest` may not be written ([`crate::link_scheme::check`]); if so,
+/// why is noted in `out`.
+fn refused(dest: &str, out: &mut Inline) -> bool {
+    let Err(why) = crate::link_scheme::check(dest) else {
+        return false;
+    };
+    out.refused
+        .push(format!("link `{}` {why}", crate::link_scheme::shown(dest)));
+    true
 }
 
 /// The text of an inline snippet without its markup (feeds, meta descriptions).

@@ -305,6 +305,14 @@ fn render_as(
                 title,
                 id,
             }) if !matches!(link_type, LinkType::Email) => {
+                if let Err(why) = crate::link_scheme::check(&dest_url) {
+                    out.problems.push((
+                        line_of(range.start),
+                        format!("link `{}` {why}", crate::link_scheme::shown(&dest_url)),
+                    ));
+                    unlinked_depth += 1;
+                    continue;
+                }
                 // `[text]()`: a placeholder left in, which a browser would read as a link
                 // to the page itself.
                 if dest_url.trim().is_empty() {
@@ -403,6 +411,13 @@ fn image_html(
     alt: &str,
     line: usize,
 ) -> Option<String> {
+    if let Err(why) = crate::link_scheme::check(dest) {
+        out.problems.push((
+            line,
+            format!("image `{}` {why}", crate::link_scheme::shown(dest)),
+        ));
+        return None;
+    }
     let Some((entry_path, figures)) = &policy.figures else {
         let img = super::figures::Image::Unchecked(dest.to_string());
         return Some(img.html(policy.page_path, alt, title));
@@ -431,6 +446,7 @@ fn image_html(
 /// unknown tags go; what Markdown and the highlighter make (ids, classes, pictures) stays.
 fn sanitize(html: &str) -> String {
     ammonia::Builder::default()
+        .url_schemes(crate::link_scheme::ALLOWED.iter().copied().collect())
         .add_generic_attributes(["id", "class", "title"])
         .add_tags(["picture", "source", "figure", "figcaption"])
         .add_tag_attributes("source", ["srcset", "media", "type"])
@@ -584,6 +600,32 @@ mod tests {
         assert_eq!(html.html, full.html);
         assert_eq!(html.heading_ids, full.heading_ids);
         assert!(html.text.is_empty());
+    }
+
+    #[test]
+    fn sanitized_html_keeps_only_the_schemes_markdown_links_may_have() {
+        let html = sanitize(
+            "<a href=\"tel:+1555\">t</a><a href=\"java&#x09;script:x\">j</a>\
+             <img src=\"data:image/png;base64,AA\" alt=\"d\"><a href=\"https://a.org/\">h</a>",
+        );
+        assert!(
+            !html.contains("tel:") && !html.contains("script:"),
+            "{html}"
+        );
+        assert!(!html.contains("data:"), "{html}");
+        assert!(html.contains("href=\"https://a.org/\""), "{html}");
+    }
+
+    #[test]
+    fn a_refused_link_is_a_problem_and_its_text_stays() {
+        let r = render_with(
+            "one\n\nsee [x](JaVaScRiPt:alert(1)) and <vbscript:y>\n",
+            &[],
+        );
+        assert!(!r.html.contains("<a"), "{}", r.html);
+        assert!(r.html.contains("see x and"), "{}", r.html);
+        let lines: Vec<usize> = r.problems.iter().map(|p| p.0).collect();
+        assert_eq!(lines, [3, 3], "{:?}", r.problems);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod calls;
 pub mod chart;
+pub mod csp;
 pub mod diagram;
 pub mod entry_lists;
 pub mod escape;
@@ -22,6 +23,7 @@ pub mod site_links;
 pub mod site_wide;
 pub mod sitemap;
 pub mod static_files;
+pub mod svg;
 pub mod tables;
 pub mod template_ids;
 pub mod templates;

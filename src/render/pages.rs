@@ -35,6 +35,8 @@ pub struct SiteCtx<'a> {
     footer: Option<String>,
     /// A `--drafts` preview: every page carries `noindex` and the preview banner.
     drafts_preview: bool,
+    /// The Content-Security-Policy every page's head carries (`render::csp`).
+    csp: String,
 }
 
 /// The site's settings as a page at `root` (the prefix to the site root) sees them; links
@@ -58,6 +60,7 @@ pub fn site_ctx<'a>(
             render_inline(f, &cx).html
         }),
         drafts_preview,
+        csp: super::csp::policy(config.content.allow_remote_images),
     }
 }
 
@@ -683,11 +686,12 @@ pub fn check_inline_links<'h>(
     };
     let mut errors = Vec::new();
     for (key, text) in fields {
-        let Some(text) = text.filter(|t| t.contains('[')) else {
+        // A link needs `[` (or `<` for an autolink).
+        let Some(text) = text.filter(|t| t.contains(['[', '<'])) else {
             continue;
         };
         let inline = render_inline(text, &cx);
-        if inline.links.is_empty() {
+        if inline.links.is_empty() && inline.refused.is_empty() {
             continue;
         }
         let line = crate::content::split_front_matter(&entry.path, &entry.raw)
@@ -695,6 +699,11 @@ pub fn check_inline_links<'h>(
             .and_then(|s| crate::content::line_of_reference(&s, key, key))
             .unwrap_or(1);
         let r = RenderedMarkdown {
+            problems: inline
+                .refused
+                .into_iter()
+                .map(|why| (line, format!("`{key}`: {why}")))
+                .collect(),
             heading_ids: headings(&entry.id)
                 .map(<[String]>::to_vec)
                 .unwrap_or_default(),

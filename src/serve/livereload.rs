@@ -149,30 +149,34 @@ impl SiteState {
     }
 }
 
-/// The script added to the served HTML page `key` (`terms/x/index.html`) at `generation`.
-pub fn script(generation: u64, key: &str) -> String {
-    // A JSON string is a JavaScript string; `</` escaped so it cannot end the script.
-    let page = serde_json::to_string(key)
-        .unwrap_or_else(|_| "\"\"".into())
-        .replace("</", "<\\/");
-    format!(
-        r#"<script>
-(function () {{
-  var served = {generation};
-  var page = {page};
-  function poll() {{
-    fetch('{ENDPOINT}?since=' + served + '&page=' + encodeURIComponent(page), {{ cache: 'no-store' }})
-      .then(function (r) {{ return r.text(); }})
-      .then(function (t) {{
+/// The live-reload script, served as a file ([`SCRIPT_ENDPOINT`]): the pages' Content-
+/// Security-Policy runs no inline script (`render::csp`), so the tag [`script`] adds names
+/// this file and carries the page's generation and key as data attributes.
+pub const SCRIPT_ENDPOINT: &str = "/__livereload.js";
+
+/// What [`SCRIPT_ENDPOINT`] serves.
+pub const SCRIPT_JS: &str = r#"(function () {
+  var me = document.currentScript;
+  var served = parseInt(me.getAttribute('data-served'), 10);
+  var page = me.getAttribute('data-page') || '';
+  function poll() {
+    fetch('/__livereload?since=' + served + '&page=' + encodeURIComponent(page), { cache: 'no-store' })
+      .then(function (r) { return r.text(); })
+      .then(function (t) {
         if (parseInt(t, 10) !== served) window.location.reload();
         else poll();
-      }})
-      .catch(function () {{ setTimeout(poll, 1000); }});
-  }}
+      })
+      .catch(function () { setTimeout(poll, 1000); });
+  }
   poll();
-}})();
-</script>
-"#
+})();
+"#;
+
+/// The tag added to the served HTML page `key` (`terms/x/index.html`) at `generation`.
+pub fn script(generation: u64, key: &str) -> String {
+    format!(
+        "<script src=\"{SCRIPT_ENDPOINT}\" data-served=\"{generation}\" data-page=\"{}\"></script>\n",
+        crate::render::escape::escape(key)
     )
 }
 
@@ -218,7 +222,7 @@ mod tests {
             "a/index.html",
         ))
         .unwrap();
-        let script_at = out.find("var served = 7").unwrap();
+        let script_at = out.find("data-served=\"7\"").unwrap();
         assert!(script_at < out.find("</body>").unwrap());
         assert!(out.ends_with("</body></html>"));
     }

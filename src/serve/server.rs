@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use tiny_http::{Header, Method, Request, Response, Server};
 
-use super::livereload::{error_page, script, script_at, Site, SiteState, ENDPOINT};
+use super::livereload::{
+    error_page, script, script_at, Site, SiteState, ENDPOINT, SCRIPT_ENDPOINT, SCRIPT_JS,
+};
 
 /// Where a request path leads.
 #[derive(Debug, PartialEq, Eq)]
@@ -19,6 +21,8 @@ pub enum Route {
     /// The live-reload poll, with the generation the page has and, from a served page,
     /// its key (then the poll answers only when that page changed).
     LiveReload { since: u64, page: Option<String> },
+    /// The live-reload script file the served pages load.
+    LiveReloadScript,
     /// Outside the site or malformed: 403.
     Forbidden,
 }
@@ -44,6 +48,11 @@ fn respond(request: Request, state: &SiteState) -> std::io::Result<()> {
             let generation = state.wait_for_change(since, page.as_deref());
             request.respond(text(200, &generation.to_string()).with_header(no_store()))
         }
+        Route::LiveReloadScript => request.respond(
+            Response::from_string(SCRIPT_JS)
+                .with_header(content_type(mime("x.js")))
+                .with_header(no_store()),
+        ),
         Route::AddSlash(path) => respond_redirect(request, &path),
         Route::File(key) => {
             let found = state.read(|site| find(site, &key));
@@ -57,7 +66,8 @@ fn respond(request: Request, state: &SiteState) -> std::io::Result<()> {
                     Response::from_data(error_page(&message, generation, &key))
                         .with_status_code(500)
                         .with_header(content_type(HTML))
-                        .with_header(no_store()),
+                        .with_header(no_store())
+                        .with_header(csp()),
                 ),
                 Found::File {
                     status,
@@ -74,7 +84,7 @@ fn respond(request: Request, state: &SiteState) -> std::io::Result<()> {
                     request.respond(
                         Response::new(
                             status.into(),
-                            vec![content_type(mime), no_store()],
+                            vec![content_type(mime), no_store(), csp()],
                             body,
                             Some(len),
                             None,
@@ -224,6 +234,9 @@ pub fn resolve(target: &str) -> Route {
     if decoded.contains('\\') || decoded.contains('\0') || decoded.contains(':') {
         return Route::Forbidden;
     }
+    if decoded == SCRIPT_ENDPOINT {
+        return Route::LiveReloadScript;
+    }
     if decoded == ENDPOINT {
         let param = |name: &str| {
             query
@@ -304,6 +317,19 @@ fn content_type(value: &str) -> Header {
 
 fn no_store() -> Header {
     header("Cache-Control", "no-store")
+}
+
+/// The pages' own policy (`render::csp`, images from anywhere allowed, as the page's
+/// meta decides for its site), sent as a header too: it covers the error page, which
+/// has no meta, and adds what a meta cannot say (`frame-ancestors`).
+fn csp() -> Header {
+    header(
+        "Content-Security-Policy",
+        &format!(
+            "{}; frame-ancestors 'none'",
+            crate::render::csp::policy(true)
+        ),
+    )
 }
 
 fn text(status: u16, body: &str) -> Response<std::io::Cursor<Vec<u8>>> {

@@ -1,0 +1,142 @@
+//! Which links a page may carry: the one rule every path that writes an `href` or an
+//! image's `src` asks (body links, reference links, autolinks and images; summaries,
+//! credits, licences and the footer; sources; sanitized raw HTML).
+//!
+//! An allow-list, read as a browser reads the URL: only `http:`, `https:`, `mailto:` and
+//! links without a scheme (relative paths, `#fragments`, `//host/...`) are links. The
+//! scheme is taken the way the WHATWG URL parser takes it (through the `url` crate): ASCII
+//! tabs and newlines anywhere are dropped and leading or trailing control characters and
+//! spaces trimmed, so `java\tscript:` and ` JaVaScRiPt:` are `javascript:`; then, per
+//! RFC 3986, a letter followed by letters, digits, `+`, `-` or `.` up to a `:`. The
+//! percent-decoded URL is asked too, so `javascript%3A...` is refused rather than left
+//! to a reader's guess. HTML entities (`java&#x09;script:`) are decoded before this is
+//! asked: pulldown-cmark decodes them in Markdown, and ammonia's parser in raw HTML.
+
+/// The schemes a link may have, lowercase.
+pub const ALLOWED: &[&str] = &["http", "https", "mailto"];
+
+/// `Ok` if `dest` may be written as a link; else why not, to follow "link `...` " in a
+/// message (the URL shown escaped, so a terminal prints what it holds).
+pub fn check(dest: &str) -> Result<(), String> {
+    if let Some(c) = dest
+        .chars()
+        .find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    {
+        return Err(format!(
+            "holds the control character U+{:04X}; a link is plain text",
+            c as u32
+        ));
+    }
+    let decoded = percent_encoding::percent_decode_str(dest).decode_utf8_lossy();
+    for form in [dest, decoded.as_ref()] {
+        if let Some(scheme) = scheme(form) {
+            if !ALLOWED.contains(&scheme.as_str()) {
+                return Err(format!(
+                    "has the scheme `{}:`; only http:, https:, mailto:, relative and #fragment \
+                     links are allowed",
+                    scheme.escape_debug()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `dest` as a message shows it: escaped (`\t`, `\u{1b}`), and cut to 80 characters.
+pub fn shown(dest: &str) -> String {
+    let mut out: String = dest.chars().take(80).flat_map(char::escape_debug).collect();
+    if dest.chars().nth(80).is_some() {
+        out.push_str("...");
+    }
+    out
+}
+
+/// The scheme of `url` as a browser takes it, lowercase; None for a relative URL.
+pub fn scheme(url: &str) -> Option<String> {
+    match url::Url::parse(url) {
+        Ok(u) => Some(u.scheme().to_string()),
+        Err(url::ParseError::RelativeUrlWithoutBase) => None,
+        // A scheme that parsed, then a part after it that did not (`file://[x/`,
+        // `http://a b/`): the scheme is still what a reader's browser would try.
+        Err(_) => rfc3986_scheme(&whatwg_trimmed(url)),
+    }
+}
+
+/// `url` as the WHATWG parser first cleans it: leading and trailing C0 controls and spaces
+/// trimmed, ASCII tab and newline removed everywhere.
+fn whatwg_trimmed(url: &str) -> String {
+    url.trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect()
+}
+
+/// RFC 3986's `scheme ":"` at the start of `url`, lowercase.
+fn rfc3986_scheme(url: &str) -> Option<String> {
+    let (scheme, _) = url.split_once(':')?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+    .then(|| scheme.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn web_mail_relative_and_fragment_links_are_allowed() {
+        for ok in [
+            "https://docs.nvidia.com/cuda/",
+            "HTTP://example.org",
+            "mailto:a@example.org",
+            "../occupancy/#why",
+            "/terms/warp/",
+            "#top",
+            "",
+            "//cdn.example.org/x.png",
+            "figures/plot.svg",
+            "my%20pic.png",
+            "../a:b/",
+            "?q=1",
+        ] {
+            assert_eq!(check(ok), Ok(()), "{ok:?}");
+        }
+    }
+
+    #[test]
+    fn every_other_scheme_is_refused_however_it_is_spelled() {
+        for bad in [
+            "javascript:alert(1)",
+            "JaVaScRiPt:alert(1)",
+            "java\tscript:alert(1)",
+            "java\nscript:alert(1)",
+            "java\rscript:alert(1)",
+            " javascript:alert(1)",
+            "\tjavascript:alert(1)",
+            "javascript%3Aalert(1)",
+            "%6Aavascript:alert(1)",
+            "vbscript:msgbox(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "DATA:image/svg+xml;base64,PHN2Zz4=",
+            "file:///etc/passwd",
+            "file://[x/",
+            "tel:+1555",
+            "ftp://example.org/",
+            "x-unknown:thing",
+            // A browser reads `a:` as a scheme, not as a folder.
+            "a:b/c",
+        ] {
+            let why = check(bad).expect_err(bad);
+            assert!(why.contains("has the scheme `"), "{bad:?}: {why}");
+        }
+        assert!(check("java\u{1}script:x").unwrap_err().contains("U+0001"));
+        assert!(check("\u{0}javascript:x").is_err());
+        assert_eq!(
+            check("JaVa\tScRiPt:x").unwrap_err(),
+            "has the scheme `javascript:`; only http:, https:, mailto:, relative and #fragment \
+             links are allowed"
+        );
+    }
+}

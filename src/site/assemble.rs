@@ -61,7 +61,7 @@ pub enum Retain<'a> {
 }
 
 /// [`render_site_into`], with pass 1 already done for some entries: `outlines[i]`, where
-/// given, is entry `i`'s (in `input.content.entries` order; see [`outline_of`]).
+/// given, is entry `i`'s (in `input.content.entries` order; see [`crate::render::pages::outline_of`]).
 pub fn render_site_into_with(
     input: &RenderInput<'_>,
     mut outlines: Vec<Option<RenderedMarkdown>>,

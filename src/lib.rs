@@ -3,16 +3,18 @@
 //! Two flows run through the crate:
 //! - build: [`pipeline`] loads the project ([`content`], [`measure`] records, [`review`]
 //!   signatures), assesses each entry and asks the publish gate ([`review`]), hands the
-//!   gated entries to [`render`], and writes the site atomically (or [`serve`] serves it
-//!   from memory and rebuilds on every save);
+//!   gated entries to [`site`], which assembles the pages [`render`] makes with the
+//!   site-wide files (search, feed, sitemap, A-Z index), and writes the site atomically
+//!   (or [`serve`] serves it from memory and rebuilds on every save);
 //! - verify: [`measure`] specs → runs on the GPU → records with provenance; [`fleet`]
 //!   plans that work across nodes, submits it to Slurm and imports the records back.
 //!
 //! The [`occupancy`] model stands apart and is used by both.
 //!
-//! Dependencies point one way, top to bottom: [`cmd`] → [`serve`] → [`fleet`] → [`pipeline`] →
-//! [`render`] → [`review`] → [`measure`] → [`trust`] → [`content`] / [`occupancy`] →
-//! [`config`] → [`error`] / [`names`] / [`link_scheme`]. `tests/layering.rs` fails on an import that points up.
+//! Dependencies point one way, top to bottom: [`cmd`] → [`serve`] → [`fleet`] →
+//! [`reproduce`] → [`pipeline`] → [`site`] → [`render`] → [`review`] → [`measure`] →
+//! [`trust`] → [`content`] / [`occupancy`] → [`config`] → [`error`] / [`names`] /
+//! [`visible`] / [`link_scheme`]. `tests/layering.rs` fails on an import that points up.
 
 pub mod atomic;
 pub mod cmd;
@@ -29,6 +31,7 @@ pub mod render;
 pub mod reproduce;
 pub mod review;
 pub mod serve;
+pub mod site;
 pub mod trust;
 pub mod visible;
 

@@ -16,6 +16,10 @@ const LAYERS: &[&[&str]] = &[
     &["reproduce"],
     // The build flow: load → assess → gate → render → write, and incremental sessions.
     &["pipeline"],
+    // The site as a whole: every page assembled, and the site-wide files (search index,
+    // feed, sitemap, A-Z index, 404, static/), which take one page's pieces as data.
+    &["site"],
+    // One page: Markdown, tables, charts, diagrams, the sidebar, templates.
     &["render"],
     // The publish gate and the signature workflow it reads.
     &["review"],
@@ -260,112 +264,675 @@ fn checker_refuses_a_module_without_a_row() {
     assert!(err.contains("not a module in LAYERS"), "{err}");
 }
 
-/// The sibling files a file of `folder` (a module folder under src/) uses: every
-/// `super::NAME` and `crate::FOLDER::NAME` in its code (comments skipped).
-fn sibling_uses(source: &str, folder: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let long = format!("crate::{folder}::");
-    for raw in source.lines() {
-        let code = raw.split("//").next().unwrap_or("");
-        for prefix in ["super::", long.as_str()] {
-            let mut rest = code;
-            while let Some(at) = rest.find(prefix) {
-                rest = &rest[at + prefix.len()..];
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() {
-                    found.push(name);
+// File-level circles: within one folder, which files import which. A circle between files of
+// one folder is a sign that two jobs share it (STYLE.md, "One room, one job"), so a strongly
+// connected component of more than `MAX_CIRCLE` files fails, printed with the imports that
+// close it.
+
+/// The most files one import circle inside a folder may hold.
+const MAX_CIRCLE: usize = 3;
+
+/// Folders whose circles are being taken apart in another change, not checked here yet.
+const CIRCLE_EXEMPT: &[&str] = &[];
+
+/// A token of Rust code, with its line; comments and literals are gone before this.
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Ident(String),
+    PathSep,
+    Open,
+    Close,
+    Comma,
+    Semi,
+    Other,
+}
+
+/// `source` with comments, string literals and char literals blanked (newlines kept), so
+/// what is left is code: a path in a doc comment or a string is not an import.
+fn code_only(source: &str) -> String {
+    let c: Vec<char> = source.chars().collect();
+    let mut out = String::with_capacity(source.len());
+    let mut i = 0;
+    let blank = |out: &mut String, ch: char| out.push(if ch == '\n' { '\n' } else { ' ' });
+    while i < c.len() {
+        let next = c.get(i + 1).copied();
+        if c[i] == '/' && next == Some('/') {
+            while i < c.len() && c[i] != '\n' {
+                i += 1;
+                out.push(' ');
+            }
+        } else if c[i] == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < c.len() {
+                if c[i] == '/' && c.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(&mut out, c[i]);
+                    i += 1;
                 }
             }
+        } else if (c[i] == 'r' || (c[i] == 'b' && next == Some('r')))
+            && !c[..i]
+                .last()
+                .is_some_and(|p| p.is_alphanumeric() || *p == '_')
+            && raw_string_hashes(&c[i..]).is_some()
+        {
+            // r"..", r#".."#, br#".."#: ends at the quote followed by as many hashes.
+            let start = if c[i] == 'b' { i + 2 } else { i + 1 };
+            let hashes = raw_string_hashes(&c[i..]).unwrap();
+            let mut j = start + hashes + 1;
+            while j < c.len() {
+                if c[j] == '"'
+                    && c[j + 1..]
+                        .iter()
+                        .take(hashes)
+                        .filter(|h| **h == '#')
+                        .count()
+                        == hashes
+                {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            for &ch in &c[i..j.min(c.len())] {
+                blank(&mut out, ch);
+            }
+            i = j;
+        } else if c[i] == '"' {
+            out.push(' ');
+            i += 1;
+            while i < c.len() && c[i] != '"' {
+                if c[i] == '\\' {
+                    blank(&mut out, c[i]);
+                    i += 1;
+                }
+                if i < c.len() {
+                    blank(&mut out, c[i]);
+                    i += 1;
+                }
+            }
+            out.push(' ');
+            i += 1;
+        } else if c[i] == '\'' && char_literal_len(&c[i..]).is_some() {
+            let n = char_literal_len(&c[i..]).unwrap();
+            out.extend(std::iter::repeat_n(' ', n));
+            i += n;
+        } else {
+            out.push(c[i]);
+            i += 1;
         }
     }
-    found.sort();
-    found.dedup();
+    out
+}
+
+/// How many `#` open the raw string at the start of `c` (`r"`, `r#"`, `br##"`), if one does.
+fn raw_string_hashes(c: &[char]) -> Option<usize> {
+    let rest = if c.first() == Some(&'b') {
+        &c[2..]
+    } else {
+        &c[1..]
+    };
+    let hashes = rest.iter().take_while(|h| **h == '#').count();
+    (rest.get(hashes) == Some(&'"')).then_some(hashes)
+}
+
+/// The length of the char literal at the start of `c` (`'x'`, `'\n'`, `'\u{7f}'`); `None`
+/// for a lifetime such as `'a`.
+fn char_literal_len(c: &[char]) -> Option<usize> {
+    if c.get(1) == Some(&'\\') {
+        let end = c.iter().skip(2).position(|ch| *ch == '\'')? + 2;
+        return (end <= 12).then_some(end + 1);
+    }
+    (c.get(2) == Some(&'\'')).then_some(3)
+}
+
+fn tokens(code: &str) -> Vec<(usize, Tok)> {
+    let mut toks = Vec::new();
+    let mut line = 1;
+    let mut chars = code.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\n' => line += 1,
+            c if c.is_whitespace() => {}
+            c if c.is_alphabetic() || c == '_' => {
+                let mut word = c.to_string();
+                while let Some(&n) = chars.peek() {
+                    if !(n.is_alphanumeric() || n == '_') {
+                        break;
+                    }
+                    word.push(n);
+                    chars.next();
+                }
+                toks.push((line, Tok::Ident(word)));
+            }
+            ':' if chars.peek() == Some(&':') => {
+                chars.next();
+                toks.push((line, Tok::PathSep));
+            }
+            '{' => toks.push((line, Tok::Open)),
+            '}' => toks.push((line, Tok::Close)),
+            ',' => toks.push((line, Tok::Comma)),
+            ';' => toks.push((line, Tok::Semi)),
+            _ => toks.push((line, Tok::Other)),
+        }
+    }
+    toks
+}
+
+/// Every path into this crate that `source` (the file of module `module`) names, made
+/// absolute (`super::x` in `render::pages` is `render::x`), with its line. Read: `use`
+/// trees (groups included, `use x::` relative to the module as in a `mod.rs`), and
+/// `crate::`, `super::`, `self::` paths anywhere in code. Inline modules (`mod tests {`)
+/// count for `super`.
+fn absolute_paths(source: &str, module: &[String]) -> Vec<(usize, Vec<String>)> {
+    let toks = tokens(&code_only(source));
+    let mut found = Vec::new();
+    let mut depth = 0usize;
+    // Inline modules open at this point: (name, brace depth inside it).
+    let mut inline: Vec<(String, usize)> = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let here: Vec<String> = module
+            .iter()
+            .cloned()
+            .chain(inline.iter().map(|(n, _)| n.clone()))
+            .collect();
+        let after_sep = i > 0 && toks[i - 1].1 == Tok::PathSep;
+        match &toks[i].1 {
+            Tok::Ident(w) if w == "mod" => {
+                if let (Some((_, Tok::Ident(name))), Some((_, Tok::Open))) =
+                    (toks.get(i + 1), toks.get(i + 2))
+                {
+                    depth += 1;
+                    inline.push((name.clone(), depth));
+                    i += 3;
+                    continue;
+                }
+            }
+            Tok::Ident(w) if w == "use" && !after_sep => {
+                let mut paths = Vec::new();
+                i = use_tree(&toks, i + 1, Vec::new(), &mut paths);
+                for (line, path) in paths {
+                    if let Some(abs) = resolve(&path, &here, true) {
+                        found.push((line, abs));
+                    }
+                }
+                continue;
+            }
+            Tok::Ident(w)
+                if matches!(w.as_str(), "crate" | "super" | "self")
+                    && !after_sep
+                    && toks.get(i + 1).is_some_and(|t| t.1 == Tok::PathSep) =>
+            {
+                let line = toks[i].0;
+                let mut path = vec![w.clone()];
+                let mut j = i + 1;
+                while let (Some((_, Tok::PathSep)), Some((_, Tok::Ident(seg)))) =
+                    (toks.get(j), toks.get(j + 1))
+                {
+                    path.push(seg.clone());
+                    j += 2;
+                }
+                if let Some(abs) = resolve(&path, &here, false) {
+                    found.push((line, abs));
+                }
+                i = j;
+                continue;
+            }
+            Tok::Open => depth += 1,
+            Tok::Close => {
+                if inline.last().is_some_and(|(_, d)| *d == depth) {
+                    inline.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
     found
 }
 
-/// A circle of imports among `graph`'s files (file -> the files it uses), if there is one.
-fn find_circle(graph: &std::collections::BTreeMap<String, Vec<String>>) -> Option<Vec<String>> {
-    fn visit(
-        node: &str,
-        graph: &std::collections::BTreeMap<String, Vec<String>>,
-        path: &mut Vec<String>,
-        done: &mut std::collections::BTreeSet<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(at) = path.iter().position(|p| p == node) {
-            return Some(path[at..].to_vec());
+/// Reads one use tree from `toks[i]`, pushing each leaf path (prefix included) with its
+/// line; returns the index after the tree (after the `;` at the top level).
+fn use_tree(
+    toks: &[(usize, Tok)],
+    mut i: usize,
+    prefix: Vec<String>,
+    out: &mut Vec<(usize, Vec<String>)>,
+) -> usize {
+    let mut path = prefix;
+    let top = path.is_empty();
+    while i < toks.len() {
+        match &toks[i].1 {
+            Tok::Ident(w) if w == "as" => i += 2,
+            Tok::Ident(w) => {
+                path.push(w.clone());
+                i += 1;
+            }
+            Tok::PathSep => i += 1,
+            Tok::Open => {
+                i += 1;
+                loop {
+                    i = use_tree(toks, i, path.clone(), out);
+                    match toks.get(i).map(|t| &t.1) {
+                        Some(Tok::Comma) => i += 1,
+                        Some(Tok::Close) => {
+                            i += 1;
+                            break;
+                        }
+                        _ => break,
+                    }
+                    if toks.get(i).is_some_and(|t| t.1 == Tok::Close) {
+                        i += 1;
+                        break;
+                    }
+                }
+                path.clear();
+            }
+            Tok::Comma | Tok::Close | Tok::Semi => break,
+            Tok::Other => i += 1,
         }
-        if !done.insert(node.to_string()) {
-            return None;
-        }
-        path.push(node.to_string());
-        for next in graph.get(node).into_iter().flatten() {
-            if let Some(circle) = visit(next, graph, path, done) {
-                return Some(circle);
+    }
+    if !path.is_empty() {
+        let line = toks[i.min(toks.len() - 1)].0;
+        out.push((line, path));
+    }
+    if top && toks.get(i).is_some_and(|t| t.1 == Tok::Semi) {
+        i += 1;
+    }
+    i
+}
+
+/// `path` as seen from module `here`, made absolute; `None` for a path that leaves the crate
+/// (`std::`, a dependency). In a `use`, a bare first segment is relative to `here`.
+fn resolve(path: &[String], here: &[String], in_use: bool) -> Option<Vec<String>> {
+    let first = path.first()?;
+    let mut abs: Vec<String>;
+    let mut rest = &path[1..];
+    match first.as_str() {
+        "crate" => abs = Vec::new(),
+        "self" => abs = here.to_vec(),
+        "super" => {
+            abs = here.to_vec();
+            abs.pop()?;
+            while rest.first().is_some_and(|s| s == "super") {
+                abs.pop()?;
+                rest = &rest[1..];
             }
         }
-        path.pop();
-        None
+        _ if in_use => {
+            abs = here.to_vec();
+            rest = path;
+        }
+        _ => return None,
     }
-    let mut done = std::collections::BTreeSet::new();
-    graph
-        .keys()
-        .find_map(|start| visit(start, graph, &mut Vec::new(), &mut done))
+    abs.extend(rest.iter().filter(|s| *s != "self").cloned());
+    Some(abs)
 }
 
-/// The files of src/review/ use each other one way: signoff, digest (data) → signature_file,
-/// error → gate, signatures, resolve, input → status, sign, diff. A circle between files
-/// of one folder is a sign that two jobs share it (the style guide).
-#[test]
-fn review_files_import_in_no_circle() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/review");
-    let mut graph = std::collections::BTreeMap::new();
-    for entry in std::fs::read_dir(&dir).expect("src/review/ is readable") {
-        let path = entry.expect("entry").path();
-        let Some(name) = path.file_stem().and_then(|s| s.to_str()) else {
-            continue;
-        };
-        if path.extension().is_none_or(|e| e != "rs") || name == "mod" {
+/// One folder of src/: its files and subfolders are the nodes (a subfolder counts as one),
+/// `mod.rs` (or `lib.rs` at the top) among them.
+struct Folder {
+    /// Path below src/, "" for src/ itself.
+    dir: String,
+    nodes: Vec<String>,
+    /// edges[a] = (b, where a first names b).
+    edges: Vec<std::collections::BTreeMap<usize, String>>,
+    lines: usize,
+}
+
+/// Every Rust file below src/ (src/bin/ and main.rs aside: separate crates), as
+/// (path below src/ with `/`, text).
+fn source_files() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(&src).sort_by_file_name() {
+        let entry = entry.expect("src/ is readable");
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "rs") {
             continue;
         }
-        let text = std::fs::read_to_string(&path).unwrap();
-        // A file's own tests (`use super::*`) are not a dependency on a sibling.
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        let uses: Vec<String> = sibling_uses(code, "review")
-            .into_iter()
-            .filter(|u| u != name && dir.join(format!("{u}.rs")).is_file())
-            .collect();
-        graph.insert(name.to_string(), uses);
+        let rel = path
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel.starts_with("bin/") || rel == "main.rs" {
+            continue;
+        }
+        files.push((rel, std::fs::read_to_string(path).unwrap()));
     }
-    assert!(graph.len() > 5, "found only {graph:?}");
-    if let Some(circle) = find_circle(&graph) {
-        panic!(
-            "src/review/ files import each other in a circle: {} -> {}",
-            circle.join(" -> "),
-            circle[0]
-        );
+    files
+}
+
+/// The module path of a file below src/ (`render/pages.rs` is `render::pages`).
+fn module_of(rel: &str) -> Vec<String> {
+    let mut parts: Vec<String> = rel.split('/').map(str::to_string).collect();
+    let last = parts.pop().unwrap();
+    let stem = last.trim_end_matches(".rs");
+    if stem != "mod" && stem != "lib" {
+        parts.push(stem.to_string());
     }
+    parts
+}
+
+/// The file-level import graph of every folder of the files given.
+fn folders(files: &[(String, String)]) -> Vec<Folder> {
+    let mut dirs: std::collections::BTreeSet<String> = Default::default();
+    for (rel, _) in files {
+        let mut dir = rel.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+        dirs.insert(dir.clone());
+        while let Some((up, _)) = dir.rsplit_once('/') {
+            dir = up.to_string();
+            dirs.insert(dir.clone());
+        }
+        dirs.insert(String::new());
+    }
+    let mut out = Vec::new();
+    for dir in dirs {
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        let folder_mod: Vec<String> = if dir.is_empty() {
+            Vec::new()
+        } else {
+            dir.split('/').map(str::to_string).collect()
+        };
+        // The node of this folder a file below it belongs to.
+        let node_of = |rel: &str| -> Option<String> {
+            let below = rel.strip_prefix(&prefix)?;
+            Some(match below.split_once('/') {
+                Some((sub, _)) => format!("{sub}/"),
+                None => below.to_string(),
+            })
+        };
+        let own = if dir.is_empty() { "lib.rs" } else { "mod.rs" };
+        let mut nodes: Vec<String> = files.iter().filter_map(|(r, _)| node_of(r)).collect();
+        nodes.sort();
+        nodes.dedup();
+        let index = |n: &str| nodes.iter().position(|x| x == n);
+        let mut edges = vec![std::collections::BTreeMap::new(); nodes.len()];
+        // Items the folder's own module re-exports from a child (`pub use entry::Entry;`):
+        // naming one is using that child, not mod.rs.
+        let own_rel = format!("{prefix}{own}");
+        let mut reexports = std::collections::BTreeMap::new();
+        for (rel, text) in files.iter().filter(|(r, _)| *r == own_rel) {
+            for (_, abs) in absolute_paths(text, &module_of(rel)) {
+                let Some(child) = abs.get(folder_mod.len()) else {
+                    continue;
+                };
+                if abs.len() < folder_mod.len() + 2 || abs[..folder_mod.len()] != folder_mod[..] {
+                    continue;
+                }
+                if let Some(node) =
+                    index(&format!("{child}.rs")).or_else(|| index(&format!("{child}/")))
+                {
+                    reexports.insert(abs.last().unwrap().clone(), node);
+                }
+            }
+        }
+        let mut lines = 0;
+        for (rel, text) in files {
+            let Some(from) = node_of(rel) else { continue };
+            lines += text.lines().count();
+            let from = index(&from).unwrap();
+            for (line, abs) in absolute_paths(text, &module_of(rel)) {
+                if abs.len() < folder_mod.len() || abs[..folder_mod.len()] != folder_mod[..] {
+                    continue;
+                }
+                let target = abs.get(folder_mod.len()).and_then(|seg| {
+                    index(&format!("{seg}.rs"))
+                        .or_else(|| index(&format!("{seg}/")))
+                        .or_else(|| reexports.get(seg).copied())
+                });
+                // An item of the folder's own module (`super::OutputFile`) is its mod.rs.
+                let Some(to) = target.or_else(|| index(own)) else {
+                    continue;
+                };
+                if to != from {
+                    edges[from]
+                        .entry(to)
+                        .or_insert_with(|| format!("src/{rel}:{line}"));
+                }
+            }
+        }
+        out.push(Folder {
+            dir,
+            nodes,
+            edges,
+            lines,
+        });
+    }
+    out
+}
+
+/// Strongly connected components of more than one node (Tarjan), each sorted.
+fn circles(edges: &[std::collections::BTreeMap<usize, String>]) -> Vec<Vec<usize>> {
+    struct State<'a> {
+        edges: &'a [std::collections::BTreeMap<usize, String>],
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        found: Vec<Vec<usize>>,
+    }
+    fn visit(s: &mut State, v: usize) {
+        s.index[v] = Some(s.next);
+        s.low[v] = s.next;
+        s.next += 1;
+        s.stack.push(v);
+        s.on_stack[v] = true;
+        for &w in s.edges[v].keys() {
+            match s.index[w] {
+                None => {
+                    visit(s, w);
+                    s.low[v] = s.low[v].min(s.low[w]);
+                }
+                Some(iw) if s.on_stack[w] => s.low[v] = s.low[v].min(iw),
+                Some(_) => {}
+            }
+        }
+        if Some(s.low[v]) == s.index[v] {
+            let mut comp = Vec::new();
+            loop {
+                let w = s.stack.pop().unwrap();
+                s.on_stack[w] = false;
+                comp.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            if comp.len() > 1 {
+                comp.sort();
+                s.found.push(comp);
+            }
+        }
+    }
+    let n = edges.len();
+    let mut s = State {
+        edges,
+        index: vec![None; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        found: Vec::new(),
+    };
+    for v in 0..n {
+        if s.index[v].is_none() {
+            visit(&mut s, v);
+        }
+    }
+    s.found.sort();
+    s.found
+}
+
+/// A circle as text: its files, then each import inside it with where it is.
+fn describe(folder: &Folder, circle: &[usize]) -> String {
+    let names: Vec<&str> = circle.iter().map(|&i| folder.nodes[i].as_str()).collect();
+    let mut text = format!(
+        "src/{}: {} files import each other in a circle: {}",
+        folder.dir,
+        circle.len(),
+        names.join(", ")
+    );
+    for &a in circle {
+        for (b, at) in &folder.edges[a] {
+            if circle.contains(b) {
+                text.push_str(&format!(
+                    "\n    {} -> {} ({at})",
+                    folder.nodes[a], folder.nodes[*b]
+                ));
+            }
+        }
+    }
+    text
 }
 
 #[test]
-fn circle_finder_finds_a_circle_and_passes_a_one_way_graph() {
-    let graph = |edges: &[(&str, &[&str])]| {
-        edges
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.iter().map(|s| s.to_string()).collect()))
-            .collect::<std::collections::BTreeMap<String, Vec<String>>>()
-    };
-    let one_way = graph(&[("a", &["b", "c"]), ("b", &["c"]), ("c", &[])]);
-    assert_eq!(find_circle(&one_way), None);
-    let circle = graph(&[("a", &["b"]), ("b", &["c"]), ("c", &["a"])]);
-    assert_eq!(find_circle(&circle).map(|c| c.len()), Some(3));
-    assert_eq!(
-        sibling_uses(
-            "use super::gate::Role; // super::x\nuse crate::review::sign;\n",
-            "review"
-        ),
-        ["gate", "sign"]
+fn no_folder_holds_an_import_circle_of_more_than_three_files() {
+    let files = source_files();
+    let folders = folders(&files);
+    let total: usize = files.iter().map(|(_, t)| t.lines().count()).sum();
+    // The house in numbers (shown with --nocapture): rooms, circles, the largest room.
+    let top = folders
+        .iter()
+        .filter(|f| !f.dir.is_empty() && !f.dir.contains('/'))
+        .max_by_key(|f| f.lines)
+        .unwrap();
+    println!(
+        "{} folders; largest top-level folder src/{}: {} of {} lines ({:.0}%)",
+        folders.len(),
+        top.dir,
+        top.lines,
+        total,
+        100.0 * top.lines as f64 / total as f64
     );
+    let mut problems = Vec::new();
+    for folder in &folders {
+        for circle in circles(&folder.edges) {
+            let text = describe(folder, &circle);
+            println!("{text}");
+            let exempt = CIRCLE_EXEMPT
+                .iter()
+                .any(|d| folder.dir == *d || folder.dir.starts_with(&format!("{d}/")));
+            if circle.len() > MAX_CIRCLE && !exempt {
+                problems.push(text);
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "import circles of more than {MAX_CIRCLE} files in one folder: a folder holding \
+         two jobs; split it so dependencies point one way\n{}",
+        problems.join("\n")
+    );
+}
+
+// The circle finder itself, on small made-up trees.
+
+fn tree(files: &[(&str, &str)]) -> Vec<Folder> {
+    let files: Vec<(String, String)> = files
+        .iter()
+        .map(|(p, t)| (p.to_string(), t.to_string()))
+        .collect();
+    folders(&files)
+}
+
+fn circle_names(folders: &[Folder], dir: &str) -> Vec<Vec<String>> {
+    let f = folders.iter().find(|f| f.dir == dir).unwrap();
+    circles(&f.edges)
+        .into_iter()
+        .map(|c| c.into_iter().map(|i| f.nodes[i].clone()).collect())
+        .collect()
+}
+
+#[test]
+fn finds_a_circle_through_super_crate_and_group_paths() {
+    let folders = tree(&[
+        (
+            "r/mod.rs",
+            "pub mod a;\npub mod b;\npub mod c;\npub mod d;\n",
+        ),
+        ("r/a.rs", "use super::b::X;\n"),
+        ("r/b.rs", "use crate::r::{c::Y, d};\n"),
+        ("r/c.rs", "fn f() { crate::r::a::g(); }\n"),
+        ("r/d.rs", "use std::fmt;\n"),
+    ]);
+    assert_eq!(circle_names(&folders, "r"), [["a.rs", "b.rs", "c.rs"]]);
+}
+
+#[test]
+fn circle_finder_ignores_comments_strings_and_test_modules_reaching_their_file() {
+    let folders = tree(&[
+        ("r/mod.rs", "pub mod a;\npub mod b;\n"),
+        ("r/a.rs", "use super::b::X;\n"),
+        (
+            "r/b.rs",
+            "//! See [`super::a`].\nconst S: &str = \"super::a::f\";\nconst R: &str = r#\"crate::r::a\"#;\n\
+             #[cfg(test)]\nmod tests {\n    use super::*;\n    use super::super::b::Z;\n}\n",
+        ),
+    ]);
+    assert_eq!(circle_names(&folders, "r"), Vec::<Vec<String>>::new());
+    // The same test module reaching a sibling closes a circle.
+    let folders = tree(&[
+        ("r/mod.rs", "pub mod a;\npub mod b;\n"),
+        ("r/a.rs", "use super::b::X;\n"),
+        (
+            "r/b.rs",
+            "#[cfg(test)]\nmod tests {\n    use super::super::a::Y;\n}\n",
+        ),
+    ]);
+    assert_eq!(circle_names(&folders, "r"), [["a.rs", "b.rs"]]);
+}
+
+#[test]
+fn a_subfolder_is_one_node_and_mod_rs_items_are_mod_rs() {
+    // s/ -> mod.rs (Own is defined there) -> a.rs -> s/.
+    let folders = tree(&[
+        (
+            "r/mod.rs",
+            "pub mod a;\npub mod s;\nuse self::a::g;\npub struct Own;\n",
+        ),
+        ("r/a.rs", "use super::s::deep::Z;\n"),
+        ("r/s/mod.rs", "pub mod deep;\n"),
+        ("r/s/deep.rs", "use crate::r::Own;\n"),
+    ]);
+    assert_eq!(circle_names(&folders, "r"), [["a.rs", "mod.rs", "s/"]]);
+    // Item is only re-exported by mod.rs: s/ uses a.rs itself.
+    let folders = tree(&[
+        ("r/mod.rs", "pub mod a;\npub mod s;\npub use a::Item;\n"),
+        ("r/a.rs", "use super::s::deep::Z;\n"),
+        ("r/s/mod.rs", "pub mod deep;\n"),
+        ("r/s/deep.rs", "use crate::r::Item;\n"),
+    ]);
+    assert_eq!(circle_names(&folders, "r"), [["a.rs", "s/"]]);
+}
+
+#[test]
+fn an_item_mod_rs_reexports_is_its_child_file() {
+    // b.rs names `crate::r::Item`, which mod.rs takes from a.rs: b.rs uses a.rs.
+    let folders = tree(&[
+        (
+            "r/mod.rs",
+            "mod a;\nmod b;\npub use a::Item;\npub use b::Other;\n",
+        ),
+        ("r/a.rs", "use super::b::Other;\n"),
+        ("r/b.rs", "fn f() -> crate::r::Item { todo!() }\n"),
+    ]);
+    assert_eq!(circle_names(&folders, "r"), [["a.rs", "b.rs"]]);
 }

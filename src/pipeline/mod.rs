@@ -26,15 +26,14 @@ pub use signing::{kept_material, sign_selected, Selection};
 use crate::content::{Entry, EntryId};
 use crate::error::{Error, Result};
 use crate::render::markdown::RenderedMarkdown;
-use crate::render::pages::{
-    outline_of, render_site_into, render_site_into_with, Retain, SiteLinks,
-};
-use crate::render::site_links::{page_links, SiteLinkIndex};
+use crate::render::pages::outline_of;
 use crate::render::template_ids::TemplateIds;
 use crate::render::templates::load_templates;
-use crate::render::words::Vocabulary;
 use crate::render::{Assessment, OutputFile, Restore, Shown};
 use crate::review::{status_report, Gated, Refusal, StatusReport};
+use crate::site::assemble::{render_site_into, render_site_into_with, Retain, SiteLinks};
+use crate::site::site_links::{page_links, SiteLinkIndex};
+use crate::site::words::Vocabulary;
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -188,7 +187,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         // The outline boxed: what every visit makes stays in one vector until the load
         // ends, and the assessments are then collected in its place (a smaller element
         // is about 10 MB less at 100,000 entries, there and to the end of the build).
-        // Its search words coded at once (`render::words`): as text, every entry's were
+        // Its search words coded at once (`site::words`): as text, every entry's were
         // the largest part of the peak.
         let assessed = assessed.map(|mut a| {
             let outline = a.shown.take().map(|shown| {

@@ -31,16 +31,16 @@ use tera::Tera;
 use crate::atomic::{write_file_if_changed, Durability};
 use crate::content::{load_entry, Entry, EntryId, Kind};
 use crate::error::{Error, Result};
-use crate::render::index_page::AzIndex;
 use crate::render::navigation::{list_label, Navigation};
-use crate::render::pages::{
-    check_inline_links, check_links, linked_entries, page_path, render_page, render_page_markdown,
-    render_site_wide_from, SiteLinks,
-};
-use crate::render::search::Stop;
-use crate::render::site_links::{page_links, KeptLinks, PageLinks, SiteLinkIndex};
+use crate::render::pages::{page_path, render_page, render_page_markdown};
 use crate::render::templates::load_templates;
 use crate::review::{load_signoff, signoff_path};
+use crate::site::assemble::{render_site_wide_from, SiteLinks};
+use crate::site::body_links::{check_inline_links, check_links, linked_entries};
+use crate::site::index_page::AzIndex;
+use crate::site::search::Stop;
+use crate::site::site_links::{page_links, KeptLinks, PageLinks, SiteLinkIndex};
+use crate::site::tokens::distinct_words;
 
 use super::assess::Keep;
 use super::output::absolute;
@@ -790,7 +790,8 @@ impl State {
                     e.id.clone(),
                     r.heading_ids.clone(),
                     linked_entries(r),
-                    r.text.clone(),
+                    // Kept between rebuilds for the search index: the distinct words only.
+                    distinct_words(&r.text),
                 )
             })
             .collect();
@@ -1022,12 +1023,12 @@ fn write_live(dest: &Path, bytes: &[u8]) -> Result<bool> {
 }
 
 /// The search index files among `files` (the scripts under `search/`, beside the search
-/// page; see `render::search`).
+/// page; see `site::search`).
 fn search_files(files: &[OutputFile]) -> BTreeSet<PathBuf> {
     files
         .iter()
         .filter(|f| {
-            f.path.starts_with(crate::render::search::DIR)
+            f.path.starts_with(crate::site::search::DIR)
                 && f.path.extension().is_some_and(|x| x == "js")
         })
         .map(|f| f.path.clone())

@@ -12,8 +12,21 @@
 use serde::Serialize;
 
 use super::escape::escape_into;
-use super::pages::LinkCtx;
 use super::tables::TableView;
+
+/// A link to another page; `url` is None when that page is not part of this build, so
+/// templates show plain text instead of a dead link.
+#[derive(Serialize, Clone)]
+pub struct LinkCtx {
+    pub name: String,
+    pub url: Option<String>,
+    /// The summary as HTML for the showing page (inline Markdown rendered).
+    pub summary: Option<String>,
+    pub aliases: Vec<String>,
+    pub note: Option<String>,
+    pub day: Option<u32>,
+    pub draft: bool,
+}
 
 /// The link to an entry as the `link` macro of `entry_macros.html` writes it: an anchor
 /// where the page is part of the build, else the name alone; a draft marked.

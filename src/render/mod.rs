@@ -1,5 +1,6 @@
-//! Rendering: Markdown, measured tables, diagrams and templates into HTML pages. Nothing
-//! here decides what is published; the build passes that in.
+//! Rendering one page: Markdown, measured tables, diagrams, the sidebar and templates into
+//! an entry's HTML. Nothing here decides what is published (the build passes that in), and
+//! nothing here knows the site-wide files (`crate::site`), which use this, never the reverse.
 
 pub mod calls;
 pub mod chart;
@@ -7,27 +8,18 @@ pub mod csp;
 pub mod diagram;
 pub mod entry_lists;
 pub mod escape;
-pub mod feed;
 pub mod figures;
 pub mod highlight;
-pub mod index_page;
 pub mod inline;
 mod input;
-mod leb128;
 pub mod links;
 pub mod markdown;
 pub mod navigation;
 pub mod pages;
-pub mod search;
-pub mod site_links;
-pub mod site_wide;
-pub mod sitemap;
-pub mod static_files;
 pub mod svg;
 pub mod tables;
 pub mod template_ids;
 pub mod templates;
 pub mod values;
-pub mod words;
 
 pub use input::{Assessment, OutputFile, RenderInput, Restore, Shown};

@@ -2,29 +2,24 @@
 //! the index. Which entries get pages was decided by the gate before this runs.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::PathBuf;
 
-use rayon::prelude::*;
 use serde::Serialize;
 use tera::Context;
 
 use crate::content::{Entry, EntryId, Kind};
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 
-use super::entry_lists::SourceCtx;
+use super::entry_lists::{LinkCtx, SourceCtx};
 use super::escape::escape_into;
 use super::inline::{render_inline, Inline, InlineContext};
 use super::input::{Assessment, OutputFile, RenderInput, Shown};
-use super::links::LinkTarget;
 use super::markdown::{render as render_markdown, LinkPolicy, RenderedMarkdown, TocItem};
 use super::navigation::{list_label, NavLink, SidebarGroup};
-use super::search::Bodies;
-use super::site_wide::{render_site_wide_into, PublishedPage};
 use super::tables::TableView;
 use super::template_ids::TemplateIds;
 use super::templates::render_bytes;
-use super::words::{CodedWords, Vocabulary};
 
 #[derive(Serialize)]
 pub struct SiteCtx<'a> {
@@ -62,20 +57,6 @@ pub fn site_ctx<'a>(
         drafts_preview,
         csp: super::csp::policy(config.content.allow_remote_images),
     }
-}
-
-/// A link to another page; `url` is None when that page is not part of this build, so
-/// templates show plain text instead of a dead link.
-#[derive(Serialize, Clone)]
-pub struct LinkCtx {
-    pub name: String,
-    pub url: Option<String>,
-    /// The summary as HTML for the showing page (inline Markdown rendered).
-    pub summary: Option<String>,
-    pub aliases: Vec<String>,
-    pub note: Option<String>,
-    pub day: Option<u32>,
-    pub draft: bool,
 }
 
 #[derive(Serialize)]
@@ -198,216 +179,6 @@ const ENTRY_ROOT: &str = "../../";
 /// A lesson or guide shows its contents when its body has at least this many headings.
 const TOC_MIN_HEADINGS: usize = 3;
 
-/// What a whole-site render learned, for incremental rebuilds (`pipeline::Session`).
-#[derive(Default)]
-pub struct SiteLinks {
-    /// Entry -> its heading ids, for anchor checks.
-    pub headings: HashMap<EntryId, Vec<String>>,
-    /// Entry -> the entries its body links to.
-    pub links_to: HashMap<EntryId, Vec<EntryId>>,
-    /// Entry -> plain text of its body (the search index needs every published one).
-    pub texts: HashMap<EntryId, String>,
-}
-
-/// Render every page, handing each file to `sink` as soon as it is made, so a build never
-/// holds the whole site's HTML at once. Body links are checked before any page is handed
-/// over; the links templates make are checked by the caller (`site_links::SiteLinkIndex`)
-/// as the files pass.
-pub fn render_site_into(
-    input: &RenderInput<'_>,
-    sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
-) -> Result<SiteLinks> {
-    render_site_into_with(input, Vec::new(), Retain::Links, sink)
-}
-
-/// What a whole-site render keeps of pass 1 once the pages are made.
-#[derive(Default)]
-pub enum Retain<'a> {
-    /// The links and search words (`serve`: it remakes pages and the index after an edit).
-    #[default]
-    Links,
-    /// Nothing (a build): the [`SiteLinks`] returned are empty, pass 1's outlines go
-    /// before pass 2, and each page's search words once the index notes them, held until
-    /// then coded against `vocabulary`. `words[i]`, where given, is entry `i`'s, coded
-    /// with its outline (the outline's text then empty).
-    Nothing {
-        vocabulary: &'a Vocabulary,
-        words: Vec<Option<CodedWords>>,
-    },
-}
-
-/// [`render_site_into`], with pass 1 already done for some entries: `outlines[i]`, where
-/// given, is entry `i`'s (in `input.content.entries` order; see [`outline_of`]).
-pub fn render_site_into_with(
-    input: &RenderInput<'_>,
-    mut outlines: Vec<Option<RenderedMarkdown>>,
-    retain: Retain<'_>,
-    sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
-) -> Result<SiteLinks> {
-    let keep_links = matches!(retain, Retain::Links);
-    let by_id: HashMap<&EntryId, &Assessment> =
-        input.assessments.iter().map(|a| (&a.id, a)).collect();
-    // Pass 1: headings, links and text of every entry (no HTML, no highlighting), so every
-    // page's heading ids are known before links are checked, and a broken link is an error
-    // even in an entry that is not published.
-    let entries: Vec<&Entry> = input.content.entries.iter().collect();
-    // The missing ones are made in place: collecting them into a second vector held two
-    // for a moment, at a build's peak.
-    outlines.resize_with(entries.len(), || None);
-    outlines
-        .par_iter_mut()
-        .zip(entries.par_iter())
-        .filter(|(given, _)| given.is_none())
-        .try_for_each(|(slot, e)| {
-            let mut outline = page_outline(input, e, by_id.get(&e.id).copied())?;
-            // Kept (`serve`): only the distinct words, made here in parallel.
-            if keep_links {
-                outline.text = super::search::distinct_words(&outline.text);
-            }
-            *slot = Some(outline);
-            Ok::<_, Error>(())
-        })?;
-    // Every slot is filled. `map_while` over the vector's own iterator reuses its buffer
-    // (`flatten` would not).
-    let mut outlines: Vec<RenderedMarkdown> = outlines.into_iter().map_while(|slot| slot).collect();
-    let headings: HashMap<&EntryId, &[String]> = entries
-        .iter()
-        .zip(&outlines)
-        .map(|(e, r)| (&e.id, r.heading_ids.as_slice()))
-        .collect();
-    // Each entry's links checked in parallel, the errors kept in entry order.
-    let headings_of = |id: &EntryId| headings.get(id).copied();
-    let mut errors: Vec<Error> = entries
-        .par_iter()
-        .zip(&outlines)
-        .flat_map_iter(|(e, r)| {
-            let mut errors = check_links(input, e, r, input.pages, &headings_of);
-            errors.extend(check_inline_links(input, e, input.pages, &headings_of));
-            errors
-        })
-        .collect();
-    // Figures the pages show, each file once, and the project's static/ files.
-    let mut copies: std::collections::BTreeMap<&str, &std::path::Path> = Default::default();
-    for (e, r) in entries.iter().zip(&outlines) {
-        if input.pages.contains(&e.id) {
-            for (source, site_path) in &r.copies {
-                copies.insert(site_path, source);
-            }
-        }
-    }
-    let statics = super::static_files::static_files(input.layout).unwrap_or_else(|e| {
-        errors.extend(e.flatten());
-        Vec::new()
-    });
-    Error::collect(errors)?;
-    drop(headings);
-    for (site_path, source) in copies {
-        let bytes = std::fs::read(source).map_err(|e| Error::io(source, e))?;
-        sink(OutputFile {
-            path: site_path.into(),
-            bytes,
-        })?;
-    }
-    statics.into_iter().try_for_each(sink)?;
-    // The search words go to the site-wide thread; a build's are coded, and the search
-    // index lets each go once it is noted (the A-Z index is made after).
-    let mut texts: Vec<String> = Vec::new();
-    let mut coded: Vec<CodedWords> = Vec::new();
-    let vocabulary = match retain {
-        Retain::Links => {
-            texts = outlines
-                .iter_mut()
-                .map(|r| std::mem::take(&mut r.text))
-                .collect();
-            None
-        }
-        Retain::Nothing { vocabulary, words } => {
-            coded = outlines
-                .iter_mut()
-                .zip(words.into_iter().chain(std::iter::repeat(None)))
-                .map(|(r, given)| given.unwrap_or_else(|| vocabulary.code(&r.text)))
-                .collect();
-            Some(vocabulary)
-        }
-    };
-    // Past the link checks, only `serve` reads the outlines (what links where): a build
-    // lets them go before pass 2, about 0.7 KB an entry.
-    if !keep_links {
-        outlines = Vec::new();
-    }
-    // Pass 2: Markdown and templates, each page handed over as soon as it is rendered. The
-    // site-wide files (one thread: the search index is one document) are made alongside.
-    let (site_wide, pages) = rayon::join(
-        || -> Result<Option<Vec<String>>> {
-            let texts = std::mem::take(&mut texts);
-            let mut coded = std::mem::take(&mut coded);
-            let published_at: Vec<usize> = (0..entries.len())
-                .filter(|&i| input.published.contains(&entries[i].id))
-                .collect();
-            let published: Vec<PublishedPage<'_>> = published_at
-                .iter()
-                .map(|&i| published_page(input, entries[i]))
-                .collect();
-            let bodies = match vocabulary {
-                None => Bodies::Lent(published_at.iter().map(|&i| texts[i].as_str()).collect()),
-                Some(vocabulary) => Bodies::Coded(
-                    vocabulary,
-                    published_at
-                        .iter()
-                        .map(|&i| std::mem::take(&mut coded[i]))
-                        .collect(),
-                ),
-            };
-            drop(coded);
-            render_site_wide_into(input, &published, bodies, sink)?;
-            drop(published);
-            let kept = keep_links.then_some(texts);
-            sink(super::index_page::render_index(input)?)?;
-            Ok(kept)
-        },
-        || {
-            entries
-                .par_iter()
-                .filter(|e| input.pages.contains(&e.id))
-                .try_for_each(|e| {
-                    let a = by_id[&e.id];
-                    let (e, shown) = shown_of(input, e, a)?;
-                    // The text for search came from pass 1.
-                    let r = markdown_of(input, &e, &shown.markdown, super::markdown::render_html);
-                    sink(page_file(input, &e, a, &shown, r)?)
-                })
-        },
-    );
-    let mut texts = site_wide?.map(Vec::into_iter);
-    pages?;
-
-    let mut links = SiteLinks::default();
-    for (e, r) in entries.iter().zip(outlines) {
-        links.links_to.insert(e.id.clone(), linked_entries(&r));
-        links.headings.insert(e.id.clone(), r.heading_ids);
-        let text = texts.as_mut().and_then(Iterator::next);
-        if let (true, Some(text)) = (input.published.contains(&e.id), text) {
-            links.texts.insert(e.id.clone(), text);
-        }
-    }
-    Ok(links)
-}
-
-/// The entries a page's body links to.
-pub fn linked_entries(r: &RenderedMarkdown) -> Vec<EntryId> {
-    let mut ids: Vec<EntryId> = r
-        .links
-        .iter()
-        .filter_map(|(t, _)| match t {
-            LinkTarget::Entry { id, .. } => Some(id.clone()),
-            _ => None,
-        })
-        .collect();
-    ids.sort();
-    ids.dedup();
-    ids
-}
-
 /// Where an entry's page lives in the site.
 pub fn page_path(id: &EntryId) -> PathBuf {
     PathBuf::from(id.kind.dir())
@@ -472,10 +243,7 @@ pub fn render_page_markdown(
     e: &Entry,
     a: Option<&Assessment>,
 ) -> Result<RenderedMarkdown> {
-    let mut r = page_markdown(input, e, a, render_markdown)?;
-    // `serve` keeps it: only the distinct words.
-    r.text = super::search::distinct_words(&r.text);
-    Ok(r)
+    page_markdown(input, e, a, render_markdown)
 }
 
 /// The entry's Markdown, after value expansion when it has been assessed, through `pass`.
@@ -521,6 +289,14 @@ fn shown_of<'a>(
     }
 }
 
+/// Pass 2 for one page, whole: its Markdown (after value expansion) and the template
+/// around it, the entry and what it shows made again first where the build let them go.
+pub fn render_entry_page(input: &RenderInput<'_>, e: &Entry, a: &Assessment) -> Result<OutputFile> {
+    let (e, shown) = shown_of(input, e, a)?;
+    let r = markdown_of(input, &e, &shown.markdown, super::markdown::render_html);
+    page_file(input, &e, a, &shown, r)
+}
+
 /// Pass 2 for one page: the template around its rendered Markdown.
 pub fn render_page(
     input: &RenderInput<'_>,
@@ -553,168 +329,6 @@ fn page_file(
     })
 }
 
-/// The site-wide files for the published entries whose body text is in `texts`; None
-/// when `stop` gave them up (see `search::Stop`).
-pub fn render_site_wide_from(
-    input: &RenderInput<'_>,
-    texts: &HashMap<EntryId, String>,
-    stop: super::search::Stop<'_>,
-) -> Result<Option<Vec<OutputFile>>> {
-    let (published, bodies): (Vec<PublishedPage<'_>>, Vec<&str>) = input
-        .content
-        .entries
-        .iter()
-        .filter(|e| input.published.contains(&e.id))
-        .filter_map(|e| Some((published_page(input, e), texts.get(&e.id)?.as_str())))
-        .unzip();
-    super::site_wide::render_site_wide_until(input, &published, Bodies::Lent(bodies), stop)
-}
-
-fn published_page<'a>(input: &'a RenderInput<'a>, e: &'a Entry) -> PublishedPage<'a> {
-    let signoff = input.signoffs.get(&e.id);
-    let dates = signoff
-        .into_iter()
-        .flat_map(|s| [s.author.as_ref(), s.reviewer.as_ref()])
-        .flatten()
-        .map(|s| s.date());
-    PublishedPage {
-        entry: e,
-        updated: dates.max(),
-        author: signoff
-            .and_then(|s| s.author.as_ref())
-            .and_then(|s| input.people.get(&s.person))
-            .map(|p| p.name.as_str()),
-    }
-}
-
-/// Files every build writes besides the entry pages and the index (see `site_wide`).
-const SITE_WIDE_FILES: &[&str] = &["feed.xml", "sitemap.xml", "search/", "404.html"];
-
-/// Body link errors on one page; `headings` gives the heading ids of any entry.
-pub fn check_links<'h>(
-    input: &RenderInput<'_>,
-    entry: &Entry,
-    r: &RenderedMarkdown,
-    pages: &HashSet<EntryId>,
-    headings: &dyn Fn(&EntryId) -> Option<&'h [String]>,
-) -> Vec<Error> {
-    let mut errors = Vec::new();
-    let at = |line| Some(Location { line, column: 1 });
-    for (line, problem) in &r.problems {
-        errors.push(Error::content(&entry.path, at(*line), problem.clone()));
-    }
-    for (target, line) in &r.links {
-        match target {
-            LinkTarget::Entry { id, anchor } => {
-                if input.content.get(id).is_none() {
-                    errors.push(Error::content(
-                        &entry.path,
-                        at(*line),
-                        format!("link to missing page `{id}`"),
-                    ));
-                } else if let (Some(anchor), true) = (anchor, pages.contains(id)) {
-                    // The template's own ids (`#sources`) are checked in the generated
-                    // page, where a section the template leaves out is missing.
-                    let known = headings(id).is_some_and(|h| h.iter().any(|x| x == anchor))
-                        || input.template_ids.of_kind(id.kind).contains(anchor);
-                    if !known {
-                        errors.push(Error::content(
-                            &entry.path,
-                            at(*line),
-                            format!("link to missing heading `#{anchor}` on `{id}`"),
-                        ));
-                    }
-                }
-            }
-            LinkTarget::SamePage { anchor } => {
-                let known = anchor.is_empty()
-                    || r.heading_ids.iter().any(|h| h == anchor)
-                    || input.template_ids.of_kind(entry.id.kind).contains(anchor)
-                    || anchor.starts_with("fn");
-                if !known {
-                    errors.push(Error::content(
-                        &entry.path,
-                        at(*line),
-                        format!("link to missing heading `#{anchor}`"),
-                    ));
-                }
-            }
-            LinkTarget::OutsideSite { dest } => errors.push(Error::content(
-                &entry.path,
-                at(*line),
-                format!("link `{dest}` points outside the site"),
-            )),
-            LinkTarget::Other { path, .. } => {
-                let known = path.is_empty()
-                    || SITE_WIDE_FILES.contains(&path.as_str())
-                    || path
-                        .strip_prefix("static/")
-                        .is_some_and(|f| input.layout.templates().join("static").join(f).is_file());
-                if !known {
-                    errors.push(Error::content(
-                        &entry.path,
-                        at(*line),
-                        format!("link to missing page `/{path}`"),
-                    ));
-                }
-            }
-            LinkTarget::External => {}
-        }
-    }
-    errors
-}
-
-/// Link errors in an entry's one-line Markdown fields (summary, credit, licence), at the
-/// field's line.
-pub fn check_inline_links<'h>(
-    input: &RenderInput<'_>,
-    entry: &Entry,
-    pages: &HashSet<EntryId>,
-    headings: &dyn Fn(&EntryId) -> Option<&'h [String]>,
-) -> Vec<Error> {
-    let m = &entry.meta;
-    let fields = [
-        ("summary", Some(&m.summary)),
-        ("credit", m.credit.as_ref()),
-        ("license", m.license.as_ref()),
-    ];
-    let written_at = entry.id.url_path();
-    let cx = InlineContext {
-        written_at: &written_at,
-        root: "",
-        linkable: pages,
-    };
-    let mut errors = Vec::new();
-    for (key, text) in fields {
-        // A link needs `[` (or `<` for an autolink).
-        let Some(text) = text.filter(|t| t.contains(['[', '<'])) else {
-            continue;
-        };
-        let inline = render_inline(text, &cx);
-        if inline.links.is_empty() && inline.refused.is_empty() {
-            continue;
-        }
-        let line = crate::content::split_front_matter(&entry.path, &entry.raw)
-            .ok()
-            .and_then(|s| crate::content::line_of_reference(&s, key, key))
-            .unwrap_or(1);
-        let r = RenderedMarkdown {
-            problems: inline
-                .refused
-                .into_iter()
-                .map(|why| (line, format!("`{key}`: {why}")))
-                .collect(),
-            heading_ids: headings(&entry.id)
-                .map(<[String]>::to_vec)
-                .unwrap_or_default(),
-            links: inline.links.into_iter().map(|t| (t, line)).collect(),
-            ..RenderedMarkdown::default()
-        };
-        errors.extend(check_links(input, entry, &r, pages, headings));
-    }
-    errors
-}
-
 /// An entry's inline Markdown field (summary, credit, licence) as a page at `root` shows it.
 pub fn entry_inline(input: &RenderInput<'_>, entry: &Entry, text: &str, root: &str) -> Inline {
     let written_at = entry.id.url_path();
@@ -728,7 +342,7 @@ pub fn entry_inline(input: &RenderInput<'_>, entry: &Entry, text: &str, root: &s
     )
 }
 
-pub(super) fn link_to(
+pub fn link_to(
     input: &RenderInput<'_>,
     entry: &Entry,
     note: Option<&str>,

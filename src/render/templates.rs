@@ -7,6 +7,9 @@ use tera::Tera;
 use crate::content::is_side_file;
 use crate::error::{Error, Result};
 
+/// The template of one letter group; it sees only `g` (`letter`, `id`, `rows`).
+pub const LETTER_TEMPLATE: &str = "index_letter.html";
+
 /// Every `*.html` under `dir`, compiled. Side files that editors and operating systems
 /// leave there (`._base.html`, macOS metadata that is not UTF-8; anything in a hidden
 /// folder; see [`is_side_file`]) are skipped by the same rule as in `content/`: Tera's own
@@ -85,11 +88,11 @@ pub fn load_templates(dir: &Path) -> Result<Tera> {
         "lesson.html",
         "guide.html",
         "index.html",
-        super::index_page::LETTER_TEMPLATE,
+        LETTER_TEMPLATE,
     ] {
         if !tera.get_template_names().any(|n| n == required) {
             let mut message = String::from("template is missing");
-            if required == super::index_page::LETTER_TEMPLATE {
+            if required == LETTER_TEMPLATE {
                 // Template sets made before the A-Z index was rendered a letter at a time.
                 message.push_str(
                     ": the home page's A-Z index renders each letter group through it; copy \

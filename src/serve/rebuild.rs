@@ -135,7 +135,7 @@ impl Rebuilder {
     /// Work an edit deferred (see `Session::catch_up_until`), one slice at a time; None
     /// when there is none left. A slice given up because `waiting` says a save is waiting
     /// changes nothing (see [`RebuildOutcome::changes_nothing`]).
-    pub fn catch_up(&mut self, waiting: crate::render::search::Stop<'_>) -> Option<RebuildOutcome> {
+    pub fn catch_up(&mut self, waiting: crate::site::search::Stop<'_>) -> Option<RebuildOutcome> {
         if self.broken {
             return None;
         }

@@ -55,26 +55,32 @@ impl StepperPreset {
         if self.steps.is_empty() {
             return Err("`steps` is empty: list the record's configuration labels to show".into());
         }
-        let mut seen = HashSet::new();
-        for s in &self.steps {
-            if s.trim().is_empty() {
-                return Err("`steps` has an empty label".into());
-            }
-            if !seen.insert(s) {
-                return Err(format!("step `{s}` is listed twice"));
-            }
-        }
-        let mut seen = HashSet::new();
-        for q in &self.shows {
-            if q.trim().is_empty() {
-                return Err("`shows` has an empty name".into());
-            }
-            if !seen.insert(q) {
-                return Err(format!("`shows` lists `{q}` twice"));
-            }
-        }
+        distinct_and_named(&self.steps, "`steps` has an empty label", |s| {
+            format!("step `{s}` is listed twice")
+        })?;
+        distinct_and_named(&self.shows, "`shows` has an empty name", |q| {
+            format!("`shows` lists `{q}` twice")
+        })?;
         Ok(())
     }
+}
+
+/// One rule for a preset's lists: every item named, none listed twice.
+fn distinct_and_named(
+    items: &[String],
+    empty: &str,
+    twice: impl Fn(&str) -> String,
+) -> Result<(), String> {
+    let mut seen = HashSet::new();
+    for item in items {
+        if item.trim().is_empty() {
+            return Err(empty.into());
+        }
+        if !seen.insert(item) {
+            return Err(twice(item));
+        }
+    }
+    Ok(())
 }
 
 pub(super) fn check(
@@ -822,6 +828,18 @@ mod tests {
             .validate()
             .unwrap_err()
             .contains("`a` is listed twice"));
+        let shows_twice: StepperPreset =
+            serde_yaml::from_str("title: T\ndescription: D\nsteps: [a]\nshows: [x, x]\n").unwrap();
+        assert_eq!(
+            shows_twice.validate().unwrap_err(),
+            "`shows` lists `x` twice"
+        );
+        let shows_blank: StepperPreset =
+            serde_yaml::from_str("title: T\ndescription: D\nsteps: [a]\nshows: [' ']\n").unwrap();
+        assert_eq!(
+            shows_blank.validate().unwrap_err(),
+            "`shows` has an empty name"
+        );
         assert!(serde_yaml::from_str::<StepperPreset>(
             "title: T\ndescription: D\nsteps: [a]\nextra: 1\n"
         )

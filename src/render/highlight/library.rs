@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use syntect::parsing::{
-    ParseState, Scope, ScopeStack, SyntaxDefinition, SyntaxReference, SyntaxSet,
+    ParseState, Scope, ScopeStack, SyntaxDefinition, SyntaxReference, SyntaxSet, SyntaxSetBuilder,
 };
 use syntect::util::LinesWithEndings;
 
@@ -37,6 +37,8 @@ const CLASSES: &[(&str, &str)] = &[
     ("variable.other.register", "hl-builtin"),
     ("variable.other.constant.sass", "hl-builtin"),
     ("keyword.control.guard", "hl-cuda"),
+    // SASS scheduling bits: a directive to the hardware rather than an opcode.
+    ("meta.control-code.sass", "hl-preproc"),
     ("keyword.other.directive", "hl-preproc"),
     ("keyword.control.import", "hl-preproc"),
     ("meta.preprocessor", "hl-preproc"),
@@ -52,12 +54,22 @@ const CLASSES: &[(&str, &str)] = &[
     ("support.function", "hl-builtin"),
 ];
 
-/// The syntaxes: syntect's defaults with ours added. Built on first use (tens of
-/// milliseconds), so a build without code blocks never pays for it.
-fn syntaxes() -> &'static SyntaxSet {
+/// A grammar and the set it belongs to (syntect runs a grammar against its own set).
+#[derive(Clone, Copy)]
+pub(super) struct Grammar {
+    set: &'static SyntaxSet,
+    syntax: &'static SyntaxReference,
+}
+
+/// The site's own grammars (CUDA, PTX, SASS), in a set of their own. They include nothing
+/// from the bundled ones, so they need not be linked into syntect's default set: adding
+/// three grammars to that set meant `into_builder` (every bundled grammar's contexts
+/// decoded) and `build` (every one re-encoded), which callgrind put at two thirds of a
+/// 100-entry build's instructions, paid once per build whatever the site's size.
+fn ours() -> &'static SyntaxSet {
     static SET: OnceLock<SyntaxSet> = OnceLock::new();
     SET.get_or_init(|| {
-        let mut builder = SyntaxSet::load_defaults_newlines().into_builder();
+        let mut builder = SyntaxSetBuilder::new();
         for (name, text) in [("cuda", CUDA), ("ptx", PTX), ("sass", SASS)] {
             // Embedded, so a broken grammar is caught by the tests, never by a user.
             let def = SyntaxDefinition::load_from_str(text, true, Some(name))
@@ -68,27 +80,40 @@ fn syntaxes() -> &'static SyntaxSet {
     })
 }
 
+/// syntect's bundled grammars, loaded (lazily: each grammar's contexts are decoded on its
+/// first use) only when a fence names one of them.
+fn bundled() -> &'static SyntaxSet {
+    static SET: OnceLock<SyntaxSet> = OnceLock::new();
+    SET.get_or_init(SyntaxSet::load_defaults_newlines)
+}
+
 /// The grammar for a fence's language, if any: ours by name, then syntect's by extension
 /// or name (`cpp`, `c++`, `py`, `python`, `rs`...).
-pub(super) fn syntax_for(lang: &str) -> Option<&'static SyntaxReference> {
-    let set = syntaxes();
+pub(super) fn syntax_for(lang: &str) -> Option<Grammar> {
     let lang = lang.to_ascii_lowercase();
     let token = match lang.as_str() {
         "" | "text" | "plain" | "txt" => return None,
         "cuda" | "cu" | "cuh" => "cu",
+        "ptx" | "sass" => lang.as_str(),
         "shell" | "console" | "zsh" | "sh" | "bash" => "sh",
         "c++" | "cxx" | "hpp" | "hh" => "cpp",
         other => other,
     };
+    let set = if matches!(token, "cu" | "ptx" | "sass") {
+        ours()
+    } else {
+        bundled()
+    };
     set.find_syntax_by_token(token)
         .filter(|s| s.name != "Plain Text")
+        .map(|syntax| Grammar { set, syntax })
 }
 
 /// `code` as escaped HTML with `<span class="hl-…">` around tokens. Returns None if the
 /// grammar fails on it (syntect reports, rather than panics on, a grammar it cannot run),
 /// and the caller shows the code plain.
-pub(super) fn highlight(syntax: &SyntaxReference, code: &str) -> Option<String> {
-    let set = syntaxes();
+pub(super) fn highlight(grammar: Grammar, code: &str) -> Option<String> {
+    let Grammar { set, syntax } = grammar;
     let mut state = ParseState::new(syntax);
     let mut stack = ScopeStack::new();
     let mut out = String::with_capacity(code.len() * 2);

@@ -1,19 +1,14 @@
 //! Code block highlighting at build time, so pages carry no client-side highlighter.
 //!
-//! Fenced code goes through syntect (`library`): Python, shell and the other grammars it
-//! bundles, and PTX and SASS grammars written for this site (`syntaxes/`). CUDA, C and C++
-//! go through the hand-written lexer (`lexer`), because syntect (its C/C++ grammars, or
-//! the CUDA grammar in `syntaxes/`) made the 10,000-entry benchmark, whose every entry
-//! holds a CUDA block, more than 20% slower (README, Performance, has both timings).
-//! `GLOSSARY_HIGHLIGHTER=syntect` sends C-like fences through syntect too, to measure
-//! again. Any other language, or none, is shown as plain escaped text.
+//! Every fence goes through syntect (`library`): C, C++, Python, shell and the other
+//! grammars it bundles, and the CUDA, PTX and SASS grammars written for this site
+//! (`syntaxes/`). Any other language, or none, is shown as plain escaped text.
 //!
 //! Output is cached by (language, code) across pages and rebuilds, because the same
 //! snippet is often quoted by several entries and `serve` re-renders unchanged pages on
 //! every save. The cache is bounded ([`CACHE_BYTES`]): a large site's snippets are mostly
 //! distinct, and keeping every one would grow a build's memory with every entry.
 
-mod lexer;
 mod library;
 
 use std::sync::{Arc, Mutex, OnceLock};
@@ -37,19 +32,6 @@ const CACHE_BYTES: usize = if cfg!(test) { 1 << 20 } else { 16 << 20 };
 fn cache() -> &'static Mutex<Cache> {
     static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
     CACHE.get_or_init(Default::default)
-}
-
-/// Whether C-like fences go through the hand-written lexer (the default) or syntect.
-fn lexer_for_c_like() -> bool {
-    static LEXER: OnceLock<bool> = OnceLock::new();
-    *LEXER.get_or_init(|| std::env::var("GLOSSARY_HIGHLIGHTER").map_or(true, |v| v != "syntect"))
-}
-
-fn is_c_like(lang: &str) -> bool {
-    matches!(
-        lang.to_ascii_lowercase().as_str(),
-        "cuda" | "cu" | "cuh" | "c" | "h" | "cpp" | "c++" | "cxx" | "cc" | "hpp"
-    )
 }
 
 /// A fenced code block as HTML: `<pre><code class="language-LANG">` with highlight spans.
@@ -81,14 +63,10 @@ pub fn highlight(lang: &str, code: &str) -> Arc<str> {
     {
         return hit.clone();
     }
-    let html: Arc<str> = if lexer_for_c_like() && is_c_like(lang) {
-        lexer::highlight_c_like(code).into()
-    } else {
-        library::syntax_for(lang)
-            .and_then(|syntax| library::highlight(syntax, code))
-            .unwrap_or_else(|| escape(code))
-            .into()
-    };
+    let html: Arc<str> = library::syntax_for(lang)
+        .and_then(|syntax| library::highlight(syntax, code))
+        .unwrap_or_else(|| escape(code))
+        .into();
     let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
     let size = key.0.len() + key.1.len() + html.len();
     if cache.bytes + size > CACHE_BYTES {
@@ -181,14 +159,15 @@ mod tests {
     }
 
     #[test]
-    fn c_like_fences_use_the_lexer_by_default() {
-        let code = "__global__ void k() { __syncthreads(); }\n";
-        for lang in ["cuda", "cu", "cpp", "c"] {
-            assert_eq!(
-                &*highlight(lang, code),
-                lexer::highlight_c_like(code),
-                "{lang}"
+    fn c_and_cpp_fences_use_syntect_bundled_grammars() {
+        let code = "int main() { return sizeof(long); } // done\n";
+        for lang in ["c", "cpp", "c++", "h", "hpp"] {
+            let h = highlight(lang, code);
+            assert!(
+                spans(&h, "hl-keyword").contains(&"return".to_string()),
+                "{lang}: {h}"
             );
+            assert_eq!(spans(&h, "hl-comment"), ["// done\n"], "{lang}: {h}");
         }
     }
 
@@ -227,6 +206,29 @@ mod tests {
             spans(&h, "hl-builtin"),
             ["R0", "SR_TID.X", "R2", "R0", "R3", "c[0x0]"]
         );
+    }
+
+    #[test]
+    fn sass_control_codes_addresses_and_both_comment_kinds() {
+        let h = highlight(
+            "sass",
+            "# sm_90, from CuAssembler\n      [B------:R-:W2:-:S04]         /*0070*/                   LDG.E R2, desc[UR4][R2.64] ; // load\n      [B--2---:R-:W-:Y:S01]         /*0080*/                   EXIT ;\n",
+        );
+        assert_eq!(
+            spans(&h, "hl-preproc"),
+            ["[B------:R-:W2:-:S04]", "[B--2---:R-:W-:Y:S01]"]
+        );
+        assert_eq!(
+            spans(&h, "hl-comment"),
+            [
+                "# sm_90, from CuAssembler",
+                "/*0070*/",
+                "// load",
+                "/*0080*/"
+            ]
+        );
+        // Opcodes are the instructions alone: no letter of a control code is one.
+        assert_eq!(spans(&h, "hl-keyword"), ["LDG.E", "EXIT"]);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use walkdir::WalkDir;
 use crate::config::{inside_project, Layout};
 use crate::error::{Error, Result};
 
-use super::OutputFile;
+use crate::render::OutputFile;
 
 /// Names the build itself writes at the site root; a static file may not replace them.
 const GENERATED: &[&str] = &[

@@ -12,9 +12,9 @@ use std::path::Path;
 use indexmap::IndexSet;
 use rayon::prelude::*;
 
-use super::input::OutputFile;
-use super::links::{decode, has_scheme};
 use crate::error::{Error, Location, Result};
+use crate::render::links::{decode, has_scheme};
+use crate::render::OutputFile;
 
 /// The links and ids of each generated file, gathered as files are made, so a build that
 /// streams its pages to disk can check them without holding the pages.

@@ -14,7 +14,7 @@ use std::sync::{Mutex, MutexGuard};
 use hashbrown::HashTable;
 
 use super::leb128;
-use super::search::words;
+use super::tokens::words;
 
 /// Every distinct word coded so far, each numbered by when it was first seen. Shared by
 /// the threads of pass 1: each entry cuts and hashes its words alone, then takes the lock
@@ -49,7 +49,7 @@ impl CodedWords {
 }
 
 impl Vocabulary {
-    /// The distinct words of `text`, cut as the index cuts them ([`super::search::tokens`]),
+    /// The distinct words of `text`, cut as the index cuts them ([`super::tokens::tokens`]),
     /// coded in first-seen order.
     pub fn code(&self, text: &str) -> CodedWords {
         // The page's distinct words first, each with its hash, so the lock is taken once

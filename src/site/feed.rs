@@ -7,11 +7,11 @@ use std::path::PathBuf;
 
 use chrono::NaiveDate;
 
-use super::input::OutputFile;
 use crate::config::Config;
+use crate::render::OutputFile;
 
-use super::escape::escape;
-use super::site_wide::{rfc3339, PublishedPage};
+use super::published::{rfc3339, PublishedPage};
+use crate::render::escape::escape;
 
 pub const FEED_ENTRIES: usize = 50;
 
@@ -28,7 +28,7 @@ pub fn atom_feed(
     let updated = sorted.first().and_then(|p| p.updated).unwrap_or(today);
     let mut xml = format!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n{banner}<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <title>{title}</title>\n  <subtitle>{subtitle}</subtitle>\n  <id>{base}/</id>\n  <link rel=\"alternate\" href=\"{base}/\"/>\n  <link rel=\"self\" href=\"{base}/feed.xml\"/>\n  <updated>{updated}</updated>\n",
-        banner = if drafts { super::site_wide::DRAFTS_XML_BANNER } else { "" },
+        banner = if drafts { super::published::DRAFTS_XML_BANNER } else { "" },
         title = escape(&config.title),
         subtitle = escape(&config.description),
         base = escape(base),
@@ -40,7 +40,7 @@ pub fn atom_feed(
             "  <entry>\n    <title>{title}</title>\n    <id>{url}</id>\n    <link rel=\"alternate\" href=\"{url}\"/>\n    <updated>{updated}</updated>\n    <summary>{summary}</summary>\n    <author><name>{author}</name></author>\n  </entry>\n",
             title = escape(&p.entry.meta.title),
             updated = rfc3339(p.updated.unwrap_or(today)),
-            summary = escape(&super::inline::plain_text(&p.entry.meta.summary)),
+            summary = escape(&crate::render::inline::plain_text(&p.entry.meta.summary)),
             author = escape(p.author.unwrap_or(&config.title)),
         ));
     }

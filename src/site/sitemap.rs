@@ -2,16 +2,16 @@
 
 use std::path::PathBuf;
 
-use super::input::OutputFile;
+use crate::render::OutputFile;
 
-use super::escape::escape;
-use super::site_wide::PublishedPage;
+use super::published::PublishedPage;
+use crate::render::escape::escape;
 
 pub fn sitemap(base_url: &str, pages: &[PublishedPage<'_>], drafts: bool) -> OutputFile {
     let base = base_url.trim_end_matches('/');
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     if drafts {
-        xml.push_str(super::site_wide::DRAFTS_XML_BANNER);
+        xml.push_str(super::published::DRAFTS_XML_BANNER);
     }
     xml.push_str("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
     let newest = pages.iter().filter_map(|p| p.updated).max();

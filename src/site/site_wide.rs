@@ -5,46 +5,17 @@
 
 use std::path::PathBuf;
 
-use chrono::NaiveDate;
 use tera::Context;
 
-use super::input::OutputFile;
-use crate::content::Entry;
+use super::published::PublishedPage;
 use crate::error::Result;
+use crate::render::OutputFile;
 
-use super::input::RenderInput;
-use super::templates::render as render_template;
+use crate::render::templates::render as render_template;
+use crate::render::RenderInput;
 
-/// The first thing in every XML file of a `--drafts` preview: XML has no `noindex`, so it
-/// says in words what the HTML pages say with `<meta name="robots">`; `robots.txt` of the
-/// preview disallows everything.
-pub const DRAFTS_XML_BANNER: &str =
-    "<!-- DRAFTS PREVIEW (glossary build --drafts): not for deployment; noindex -->\n";
-
-/// A published entry as the site-wide files see it.
-pub struct PublishedPage<'a> {
-    pub entry: &'a Entry,
-    /// Newest signature date: when the published text was last approved.
-    pub updated: Option<NaiveDate>,
-    /// The signing author's name, for the feed.
-    pub author: Option<&'a str>,
-}
-
-impl PublishedPage<'_> {
-    /// Root-relative URL of the page file (`terms/occupancy/index.html`).
-    pub fn file_url(&self) -> String {
-        self.entry.id.page_url("")
-    }
-
-    /// The absolute, canonical URL (`https://…/terms/occupancy/`).
-    pub fn canonical(&self, base_url: &str) -> String {
-        format!(
-            "{}/{}",
-            base_url.trim_end_matches('/'),
-            self.entry.id.url_path()
-        )
-    }
-}
+/// Files every build writes besides the entry pages and the index (made here).
+pub const SITE_WIDE_FILES: &[&str] = &["feed.xml", "sitemap.xml", "search/", "404.html"];
 
 /// Every site-wide file, each handed to `sink` as it is made (the search index's files as
 /// soon as each is made; a build writes them at once). `pages` is every published entry,
@@ -121,7 +92,7 @@ fn render_site_wide_until_into(
                 let mut ctx = Context::new();
                 ctx.insert(
                     "site",
-                    &super::pages::site_ctx(config, input.drafts, &root, input.pages),
+                    &crate::render::pages::site_ctx(config, input.drafts, &root, input.pages),
                 );
                 ctx.insert("root", &root);
                 ctx.insert(
@@ -156,11 +127,6 @@ fn not_found_root(base_url: &str) -> String {
     } else {
         format!("/{path}/")
     }
-}
-
-/// Atom and sitemaps want full timestamps; a signature has a date, taken as UTC midnight.
-pub fn rfc3339(date: NaiveDate) -> String {
-    format!("{}T00:00:00Z", date.format("%Y-%m-%d"))
 }
 
 #[cfg(test)]

@@ -17,16 +17,14 @@ use rayon::prelude::*;
 use serde::Serialize;
 use tera::Context;
 
-use super::input::{OutputFile, RenderInput};
-use super::navigation::{index_letter, list_label, sort_key};
-use super::pages::{link_to, site_ctx, LinkCtx};
 use super::site_links::{page_links, PageLinks};
-use super::templates::render as render_template;
 use crate::content::{Entry, EntryId, Kind};
 use crate::error::Result;
-
-/// The template of one letter group; it sees only `g` (`letter`, `id`, `rows`).
-pub const LETTER_TEMPLATE: &str = "index_letter.html";
+use crate::render::entry_lists::LinkCtx;
+use crate::render::navigation::{index_letter, list_label, sort_key};
+use crate::render::pages::{link_to, site_ctx};
+use crate::render::templates::{render as render_template, LETTER_TEMPLATE};
+use crate::render::{OutputFile, RenderInput};
 
 /// The home page of a build. Nothing is kept for a later render, so each letter group's
 /// rows are made only while the group is rendered: [`AzIndex`] holds every row, which at

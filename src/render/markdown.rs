@@ -10,6 +10,7 @@ use pulldown_cmark::{
 
 use crate::content::EntryId;
 
+use super::captions;
 use super::figures::Figures;
 use super::highlight;
 use super::links::{resolve_link, written_href, LinkTarget};
@@ -176,6 +177,8 @@ fn render_as(
     let mut image: Option<(CowStr<'_>, CowStr<'_>, usize, String)> = None;
     let allow_html = html_allowed(policy);
     let mut had_html = false;
+    // Titled images, placed once their paragraph is known (`captions::place`).
+    let mut figures: Vec<captions::PendingFigure> = Vec::new();
 
     for (event, range) in Parser::new_ext(markdown, options()).into_offset_iter() {
         if let Some((lang, buf)) = &mut code {
@@ -203,7 +206,18 @@ fn render_as(
                     if let Some((dest, title, line, alt)) = image.take() {
                         if let Some(html) = image_html(policy, &mut out, &dest, &title, &alt, line)
                         {
-                            push(&mut heading, &mut events, Event::Html(CowStr::from(html)));
+                            if !title.trim().is_empty() && heading.is_none() {
+                                let caption =
+                                    caption(&title, line, policy, &mut out, with_html, with_text);
+                                figures.push(captions::PendingFigure {
+                                    at: events.len(),
+                                    inline: html,
+                                    caption,
+                                });
+                                events.push(Event::Html(CowStr::from("")));
+                            } else {
+                                push(&mut heading, &mut events, Event::Html(CowStr::from(html)));
+                            }
                         }
                     }
                 }
@@ -385,6 +399,7 @@ fn render_as(
             other => push(&mut heading, &mut events, other),
         }
     }
+    captions::place(&mut events, figures);
     if with_html {
         html::push_html(&mut out.html, events.into_iter());
         if had_html {
@@ -392,6 +407,33 @@ fn render_as(
         }
     }
     out
+}
+
+/// An image title's Markdown as a caption: rendered as the body is (same link rule, its
+/// links checked and its text searched with the page's), inline only.
+fn caption(
+    title: &str,
+    line: usize,
+    policy: &LinkPolicy<'_>,
+    out: &mut RenderedMarkdown,
+    with_html: bool,
+    with_text: bool,
+) -> String {
+    let r = render_as(title, line, policy, with_html, with_text);
+    out.links.extend(r.links);
+    out.problems.extend(r.problems);
+    out.copies.extend(r.copies);
+    out.text.push_str(&r.text);
+    if !with_html {
+        return String::new();
+    }
+    match captions::caption_inline(&r.html) {
+        Ok(inner) => inner.to_string(),
+        Err(why) => {
+            out.problems.push((line, why));
+            String::new()
+        }
+    }
 }
 
 /// An image as HTML, after checking it; None (and a problem) if it fails a check.

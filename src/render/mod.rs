@@ -2,6 +2,7 @@
 //! here decides what is published; the build passes that in.
 
 pub mod calls;
+pub mod captions;
 pub mod chart;
 pub mod diagram;
 pub mod entry_lists;

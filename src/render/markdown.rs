@@ -179,6 +179,8 @@ fn render_as(
     let mut had_html = false;
     // Titled images, placed once their paragraph is known (`captions::place`).
     let mut figures: Vec<captions::PendingFigure> = Vec::new();
+    // An HTML block's first line and text, while it is collected (without `allow_html`).
+    let mut html_block: Option<(usize, String)> = None;
 
     for (event, range) in Parser::new_ext(markdown, options()).into_offset_iter() {
         if let Some((lang, buf)) = &mut code {
@@ -225,26 +227,41 @@ fn render_as(
             }
             continue;
         }
+        if let Some((line, block)) = &mut html_block {
+            match event {
+                Event::Html(t) => block.push_str(&t),
+                Event::End(TagEnd::HtmlBlock) => {
+                    let (line, block) = (*line, std::mem::take(block));
+                    html_block = None;
+                    had_html |= keep_subset(&block, line, &mut out, &mut heading, &mut events);
+                }
+                _ => {}
+            }
+            continue;
+        }
         match event {
+            // Without `allow_html`, an HTML block is judged whole: one error at its first
+            // line, not one per line.
+            Event::Start(Tag::HtmlBlock) if !allow_html => {
+                html_block = Some((line_of(range.start), String::new()));
+            }
+            Event::Html(html) | Event::InlineHtml(html) if !allow_html => {
+                had_html |= keep_subset(
+                    &html,
+                    line_of(range.start),
+                    &mut out,
+                    &mut heading,
+                    &mut events,
+                );
+            }
             Event::Start(Tag::Image {
                 dest_url, title, ..
             }) => {
                 image = Some((dest_url, title, line_of(range.start), String::new()));
             }
             Event::Html(html) | Event::InlineHtml(html) => {
-                if allow_html {
-                    had_html = true;
-                    push(&mut heading, &mut events, Event::Html(html));
-                } else {
-                    let shown: String = html.trim().chars().take(40).collect();
-                    out.problems.push((
-                        line_of(range.start),
-                        format!(
-                            "raw HTML is not allowed in a body (`{shown}`); write Markdown, or set \
-                             `allow_html = true` under [content] in glossary.toml to have it sanitized"
-                        ),
-                    ));
-                }
+                had_html = true;
+                push(&mut heading, &mut events, Event::Html(html));
             }
             Event::Start(Tag::CodeBlock(kind)) => {
                 let lang = match kind {
@@ -407,6 +424,28 @@ fn render_as(
         }
     }
     out
+}
+
+/// Raw HTML without `allow_html`: what `raw_html::allowed_subset` keeps goes on the page
+/// (true: the page then needs sanitizing), or one problem at `line`.
+fn keep_subset<'a>(
+    html: &str,
+    line: usize,
+    out: &mut RenderedMarkdown,
+    heading: &mut Option<(usize, HeadingLevel, Vec<Event<'a>>)>,
+    events: &mut Vec<Event<'a>>,
+) -> bool {
+    match super::raw_html::allowed_subset(html) {
+        Ok(kept) if kept.trim().is_empty() => false,
+        Ok(kept) => {
+            push(heading, events, Event::Html(CowStr::from(kept)));
+            true
+        }
+        Err(why) => {
+            out.problems.push((line, why));
+            false
+        }
+    }
 }
 
 /// An image title's Markdown as a caption: rendered as the body is (same link rule, its

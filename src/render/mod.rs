@@ -18,6 +18,7 @@ pub mod links;
 pub mod markdown;
 pub mod navigation;
 pub mod pages;
+pub mod raw_html;
 pub mod search;
 pub mod site_links;
 pub mod site_wide;

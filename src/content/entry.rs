@@ -211,6 +211,10 @@ pub struct FrontMatter {
     /// Overrides the file name as the slug.
     #[serde(default)]
     pub slug: Option<String>,
+    /// Paths the entry's page used to have (`/gpu-glossary/device-hardware/sm`): the build
+    /// writes a redirect page at each (`content::redirects`, `render::redirects`).
+    #[serde(default)]
+    pub redirect_from: Vec<String>,
     /// Lessons only: the day of the course.
     #[serde(default)]
     pub day: Option<u32>,

@@ -360,7 +360,7 @@ pub fn check_section(e: &Entry, sections: &[crate::config::Section]) -> Option<E
 
 /// An error in `e`'s front matter, at the line of `key:` that mentions `needle` when the
 /// entry's text is at hand.
-fn error_at(e: &Entry, key: &str, needle: &str, msg: String) -> Error {
+pub(super) fn error_at(e: &Entry, key: &str, needle: &str, msg: String) -> Error {
     let line = split_front_matter(&e.path, &e.raw)
         .ok()
         .and_then(|s| line_of_reference(&s, key, needle));

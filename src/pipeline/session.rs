@@ -360,7 +360,11 @@ impl Session {
         for &i in entries {
             let old = &project.content.entries[i];
             match load_entry(old.id.kind, old.path.clone(), &project.content) {
-                Ok(e) if e.id != old.id => renamed = true,
+                // A moved page, or moved old paths: the set of pages written changes,
+                // and redirects are checked across the whole content.
+                Ok(e) if e.id != old.id || e.meta.redirect_from != old.meta.redirect_from => {
+                    renamed = true
+                }
                 Ok(e) => {
                     errors.extend(check_citations(&e, &project.config, &project.library));
                     errors.extend(crate::content::check_section(&e, &project.config.sections));

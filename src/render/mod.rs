@@ -19,6 +19,7 @@ pub mod markdown;
 pub mod navigation;
 pub mod pages;
 pub mod raw_html;
+pub mod redirects;
 pub mod search;
 pub mod site_links;
 pub mod site_wide;

@@ -107,7 +107,7 @@ fn render_site_wide_until_into(
             )
         },
         || -> Result<Vec<OutputFile>> {
-            let mut made = Vec::new();
+            let mut made = super::redirects::redirect_pages(&config.base_url, pages);
             for (template, path, root) in [
                 ("404.html", "404.html", not_found_root(&config.base_url)),
                 // Without script the search page points at the index, which already lists

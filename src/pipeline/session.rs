@@ -813,17 +813,17 @@ impl State {
         // now; the files are remade by a later `catch_up`.
         let wide_behind = changed
             .iter()
-            .any(|id| self.published.contains(id) || published.contains(id));
+            .any(|id| input.drafts || self.published.contains(id) || published.contains(id));
         let mut texts_undo: Vec<(EntryId, Option<String>)> = Vec::new();
         if wide_behind {
             for (id, _, _, text) in &new_links {
-                if changed.contains(id) && published.contains(id) {
+                if changed.contains(id) && (published.contains(id) || input.searched(id)) {
                     let old = self.links.texts.insert(id.clone(), text.clone());
                     texts_undo.push((id.clone(), old));
                 }
             }
             for id in changed {
-                if !published.contains(id) {
+                if !published.contains(id) && !input.searched(id) {
                     let old = self.links.texts.remove(id);
                     texts_undo.push((id.clone(), old));
                 }

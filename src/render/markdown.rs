@@ -406,6 +406,10 @@ fn render_as(
                 events.push(Event::End(TagEnd::Table));
                 events.push(Event::Html(CowStr::from("</div>")));
             }
+            // A heading keeps its code events: its id and contents entry read their text.
+            Event::Code(t) if heading.is_none() => {
+                events.push(Event::Html(CowStr::from(super::code_span::code_span(&t))));
+            }
             Event::Text(t) => {
                 if heading.is_none() && with_text {
                     out.text.push_str(&t);

@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod captions;
 pub mod chart;
+pub mod code_span;
 pub mod diagram;
 pub mod entry_lists;
 pub mod escape;

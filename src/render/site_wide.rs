@@ -1,7 +1,8 @@
 //! Files about the whole site rather than one entry: the search index, `sitemap.xml`, the
-//! Atom feed, the search page and `404.html`. Only published entries appear in any of
-//! them; a `--drafts` preview never leaks a draft into what search engines or feed readers
-//! see.
+//! Atom feed, the search page, `404.html` and redirect pages. Only published entries appear
+//! in the sitemap, feed and redirects; a `--drafts` preview never leaks a draft into what
+//! search engines or feed readers see. Its search index, in its own folder, lists what the
+//! preview shows, drafts included (`RenderInput::searched`).
 
 use std::path::PathBuf;
 
@@ -21,7 +22,9 @@ use super::templates::render as render_template;
 pub const DRAFTS_XML_BANNER: &str =
     "<!-- DRAFTS PREVIEW (glossary build --drafts): not for deployment; noindex -->\n";
 
-/// A published entry as the site-wide files see it.
+/// An entry as the site-wide files see it: published, or a draft in a `--drafts`
+/// preview's search index (`RenderInput::searched`).
+#[derive(Clone, Copy)]
 pub struct PublishedPage<'a> {
     pub entry: &'a Entry,
     /// Newest signature date: when the published text was last approved.
@@ -87,10 +90,19 @@ fn render_site_wide_until_into(
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<Option<()>> {
     let config = input.config;
+    // The search index lists what the build shows; the sitemap, feed and redirects only
+    // what is published, preview or not.
+    let searched = pages;
+    let published: Vec<PublishedPage<'_>> = pages
+        .iter()
+        .filter(|p| input.published.contains(&p.entry.id))
+        .copied()
+        .collect();
+    let pages = &published[..];
     let ((search, feeds), pages_made) = rayon::join(
         || {
             rayon::join(
-                || super::search::index_files_into(input, pages, bodies, stop, &mut |f| sink(f)),
+                || super::search::index_files_into(input, searched, bodies, stop, &mut |f| sink(f)),
                 || {
                     let mut v = vec![
                         super::sitemap::sitemap(&config.base_url, pages, input.drafts),

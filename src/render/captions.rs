@@ -17,8 +17,17 @@ pub struct PendingFigure {
     pub at: usize,
     /// The image (or `<picture>`) on its own, as written inside text.
     pub inline: String,
+    /// The same in a figure (see [`without_title`]).
+    pub in_figure: String,
     /// The rendered caption (inline HTML, no wrapping paragraph).
     pub caption: String,
+}
+
+/// The image's HTML without its `title` attribute: in a figure the caption shows the title
+/// (rendered), and a tooltip of its Markdown source would only repeat it, links unrendered.
+pub fn without_title(image: &str, title: &str) -> String {
+    let attribute = format!(" title=\"{}\"", super::escape::escape(title));
+    image.replacen(&attribute, "", 1)
 }
 
 /// The `<figure>` for an image and its rendered caption.
@@ -66,7 +75,7 @@ pub fn place(events: &mut [pulldown_cmark::Event<'_>], pending: Vec<PendingFigur
         if alone_in_paragraph(events, f.at) {
             events[f.at - 1] = Event::Html(CowStr::from(""));
             events[f.at + 1] = Event::Html(CowStr::from(""));
-            events[f.at] = Event::Html(CowStr::from(figure_html(&f.inline, &f.caption)));
+            events[f.at] = Event::Html(CowStr::from(figure_html(&f.in_figure, &f.caption)));
         } else {
             events[f.at] = Event::Html(CowStr::from(f.inline));
         }
@@ -122,7 +131,7 @@ mod tests {
         );
         assert!(
             r.html.contains(
-                "<figure><img src=\"w.svg\" alt=\"A warp\" title=\"One [warp](../warp/) of *32* threads\" loading=\"lazy\"><figcaption>One <a href=\"../warp/index.html\">warp</a> of <em>32</em> threads</figcaption></figure>"
+                "<figure><img src=\"w.svg\" alt=\"A warp\" loading=\"lazy\"><figcaption>One <a href=\"../warp/index.html\">warp</a> of <em>32</em> threads</figcaption></figure>"
             ),
             "{}",
             r.html

@@ -213,6 +213,7 @@ fn render_as(
                                     caption(&title, line, policy, &mut out, with_html, with_text);
                                 figures.push(captions::PendingFigure {
                                     at: events.len(),
+                                    in_figure: captions::without_title(&html, &title),
                                     inline: html,
                                     caption,
                                 });

@@ -8,16 +8,8 @@
 mod support;
 use std::path::Path;
 
-use support::signed::{copy_dir, repo, sign_entries};
-use support::{keys, read, run, text};
-
-/// The fixture with the repository's templates and people, every entry signed.
-pub fn imported_site(dest: &Path) {
-    copy_dir(&repo().join("tests/fixtures/sites/imported"), dest);
-    copy_dir(&repo().join("templates"), &dest.join("templates"));
-    keys::write_people(dest);
-    sign_entries(dest, &[]);
-}
+use support::signed::{imported_site, repo};
+use support::{read, run, text};
 
 fn entry_files(root: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();

@@ -127,7 +127,7 @@ mod tests {
         let warp = EntryId::new(Kind::Term, "warp");
         let r = body(
             "Text.\n\n![A warp](w.svg \"One [warp](../warp/) of *32* threads\")\n",
-            &[warp.clone()],
+            std::slice::from_ref(&warp),
         );
         assert!(
             r.html.contains(

@@ -26,7 +26,10 @@ fn search_index_holds_published_entries_only() {
     assert!(all.contains("\"terms/occupancy/index.html\""));
     assert!(all.contains("\"lessons/day-1-fixture/index.html\""));
     assert!(all.contains("\"What is occupancy in CUDA?\"") || all.contains("\"occupancy\""));
-    assert!(!all.contains("unsigned-draft"), "drafts stay out of the site's search");
+    assert!(
+        !all.contains("unsigned-draft"),
+        "drafts stay out of the site's search"
+    );
     assert!(!all.contains("draftonlyword"));
     assert!(!site.join("search-index.js").exists());
 }
@@ -39,7 +42,10 @@ fn a_drafts_preview_searches_what_it_shows_in_its_own_index() {
         all.push_str(&read(&file.expect("entry").path()));
     }
     assert!(all.contains("\"terms/occupancy/index.html\""));
-    assert!(all.contains("unsigned-draft"), "the preview's draft is searchable there");
+    assert!(
+        all.contains("unsigned-draft"),
+        "the preview's draft is searchable there"
+    );
 }
 
 #[test]

@@ -260,7 +260,8 @@ fn figures_are_copied_with_dark_variants_and_static_files_reach_the_root() {
         page.contains(r#"<picture><source srcset="../../media/terms/warp-slots.dark.svg" media="(prefers-color-scheme: dark)"><img src="../../media/terms/warp-slots.svg" alt="Warp slots of one SM" loading="lazy"></picture>"#),
         "{page}"
     );
-    assert!(page.contains(r#"<img src="../../media/figures/shared.png" alt="A shared figure" title="Shared" loading="lazy">"#), "{page}");
+    // Titled and alone in its paragraph: a figure, the title its caption.
+    assert!(page.contains(r#"<figure><img src="../../media/figures/shared.png" alt="A shared figure" loading="lazy"><figcaption>Shared</figcaption></figure>"#), "{page}");
     assert_eq!(
         read(root, "site-drafts/media/terms/warp-slots.dark.svg"),
         read(root, "content/terms/warp-slots.dark.svg")

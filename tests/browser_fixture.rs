@@ -33,3 +33,10 @@ fn write_search_fixture() {
     );
     common::sign_entries(&out, &["terms/unsigned-draft"]);
 }
+
+/// `tests/fixtures/sites/imported`, every entry signed (see tests/imported_fixture.rs).
+#[test]
+#[ignore = "a fixture writer for tests/browser/run.sh, not a test"]
+fn write_imported_fixture() {
+    common::imported_site(&out_dir("GLOSSARY_IMPORTED_FIXTURE_OUT"));
+}

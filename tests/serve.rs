@@ -16,6 +16,8 @@ struct Server {
     addr: String,
     _dir: tempfile::TempDir,
     root: std::path::PathBuf,
+    /// What serve has printed to stdout since it started serving.
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Drop for Server {
@@ -51,12 +53,19 @@ fn start(drafts: bool) -> Server {
         }
     };
     // Keep draining stdout so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = log.clone();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            kept.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+        }
+    });
     Server {
         child,
         addr,
         _dir: dir,
         root,
+        log,
     }
 }
 
@@ -189,5 +198,42 @@ fn a_save_rebuilds_a_broken_save_shows_its_error_and_the_next_good_save_recovers
     wait_until("recovery", || {
         let (status, body) = raw_get(&server.addr, page);
         status == 200 && body.contains("Recovered: each cycle")
+    });
+}
+
+#[test]
+fn an_edit_that_withdraws_a_published_entry_shows_it_with_a_banner_and_logs_why() {
+    let server = start(false);
+    let page = "/terms/warp-scheduler/";
+    let (status, body) = raw_get(&server.addr, page);
+    assert_eq!(status, 200);
+    assert!(!body.contains("withdrawn-banner"));
+    // The signed text changes: its sign-off no longer covers it.
+    let entry = server.root.join("content/terms/warp-scheduler.md");
+    let good = read(&entry);
+    std::fs::write(&entry, good.replace("Each cycle", "Every single cycle")).expect("edit");
+    wait_until("the withdrawn page to be served with its banner", || {
+        let (status, body) = raw_get(&server.addr, page);
+        status == 200 && body.contains("withdrawn-banner") && body.contains("Every single cycle")
+    });
+    let (_, body) = raw_get(&server.addr, page);
+    assert!(body.contains("Withdrawn by an edit"), "{body}");
+    assert!(
+        body.contains("<meta name=\"robots\" content=\"noindex\">"),
+        "{body}"
+    );
+    wait_until("the log line", || {
+        server
+            .log
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.starts_with("withdrawn: terms/warp-scheduler: "))
+    });
+    // Put back, it is published again: no banner.
+    std::fs::write(&entry, &good).expect("restore");
+    wait_until("the page published again", || {
+        let (status, body) = raw_get(&server.addr, page);
+        status == 200 && !body.contains("withdrawn-banner") && body.contains("Each cycle")
     });
 }

@@ -18,7 +18,7 @@ fn built(drafts: bool) -> (tempfile::TempDir, std::path::PathBuf) {
 #[test]
 fn search_index_holds_published_entries_only() {
     // The shard layout and lookups are tested in tests/search_shards.rs.
-    let (_dir, site) = built(true);
+    let (_dir, site) = built(false);
     let mut all = String::new();
     for file in std::fs::read_dir(site.join("search")).expect("search/") {
         all.push_str(&read(&file.expect("entry").path()));
@@ -26,9 +26,26 @@ fn search_index_holds_published_entries_only() {
     assert!(all.contains("\"terms/occupancy/index.html\""));
     assert!(all.contains("\"lessons/day-1-fixture/index.html\""));
     assert!(all.contains("\"What is occupancy in CUDA?\"") || all.contains("\"occupancy\""));
-    assert!(!all.contains("unsigned-draft"), "drafts stay out of search");
+    assert!(
+        !all.contains("unsigned-draft"),
+        "drafts stay out of the site's search"
+    );
     assert!(!all.contains("draftonlyword"));
     assert!(!site.join("search-index.js").exists());
+}
+
+#[test]
+fn a_drafts_preview_searches_what_it_shows_in_its_own_index() {
+    let (_dir, site) = built(true);
+    let mut all = String::new();
+    for file in std::fs::read_dir(site.join("search")).expect("search/") {
+        all.push_str(&read(&file.expect("entry").path()));
+    }
+    assert!(all.contains("\"terms/occupancy/index.html\""));
+    assert!(
+        all.contains("unsigned-draft"),
+        "the preview's draft is searchable there"
+    );
 }
 
 #[test]

@@ -6,17 +6,22 @@ use std::path::PathBuf;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-/// The three page kinds, each with its own folder under `content/`.
+/// The page kinds, each with its own folder under `content/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Term,
     Lesson,
     Guide,
+    /// A section's intro page (`content/sections/<section slug>.md`): the page at the
+    /// section's URL, the head of its group in the contents. Zola's `_index.md`, in the
+    /// folder-per-kind layout this site has: sections are declared in glossary.toml and
+    /// cut across the kinds, so their pages have a folder of their own.
+    Section,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::Term, Kind::Lesson, Kind::Guide];
+    pub const ALL: [Kind; 4] = [Kind::Term, Kind::Lesson, Kind::Guide, Kind::Section];
 
     /// The folder under `content/` and under the output site.
     pub fn dir(self) -> &'static str {
@@ -24,6 +29,7 @@ impl Kind {
             Kind::Term => "terms",
             Kind::Lesson => "lessons",
             Kind::Guide => "guides",
+            Kind::Section => "sections",
         }
     }
 
@@ -36,6 +42,7 @@ impl Kind {
             Kind::Term => "term",
             Kind::Lesson => "lesson",
             Kind::Guide => "guide",
+            Kind::Section => "section",
         }
     }
 }
@@ -143,6 +150,14 @@ impl Entry {
         self.body = String::new();
     }
 
+    /// The section of the contents the entry is in: a section page's is its own slug.
+    pub fn section(&self) -> Option<&str> {
+        match self.id.kind {
+            Kind::Section => Some(&self.id.slug),
+            _ => self.meta.section.as_deref(),
+        }
+    }
+
     /// The terms this entry says it uses (lessons and guides), in order.
     pub fn term_uses(&self) -> &[TermUse] {
         &self.meta.terms
@@ -196,6 +211,10 @@ pub struct FrontMatter {
     /// Overrides the file name as the slug.
     #[serde(default)]
     pub slug: Option<String>,
+    /// Paths the entry's page used to have (`/gpu-glossary/device-hardware/sm`): the build
+    /// writes a redirect page at each (`content::redirects`, `render::redirects`).
+    #[serde(default)]
+    pub redirect_from: Vec<String>,
     /// Lessons only: the day of the course.
     #[serde(default)]
     pub day: Option<u32>,

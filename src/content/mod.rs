@@ -9,6 +9,7 @@
 mod entry;
 mod front_matter;
 mod load;
+mod redirects;
 mod validate;
 
 pub use entry::{
@@ -22,6 +23,7 @@ pub use load::{
     by_file_name, is_side_file, is_side_path, load_content, load_content_collecting,
     load_content_visiting, load_entry, read_entry, reread, Content,
 };
+pub use redirects::{check_redirects, redirect_file};
 pub use validate::{
     check_page_only, check_references, check_section, is_valid_slug, placeholder, slug_problem,
     Known, PLACEHOLDER,

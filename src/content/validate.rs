@@ -315,14 +315,40 @@ fn listed_twice<'a>(e: &Entry, key: &str, slugs: impl Iterator<Item = &'a str>) 
 }
 
 /// An entry's `section` must be one glossary.toml declares.
+/// A section page (`content/sections/<slug>.md`) must be named for one, and says no other.
 pub fn check_section(e: &Entry, sections: &[crate::config::Section]) -> Option<Error> {
-    let s = e.meta.section.as_ref()?;
-    if sections.iter().any(|d| &d.slug == s) {
+    if e.id.kind == Kind::Section {
+        if let Some(other) = e.meta.section.as_ref().filter(|s| **s != e.id.slug) {
+            return Some(error_at(
+                e,
+                "section",
+                other,
+                format!(
+                    "a section page is the page of the section it is named for (`{}`); \
+                     remove `section: {other}`",
+                    e.id.slug
+                ),
+            ));
+        }
+    }
+    let s = e.section()?;
+    if sections.iter().any(|d| d.slug == s) {
         return None;
     }
     let line = split_front_matter(&e.path, &e.raw)
         .ok()
         .and_then(|split| line_of_reference(&split, "section", s));
+    if e.id.kind == Kind::Section {
+        return Some(Error::content(
+            &e.path,
+            None,
+            format!(
+                "`{}` is no section: a section page's file is named for a `[[sections]]` slug \
+                 of glossary.toml",
+                e.id.slug
+            ),
+        ));
+    }
     let known = if sections.is_empty() {
         "glossary.toml declares no `[[sections]]`".to_string()
     } else {
@@ -344,7 +370,7 @@ pub fn check_section(e: &Entry, sections: &[crate::config::Section]) -> Option<E
 
 /// An error in `e`'s front matter, at the line of `key:` that mentions `needle` when the
 /// entry's text is at hand.
-fn error_at(e: &Entry, key: &str, needle: &str, msg: String) -> Error {
+pub(super) fn error_at(e: &Entry, key: &str, needle: &str, msg: String) -> Error {
     let line = split_front_matter(&e.path, &e.raw)
         .ok()
         .and_then(|s| line_of_reference(&s, key, needle));
@@ -424,7 +450,7 @@ pub(super) fn check_one(e: &Entry, is_term: &dyn Fn(&str) -> bool) -> Vec<Error>
     }
     match (e.id.kind, m.day) {
         (Kind::Lesson, None) => err("title", "title", "a lesson needs a `day` number".into()),
-        (Kind::Term | Kind::Guide, Some(_)) => {
+        (Kind::Term | Kind::Guide | Kind::Section, Some(_)) => {
             err("day", "day", "`day` is only for lessons".into())
         }
         _ => {}

@@ -162,7 +162,9 @@ impl Project {
                 &mut self.diagrams,
             ));
         }
-        per_entry.into_iter().flatten().collect()
+        let mut errors: Vec<Error> = per_entry.into_iter().flatten().collect();
+        errors.extend(crate::content::check_redirects(&self.content.entries));
+        errors
     }
 
     /// Load as [`Project::load_collecting`] does, handing each entry to `visit` as soon as

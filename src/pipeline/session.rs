@@ -95,6 +95,10 @@ struct State {
     deferred_site_wide: bool,
     /// Deferred work that failed: left until the next edit, so it is not retried in a loop.
     stalled: bool,
+    /// See [`Session::show_withdrawn`]: published entries an edit withdrew keep a page,
+    /// marked as withdrawn, in a session that serves from memory.
+    show_withdrawn: bool,
+    withdrawn: HashSet<EntryId>,
 }
 
 /// Pages re-rendered per [`Session::catch_up`] call: small enough that a save arriving
@@ -342,9 +346,22 @@ impl Session {
     }
 
     fn full(&mut self) -> Result<Rebuilt> {
-        let (state, site) = State::load(&self.opts)?;
+        let (mut state, site) = State::load(&self.opts)?;
+        // A whole new build knows no earlier publication: withdrawn pages start again
+        // from the entries published now.
+        state.show_withdrawn = self.state.show_withdrawn;
         self.state = state;
         Ok(site)
+    }
+
+    /// From now on, a published entry that an edit withdraws (its text changed after its
+    /// sign-off, a signature removed) keeps its page, rendered with the current text and a
+    /// banner saying why it is no longer published, as a drafts preview shows drafts: for
+    /// `serve`, which serves from memory, so an author sees what the edit did rather than a
+    /// 404. Off in a `--drafts` session (every refused entry has a page there already).
+    /// Only for a session whose files are served, never written to a site folder.
+    pub fn show_withdrawn(&mut self) {
+        self.state.show_withdrawn = !self.opts.drafts;
     }
 
     fn incremental(
@@ -360,7 +377,11 @@ impl Session {
         for &i in entries {
             let old = &project.content.entries[i];
             match load_entry(old.id.kind, old.path.clone(), &project.content) {
-                Ok(e) if e.id != old.id => renamed = true,
+                // A moved page, or moved old paths: the set of pages written changes,
+                // and redirects are checked across the whole content.
+                Ok(e) if e.id != old.id || e.meta.redirect_from != old.meta.redirect_from => {
+                    renamed = true
+                }
                 Ok(e) => {
                     errors.extend(check_citations(&e, &project.config, &project.library));
                     errors.extend(crate::content::check_section(&e, &project.config.sections));
@@ -556,6 +577,8 @@ impl State {
             deferred_index: false,
             deferred_site_wide: false,
             stalled: false,
+            show_withdrawn: false,
+            withdrawn: HashSet::new(),
         };
         Ok((state, site))
     }
@@ -619,7 +642,14 @@ impl State {
                 None => self.shown(e),
             };
             let is_published = a.verdict.is_published();
-            let has_page = opts.drafts || is_published;
+            let was_listed = self.published.contains(&e.id) || self.withdrawn.contains(&e.id);
+            let withdrawn = self.show_withdrawn && !is_published && was_listed;
+            if withdrawn {
+                self.withdrawn.insert(e.id.clone());
+            } else {
+                self.withdrawn.remove(&e.id);
+            }
+            let has_page = opts.drafts || is_published || withdrawn;
             let (had_page, was_published) = match &new_pages {
                 Some((p, q)) => (p.contains(&e.id), q.contains(&e.id)),
                 None => (self.pages.contains(&e.id), self.published.contains(&e.id)),
@@ -810,17 +840,17 @@ impl State {
         // now; the files are remade by a later `catch_up`.
         let wide_behind = changed
             .iter()
-            .any(|id| self.published.contains(id) || published.contains(id));
+            .any(|id| input.drafts || self.published.contains(id) || published.contains(id));
         let mut texts_undo: Vec<(EntryId, Option<String>)> = Vec::new();
         if wide_behind {
             for (id, _, _, text) in &new_links {
-                if changed.contains(id) && published.contains(id) {
+                if changed.contains(id) && (published.contains(id) || input.searched(id)) {
                     let old = self.links.texts.insert(id.clone(), text.clone());
                     texts_undo.push((id.clone(), old));
                 }
             }
             for id in changed {
-                if !published.contains(id) {
+                if !published.contains(id) && !input.searched(id) {
                     let old = self.links.texts.remove(id);
                     texts_undo.push((id.clone(), old));
                 }

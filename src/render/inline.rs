@@ -66,9 +66,7 @@ pub fn render_inline(markdown: &str, cx: &InlineContext<'_>) -> Inline {
                 out.text.push_str(&t);
             }
             Event::Code(t) => {
-                out.html.push_str("<code>");
-                out.html.push_str(&escape(&t));
-                out.html.push_str("</code>");
+                out.html.push_str(&super::code_span::code_span(&t));
                 out.text.push_str(&t);
             }
             // Raw HTML is text here: never markup an author did not write as Markdown.

@@ -83,6 +83,18 @@ pub struct RenderInput<'a> {
     pub restore: Option<&'a Restore<'a>>,
 }
 
+impl RenderInput<'_> {
+    /// Whether the search index lists `id`: what this build shows. A `--drafts` preview
+    /// searches its drafts too, in its own index (its own folder); a site's index holds
+    /// published entries only. The sitemap and feed list published entries only, always.
+    pub fn searched(&self, id: &EntryId) -> bool {
+        match self.drafts {
+            true => self.pages.contains(id),
+            false => self.published.contains(id),
+        }
+    }
+}
+
 /// One file of the output, by path relative to the site root.
 pub struct OutputFile {
     pub path: PathBuf,

@@ -10,6 +10,7 @@ use pulldown_cmark::{
 
 use crate::content::EntryId;
 
+use super::captions;
 use super::figures::Figures;
 use super::highlight;
 use super::links::{resolve_link, written_href, LinkTarget};
@@ -176,6 +177,10 @@ fn render_as(
     let mut image: Option<(CowStr<'_>, CowStr<'_>, usize, String)> = None;
     let allow_html = html_allowed(policy);
     let mut had_html = false;
+    // Titled images, placed once their paragraph is known (`captions::place`).
+    let mut figures: Vec<captions::PendingFigure> = Vec::new();
+    // An HTML block's first line and text, while it is collected (without `allow_html`).
+    let mut html_block: Option<(usize, String)> = None;
 
     for (event, range) in Parser::new_ext(markdown, options()).into_offset_iter() {
         if let Some((lang, buf)) = &mut code {
@@ -203,7 +208,19 @@ fn render_as(
                     if let Some((dest, title, line, alt)) = image.take() {
                         if let Some(html) = image_html(policy, &mut out, &dest, &title, &alt, line)
                         {
-                            push(&mut heading, &mut events, Event::Html(CowStr::from(html)));
+                            if !title.trim().is_empty() && heading.is_none() {
+                                let caption =
+                                    caption(&title, line, policy, &mut out, with_html, with_text);
+                                figures.push(captions::PendingFigure {
+                                    at: events.len(),
+                                    in_figure: captions::without_title(&html, &title),
+                                    inline: html,
+                                    caption,
+                                });
+                                events.push(Event::Html(CowStr::from("")));
+                            } else {
+                                push(&mut heading, &mut events, Event::Html(CowStr::from(html)));
+                            }
                         }
                     }
                 }
@@ -211,26 +228,41 @@ fn render_as(
             }
             continue;
         }
+        if let Some((line, block)) = &mut html_block {
+            match event {
+                Event::Html(t) => block.push_str(&t),
+                Event::End(TagEnd::HtmlBlock) => {
+                    let (line, block) = (*line, std::mem::take(block));
+                    html_block = None;
+                    had_html |= keep_subset(&block, line, &mut out, &mut heading, &mut events);
+                }
+                _ => {}
+            }
+            continue;
+        }
         match event {
+            // Without `allow_html`, an HTML block is judged whole: one error at its first
+            // line, not one per line.
+            Event::Start(Tag::HtmlBlock) if !allow_html => {
+                html_block = Some((line_of(range.start), String::new()));
+            }
+            Event::Html(html) | Event::InlineHtml(html) if !allow_html => {
+                had_html |= keep_subset(
+                    &html,
+                    line_of(range.start),
+                    &mut out,
+                    &mut heading,
+                    &mut events,
+                );
+            }
             Event::Start(Tag::Image {
                 dest_url, title, ..
             }) => {
                 image = Some((dest_url, title, line_of(range.start), String::new()));
             }
             Event::Html(html) | Event::InlineHtml(html) => {
-                if allow_html {
-                    had_html = true;
-                    push(&mut heading, &mut events, Event::Html(html));
-                } else {
-                    let shown: String = html.trim().chars().take(40).collect();
-                    out.problems.push((
-                        line_of(range.start),
-                        format!(
-                            "raw HTML is not allowed in a body (`{shown}`); write Markdown, or set \
-                             `allow_html = true` under [content] in glossary.toml to have it sanitized"
-                        ),
-                    ));
-                }
+                had_html = true;
+                push(&mut heading, &mut events, Event::Html(html));
             }
             Event::Start(Tag::CodeBlock(kind)) => {
                 let lang = match kind {
@@ -383,6 +415,10 @@ fn render_as(
                 events.push(Event::End(TagEnd::Table));
                 events.push(Event::Html(CowStr::from("</div>")));
             }
+            // A heading keeps its code events: its id and contents entry read their text.
+            Event::Code(t) if heading.is_none() => {
+                events.push(Event::Html(CowStr::from(super::code_span::code_span(&t))));
+            }
             Event::Text(t) => {
                 if heading.is_none() && with_text {
                     out.text.push_str(&t);
@@ -393,6 +429,7 @@ fn render_as(
             other => push(&mut heading, &mut events, other),
         }
     }
+    captions::place(&mut events, figures);
     if with_html {
         html::push_html(&mut out.html, events.into_iter());
         if had_html {
@@ -400,6 +437,55 @@ fn render_as(
         }
     }
     out
+}
+
+/// Raw HTML without `allow_html`: what `raw_html::allowed_subset` keeps goes on the page
+/// (true: the page then needs sanitizing), or one problem at `line`.
+fn keep_subset<'a>(
+    html: &str,
+    line: usize,
+    out: &mut RenderedMarkdown,
+    heading: &mut Option<(usize, HeadingLevel, Vec<Event<'a>>)>,
+    events: &mut Vec<Event<'a>>,
+) -> bool {
+    match super::raw_html::allowed_subset(html) {
+        Ok(kept) if kept.trim().is_empty() => false,
+        Ok(kept) => {
+            push(heading, events, Event::Html(CowStr::from(kept)));
+            true
+        }
+        Err(why) => {
+            out.problems.push((line, why));
+            false
+        }
+    }
+}
+
+/// An image title's Markdown as a caption: rendered as the body is (same link rule, its
+/// links checked and its text searched with the page's), inline only.
+fn caption(
+    title: &str,
+    line: usize,
+    policy: &LinkPolicy<'_>,
+    out: &mut RenderedMarkdown,
+    with_html: bool,
+    with_text: bool,
+) -> String {
+    let r = render_as(title, line, policy, with_html, with_text);
+    out.links.extend(r.links);
+    out.problems.extend(r.problems);
+    out.copies.extend(r.copies);
+    out.text.push_str(&r.text);
+    if !with_html {
+        return String::new();
+    }
+    match captions::caption_inline(&r.html) {
+        Ok(inner) => inner.to_string(),
+        Err(why) => {
+            out.problems.push((line, why));
+            String::new()
+        }
+    }
 }
 
 /// An image as HTML, after checking it; None (and a problem) if it fails a check.

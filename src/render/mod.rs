@@ -3,7 +3,9 @@
 //! nothing here knows the site-wide files (`crate::site`), which use this, never the reverse.
 
 pub mod calls;
+pub mod captions;
 pub mod chart;
+pub mod code_span;
 pub mod csp;
 pub mod diagram;
 pub mod entry_lists;
@@ -16,6 +18,7 @@ pub mod links;
 pub mod markdown;
 pub mod navigation;
 pub mod pages;
+pub mod raw_html;
 pub mod svg;
 pub mod tables;
 pub mod template_ids;

@@ -65,6 +65,11 @@ pub struct NavLink {
 #[derive(Serialize, Debug)]
 pub struct SidebarGroup {
     pub title: String,
+    /// The section's own page (`content/sections/`), which the title links to rather than
+    /// the list listing it.
+    pub url: Option<String>,
+    /// Whether that page is the one showing the sidebar.
+    pub head_current: bool,
     /// Pages in the group (a window of them on a large site) as list items, each
     /// `<li><a href="URL">LABEL</a></li>`, the current page's link with
     /// `aria-current="page"`. Made here rather than in the template, as mdBook makes its
@@ -218,14 +223,17 @@ impl Navigation {
             .iter()
             .map(|g| {
                 let is_current = here.is_some_and(|h| (g.start..g.end).contains(&h));
+                // A section page sorts first in its group and heads it.
+                let head = (self.order[g.start].0.kind == Kind::Section).then_some(g.start);
+                let first = g.start + usize::from(head.is_some());
                 let (from, to) = match (full, here) {
-                    (true, _) => (g.start, g.end),
+                    (true, _) => (first, g.end),
                     (false, Some(h)) if is_current => (
-                        h.saturating_sub(WINDOW).max(g.start),
-                        (h + WINDOW + 1).min(g.end),
+                        h.saturating_sub(WINDOW).max(first),
+                        (h + WINDOW + 1).min(g.end).max(first),
                     ),
                     // A large site's other sections: the first few pages as a way in.
-                    (false, _) => (g.start, (g.start + FIRST_PAGES).min(g.end)),
+                    (false, _) => (first, (first + FIRST_PAGES).min(g.end)),
                 };
                 let mut list = String::with_capacity((to - from) * 80);
                 for i in from..to {
@@ -241,8 +249,10 @@ impl Navigation {
                 }
                 SidebarGroup {
                     title: g.title.clone(),
+                    url: head.map(|i| self.url(i, root)),
+                    head_current: head.is_some() && head == here,
                     list,
-                    hidden_before: from - g.start,
+                    hidden_before: from - first,
                     hidden_after: g.end - to,
                     current: is_current,
                 }
@@ -259,6 +269,10 @@ impl Navigation {
     /// how many, so that moving one page changes a few dozen others, not every page after
     /// it.
     pub fn shown_near(&self, id: &EntryId) -> Option<Vec<EntryId>> {
+        // A section page heads its group in every sidebar.
+        if id.kind == Kind::Section {
+            return None;
+        }
         let Some(&i) = self.position.get(id) else {
             return Some(Vec::new());
         };
@@ -315,13 +329,13 @@ impl<'a> Placing<'a> {
     /// 0..n: the declared sections; then lessons, guides, terms without one. A section
     /// this build does not know (checked at load) falls to its kind's bucket.
     fn bucket(&self, e: &Entry) -> usize {
-        match e.meta.section.as_deref().and_then(|s| self.declared.get(s)) {
+        match e.section().and_then(|s| self.declared.get(s)) {
             Some(&i) => i,
             None => {
                 self.config.sections.len()
                     + match e.id.kind {
                         Kind::Lesson => 0,
-                        Kind::Guide => 1,
+                        Kind::Guide | Kind::Section => 1,
                         Kind::Term => 2,
                     }
             }
@@ -331,7 +345,10 @@ impl<'a> Placing<'a> {
     fn key(&self, e: &Entry) -> (usize, i64, u32, String, EntryId) {
         (
             self.bucket(e),
-            e.meta.order.unwrap_or(i64::MAX),
+            match e.id.kind {
+                Kind::Section => i64::MIN,
+                _ => e.meta.order.unwrap_or(i64::MAX),
+            },
             e.meta.day.unwrap_or(u32::MAX),
             sort_key(list_label(e)),
             e.id.clone(),

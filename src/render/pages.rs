@@ -88,8 +88,12 @@ struct PageCtx<'a> {
     /// Relative prefix from this page to the site root ("../../").
     root: &'static str,
     canonical: String,
-    /// Reasons the entry is not published (drafts preview only).
+    /// Reasons the entry is not published (a drafts preview, or `serve` showing an entry
+    /// an edit withdrew).
     draft: Option<Vec<String>>,
+    /// The page is shown although unpublished outside a drafts preview: only `serve` does
+    /// this, for an entry an edit withdrew (`Session::show_withdrawn`).
+    withdrawn: bool,
     body: String,
     tables: Vec<TableCtx<'a>>,
     /// A chart per table (same order): the line chart the entry asked for, else a bar chart
@@ -508,6 +512,7 @@ fn entry_template(
         ),
         draft: (!a.verdict.is_published())
             .then(|| a.verdict.refusals.iter().map(|r| r.to_string()).collect()),
+        withdrawn: !input.drafts && !a.verdict.is_published(),
         body: r.html,
         tables: shown
             .tables

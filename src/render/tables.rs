@@ -83,6 +83,32 @@ impl TableView {
 
 const UNCONVERGED_MARK: &str = "†";
 
+/// A table caption with each of the table's columns it names in backticks (`` `smem_reserved` ``)
+/// written as the table's header shows it (“dynamic smem (B)”): the caption and the header
+/// cannot disagree on a column's name. Backticked text that names no column stays as it is.
+pub fn caption_with_headings(caption: &str, columns: &[String], headings: &[String]) -> String {
+    let mut out = String::with_capacity(caption.len());
+    let mut rest = caption;
+    while let Some(open) = rest.find('`') {
+        let Some(len) = rest[open + 1..].find('`') else {
+            break;
+        };
+        let name = &rest[open + 1..open + 1 + len];
+        out.push_str(&rest[..open]);
+        match columns.iter().position(|c| c == name) {
+            Some(i) => {
+                out.push('“');
+                out.push_str(headings.get(i).map_or(name, String::as_str));
+                out.push('”');
+            }
+            None => out.push_str(&rest[open..open + len + 2]),
+        }
+        rest = &rest[open + len + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Build the table, or the reasons it is stale (every missing cell, not only the first).
 pub fn table_view(
     table: &TableRef,
@@ -136,6 +162,10 @@ pub fn table_view(
         .iter()
         .map(|c| citation.record.heading(c))
         .collect();
+    view.caption = table
+        .caption
+        .as_deref()
+        .map(|c| caption_with_headings(c, &table.columns, &view.headings));
     view.numeric = table
         .columns
         .iter()
@@ -262,7 +292,10 @@ pub fn side_by_side(
         experiment: table.experiment.clone(),
         node: nodes.join(", "),
         groups: Vec::new(),
-        caption: table.caption.clone(),
+        caption: views
+            .iter()
+            .find_map(|(_, v, _)| v.stale.is_none().then(|| v.caption.clone()))
+            .unwrap_or_else(|| table.caption.clone()),
         headings: Vec::new(),
         numeric: Vec::new(),
         rows: Vec::new(),
@@ -360,4 +393,25 @@ pub fn side_by_side(
         );
     }
     (out, problems)
+}
+
+#[cfg(test)]
+mod caption_tests {
+    #[test]
+    fn a_caption_names_columns_as_the_header_does() {
+        let columns = vec!["label".to_string(), "smem_reserved".to_string()];
+        let headings = vec!["label".to_string(), "dynamic smem (B)".to_string()];
+        assert_eq!(
+            super::caption_with_headings(
+                "The `smem_reserved` column, not `x`; `label`.",
+                &columns,
+                &headings
+            ),
+            "The “dynamic smem (B)” column, not `x`; “label”."
+        );
+        assert_eq!(
+            super::caption_with_headings("odd ` one", &columns, &headings),
+            "odd ` one"
+        );
+    }
 }

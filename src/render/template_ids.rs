@@ -15,7 +15,7 @@ use crate::content::Kind;
 /// generated-page check (`site_links`) still finds one that repeats.
 #[derive(Debug, Default, Clone)]
 pub struct TemplateIds {
-    by_kind: [HashSet<String>; 3],
+    by_kind: [HashSet<String>; Kind::ALL.len()],
 }
 
 impl TemplateIds {

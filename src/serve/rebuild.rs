@@ -4,11 +4,12 @@
 //! settings or measurements change). A failed build keeps the session as it was, so the
 //! next good save recovers from there.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::content::EntryId;
 use crate::pipeline::{BuildOptions, Rebuilt, Session};
 
 /// The served site: every file by its URL path relative to the root (`terms/x/index.html`).
@@ -51,6 +52,8 @@ pub struct Rebuilder {
     /// The last save broke the build. Deferred work waits for the next good save: done
     /// now, it would publish a good build over the error the author has to see.
     broken: bool,
+    /// The entries the last good rebuild published, to tell which an edit withdrew.
+    published: HashSet<EntryId>,
 }
 
 impl Rebuilder {
@@ -61,6 +64,7 @@ impl Rebuilder {
             session: None,
             behind: None,
             broken: false,
+            published: HashSet::new(),
         }
     }
 
@@ -77,7 +81,8 @@ impl Rebuilder {
                 drafts: self.drafts,
                 today: chrono::Local::now().date_naive(),
             })
-            .map(|(session, site)| {
+            .map(|(mut session, site)| {
+                session.show_withdrawn();
                 self.session = Some(session);
                 site
             }),
@@ -100,6 +105,9 @@ impl Rebuilder {
                     _ => "",
                 };
                 print!("{summary}");
+                for line in self.withdrawn_now() {
+                    println!("{line}");
+                }
                 println!(
                     "{cause}: {count} files written in {:.1} ms{behind}",
                     ms(took)
@@ -112,6 +120,24 @@ impl Rebuilder {
             }
             Err(e) => self.failed(e, started),
         }
+    }
+
+    /// `withdrawn: <entry>: <reason>` for each entry published before this rebuild and
+    /// not now (its page stays served, with a banner: `Session::show_withdrawn`).
+    fn withdrawn_now(&mut self) -> Vec<String> {
+        let Some(report) = self.session.as_ref().map(|s| s.report()) else {
+            return Vec::new();
+        };
+        let now: HashSet<EntryId> = report.published.iter().cloned().collect();
+        let mut lines = Vec::new();
+        for (id, refusals) in &report.refused {
+            if self.published.contains(id) {
+                let why: Vec<String> = refusals.iter().map(|r| r.to_string()).collect();
+                lines.push(format!("withdrawn: {id}: {}", why.join("; ")));
+            }
+        }
+        self.published = now;
+        lines
     }
 
     fn failed(&mut self, e: crate::Error, started: Instant) -> RebuildOutcome {

@@ -166,7 +166,7 @@ pub fn render_site_into_with(
             let texts = std::mem::take(&mut texts);
             let mut coded = std::mem::take(&mut coded);
             let published_at: Vec<usize> = (0..entries.len())
-                .filter(|&i| input.published.contains(&entries[i].id))
+                .filter(|&i| input.searched(&entries[i].id))
                 .collect();
             let published: Vec<PublishedPage<'_>> = published_at
                 .iter()
@@ -205,7 +205,7 @@ pub fn render_site_into_with(
         links.links_to.insert(e.id.clone(), linked_entries(&r));
         links.headings.insert(e.id.clone(), r.heading_ids);
         let text = texts.as_mut().and_then(Iterator::next);
-        if let (true, Some(text)) = (input.published.contains(&e.id), text) {
+        if let (true, Some(text)) = (input.searched(&e.id), text) {
             links.texts.insert(e.id.clone(), text);
         }
     }
@@ -223,7 +223,7 @@ pub fn render_site_wide_from(
         .content
         .entries
         .iter()
-        .filter(|e| input.published.contains(&e.id))
+        .filter(|e| input.searched(&e.id))
         .filter_map(|e| Some((published_page(input, e), texts.get(&e.id)?.as_str())))
         .unzip();
     render_site_wide_until(input, &published, Bodies::Lent(bodies), stop)

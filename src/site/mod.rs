@@ -12,6 +12,7 @@ pub mod feed;
 pub mod index_page;
 mod leb128;
 pub mod published;
+pub mod redirects;
 pub mod search;
 pub mod site_links;
 pub mod site_wide;

@@ -12,7 +12,9 @@ use crate::render::RenderInput;
 pub const DRAFTS_XML_BANNER: &str =
     "<!-- DRAFTS PREVIEW (glossary build --drafts): not for deployment; noindex -->\n";
 
-/// A published entry as the site-wide files see it.
+/// An entry as the site-wide files see it: published, or a draft in a `--drafts`
+/// preview's search index (`RenderInput::searched`).
+#[derive(Clone, Copy)]
 pub struct PublishedPage<'a> {
     pub entry: &'a Entry,
     /// Newest signature date: when the published text was last approved.

@@ -1,7 +1,8 @@
 //! Files about the whole site rather than one entry: the search index, `sitemap.xml`, the
-//! Atom feed, the search page and `404.html`. Only published entries appear in any of
-//! them; a `--drafts` preview never leaks a draft into what search engines or feed readers
-//! see.
+//! Atom feed, the search page, `404.html` and redirect pages. Only published entries appear
+//! in the sitemap, feed and redirects; a `--drafts` preview never leaks a draft into what
+//! search engines or feed readers see. Its search index, in its own folder, lists what the
+//! preview shows, drafts included (`RenderInput::searched`).
 
 use std::path::PathBuf;
 
@@ -58,10 +59,19 @@ fn render_site_wide_until_into(
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<Option<()>> {
     let config = input.config;
+    // The search index lists what the build shows; the sitemap, feed and redirects only
+    // what is published, preview or not.
+    let searched = pages;
+    let published: Vec<PublishedPage<'_>> = pages
+        .iter()
+        .filter(|p| input.published.contains(&p.entry.id))
+        .copied()
+        .collect();
+    let pages = &published[..];
     let ((search, feeds), pages_made) = rayon::join(
         || {
             rayon::join(
-                || super::search::index_files_into(input, pages, bodies, stop, &mut |f| sink(f)),
+                || super::search::index_files_into(input, searched, bodies, stop, &mut |f| sink(f)),
                 || {
                     let mut v = vec![
                         super::sitemap::sitemap(&config.base_url, pages, input.drafts),
@@ -78,7 +88,7 @@ fn render_site_wide_until_into(
             )
         },
         || -> Result<Vec<OutputFile>> {
-            let mut made = Vec::new();
+            let mut made = super::redirects::redirect_pages(&config.base_url, pages);
             for (template, path, root) in [
                 ("404.html", "404.html", not_found_root(&config.base_url)),
                 // Without script the search page points at the index, which already lists

@@ -21,6 +21,7 @@ const GENERATED: &[&str] = &[
     "terms",
     "lessons",
     "guides",
+    "sections",
 ];
 
 /// Every file under `static/`, as output files at the site root. A symlink is followed

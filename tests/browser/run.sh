@@ -41,6 +41,8 @@ GLOSSARY_FIXTURE_OUT="$fixture/site" cargo test --quiet --profile "$profile" --t
 export GLOSSARY_FIXTURE="$fixture/site"
 GLOSSARY_SEARCH_FIXTURE_OUT="$fixture/search" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_search_fixture >/dev/null
 export GLOSSARY_SEARCH_FIXTURE="$fixture/search"
+GLOSSARY_IMPORTED_FIXTURE_OUT="$fixture/imported" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_imported_fixture >/dev/null
+export GLOSSARY_IMPORTED_FIXTURE="$fixture/imported"
 
 cd "$here"
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules ]]; then

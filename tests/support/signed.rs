@@ -28,6 +28,15 @@ pub fn small_site(dest: &Path) {
     sign_entries(dest, &["terms/unsigned-draft"]);
 }
 
+/// `tests/fixtures/sites/imported` with the repository's templates and people, every
+/// entry signed by `author-a` and `reviewer-b`.
+pub fn imported_site(dest: &Path) {
+    copy_dir(&repo().join("tests/fixtures/sites/imported"), dest);
+    copy_dir(&repo().join("templates"), &dest.join("templates"));
+    keys::write_people(dest);
+    sign_entries(dest, &[]);
+}
+
 /// The fixture experiment's record. Its numbers are test data for the made-up node
 /// `fixture-node`; the digest is computed so the record is current.
 pub fn write_fixture_record(root: &Path) {

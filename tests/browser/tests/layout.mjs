@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+
 // Layout checks run in the page, at any width, on any built site: what a reader would see
 // go wrong. Each returns a list of problems ("" when none), so one run reports them all.
 
@@ -76,6 +78,40 @@ export async function layoutProblems(page, { allColumnsVisible = false } = {}) {
         }
       }
     }
+    // Nothing reaches past the viewport's right edge, even where an ancestor clips it (a
+    // long URL in a source list): only tables, code blocks and charts scroll, in their box.
+    const inScroller = (el) => el.closest('.table-scroll, pre, .chart');
+    for (const el of document.querySelectorAll('main a, main code, main p, main li, main h1, main h2, main figcaption, main img, main svg')) {
+      if (inScroller(el)) continue;
+      const over = el.getBoundingClientRect().right - width;
+      if (over > 1) {
+        problems.push(`${el.tagName.toLowerCase()} "${(el.textContent || el.getAttribute('src') || '').trim().slice(0, 40)}" overflows the page by ${Math.round(over)} px`);
+      }
+    }
+    // Markup in summaries: emphasis holding `_` is an identifier that Markdown read as
+    // emphasis (`__launch_bounds__` written bare shows as bold "launch_bounds").
+    for (const el of document.querySelectorAll('.definition :is(strong, em), .summary :is(strong, em), .lede :is(strong, em)')) {
+      if (el.textContent.includes('_') && !el.querySelector('code')) {
+        problems.push(`summary shows "${el.textContent}" as emphasis: an identifier needs backticks`);
+      }
+    }
+    // A command-line option (`--drafts`, `-O3`) in code never breaks across lines.
+    for (const code of document.querySelectorAll('code')) {
+      if (code.closest('pre')) continue;
+      const t = code.textContent.trim();
+      if (!(code.classList.contains('opt') || /^-{1,2}[A-Za-z0-9]\S*$/.test(t))) continue;
+      const tops = new Set(Array.from(code.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      if (tops.size > 1) problems.push(`option "${t}" breaks across lines`);
+    }
+    // Chart text stays legible: at least 12 px as drawn, whatever the chart's scale.
+    for (const text of document.querySelectorAll('svg.bar-chart text, svg.line-chart text')) {
+      // The scale of the text's transform, rotated or not (a y-axis title is turned 90°).
+      const m = text.getScreenCTM();
+      const px = parseFloat(getComputedStyle(text).fontSize) * (m ? Math.hypot(m.a, m.b) : 1);
+      if (px < 11.5) {
+        problems.push(`chart text "${text.textContent.trim().slice(0, 20)}" is drawn at ${px.toFixed(1)} px (under 12)`);
+      }
+    }
     // Links work from disk: an internal link names a file, never a folder.
     for (const a of document.querySelectorAll('a[href]')) {
       const href = a.getAttribute('href');
@@ -89,7 +125,11 @@ export async function layoutProblems(page, { allColumnsVisible = false } = {}) {
   }, allColumnsVisible);
 }
 
-/// Every page of a site folder, as paths relative to it.
+/// Every page of a site folder, as paths relative to it: not the 404 page, nor the redirect
+/// pages at old URLs (they navigate away at once; their own test reads them).
 export function pagesOf(files, site) {
-  return files.map((f) => f.slice(site.length + 1)).filter((f) => f !== '404.html');
+  return files
+    .filter((f) => !fs.readFileSync(f, 'utf8').includes('<meta http-equiv="refresh"'))
+    .map((f) => f.slice(site.length + 1))
+    .filter((f) => f !== '404.html');
 }

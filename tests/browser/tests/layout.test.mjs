@@ -148,3 +148,87 @@ describe('layout of the realistic corpus (tests/fixtures/sites/corpus, build --d
     assert.ok(found.darkVariant >= 1, `the dark scheme picks a dark variant: ${JSON.stringify(found)}`);
   });
 });
+
+describe('layout of the imported glossary (tests/fixtures/sites/imported, signed, plain build)', { skip: noChromium }, () => {
+  let browser;
+  let site;
+  before(async () => {
+    const fixture = process.env.GLOSSARY_IMPORTED_FIXTURE;
+    assert.ok(fixture && fs.existsSync(path.join(fixture, 'glossary.toml')),
+      'GLOSSARY_IMPORTED_FIXTURE must name the imported fixture written by run.sh');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-imported-src-'));
+    fs.cpSync(fixture, root, { recursive: true });
+    site = path.join(root, 'out');
+    const result = build(root, site);
+    assert.equal(result.status, 0, `the imported glossary builds:\n${result.stderr}`);
+    assert.doesNotMatch(result.stderr, /error|warning/);
+    browser = await launch();
+  });
+  after(async () => browser?.close());
+
+  test('every page, section intro pages among them, at 1280 and 390 px', async () => {
+    const pages = pagesOf(htmlFiles(site), site);
+    assert.ok(pages.filter((p) => p.startsWith('sections/')).length === 4, 'four section pages');
+    assert.ok(pages.length >= 43, `${pages.length} pages`);
+    const problems = await checkSite(browser, site, {
+      prefix: 'imported',
+      shots: ['index.html', 'terms/streaming-multiprocessor/index.html', 'sections/device-hardware/index.html', 'terms/sass/index.html'],
+    });
+    assert.deepEqual(problems, []);
+  });
+
+  test('every old URL lands on its entry in the browser', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 900 } });
+    await page.goto('file://' + path.join(site, 'gpu-glossary/device-software/warp/index.html'));
+    await page.waitForURL(/terms\/warp\/index\.html$/);
+    assert.match(await page.textContent('h1'), /What is a warp\?/);
+    await page.close();
+  });
+
+  test('captions sit under their light and dark figures', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto('file://' + path.join(site, 'terms/streaming-multiprocessor/index.html'));
+      const fig = await page.evaluate(async () => {
+        const f = document.querySelector('.body figure');
+        const img = f.querySelector('img');
+        img.loading = 'eager';
+        await img.decode().catch(() => {});
+        const cap = f.querySelector('figcaption');
+        return {
+          src: img.currentSrc, w: img.naturalWidth,
+          below: cap.getBoundingClientRect().top >= img.getBoundingClientRect().bottom - 1,
+          link: cap.querySelector('a')?.textContent,
+        };
+      });
+      assert.ok(fig.w > 0, `${scheme}: ${fig.src}`);
+      assert.equal(/\.dark\.svg$/.test(fig.src), scheme === 'dark', fig.src);
+      assert.ok(fig.below, 'the caption is under the image');
+      assert.equal(fig.link, 'warp scheduler');
+    }
+    await page.close();
+  });
+});
+
+describe('the layout checks catch each kind of fault', { skip: noChromium }, () => {
+  test('markup in a summary, overflow at 390 px, a break inside an option, small chart text', async () => {
+    const browser = await launch();
+    const page = await browser.newPage({ viewport: { width: 390, height: 900 } });
+    const css = 'file://' + path.join(repo, 'templates/static/style.css');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-faults-')), 'faults.html');
+    fs.writeFileSync(file, `<!doctype html><link rel="stylesheet" href="${css}"><main>
+      <p class="definition">What <strong>launch_bounds</strong> does</p>
+      <ul class="sources"><li><a style="overflow-wrap: normal; white-space: nowrap" href="https://x.example/">https://docs.example.org/cuda/a-very-long-path/that-does-not-wrap/at-all</a></li></ul>
+      <p style="width: 5rem">use <code style="white-space: normal">--maxrregcount=64</code> here</p>
+      <div class="chart"><svg class="bar-chart" style="min-width: 0; width: 200px" viewBox="0 0 480 40"><text class="chart-label" x="10" y="20">label</text></svg></div>
+    </main>`);
+    await page.goto('file://' + file);
+    const problems = await layoutProblems(page);
+    await browser.close();
+    const kinds = [/summary shows "launch_bounds" as emphasis/, /overflows the page by/, /option "--maxrregcount=64" breaks/, /chart text "label" is drawn at/];
+    for (const kind of kinds) {
+      assert.ok(problems.some((p) => kind.test(p)), `${kind} in ${JSON.stringify(problems)}`);
+    }
+  });
+});

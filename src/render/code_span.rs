@@ -1,0 +1,50 @@
+//! Inline code as HTML: `<code>`, or `<code class="opt">` for a command-line option
+//! (`--drafts`, `-O3`, `--maxrregcount=64`), which the stylesheet keeps on one line: a
+//! browser may break a line after a hyphen, and `--` left at a line's end reads as a
+//! dash, not as half an option. Short ones only, so a long one still wraps on a phone.
+
+use super::escape::escape_into;
+
+/// Longest option kept on one line (about half a 390 px line of code).
+const OPTION_MAX: usize = 32;
+
+/// Whether `code` reads as one command-line option.
+pub fn is_option(code: &str) -> bool {
+    let code = code.trim();
+    code.starts_with('-')
+        && code.len() <= OPTION_MAX
+        && !code.contains(char::is_whitespace)
+        && code
+            .trim_start_matches('-')
+            .starts_with(|c: char| c.is_ascii_alphanumeric())
+}
+
+/// The HTML of the code span `code`.
+pub fn code_span(code: &str) -> String {
+    let mut html = String::with_capacity(code.len() + 24);
+    html.push_str(if is_option(code) {
+        "<code class=\"opt\">"
+    } else {
+        "<code>"
+    });
+    escape_into(&mut html, code);
+    html.push_str("</code>");
+    html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_marked_and_other_code_is_not() {
+        for opt in ["--drafts", "-O3", "--maxrregcount=64", "-arch=sm_90"] {
+            assert_eq!(code_span(opt), format!("<code class=\"opt\">{opt}</code>"));
+        }
+        for code in ["mov", "a - b", "-", "--", "- x", "x--", "--x y"] {
+            assert_eq!(code_span(code), format!("<code>{code}</code>"), "{code}");
+        }
+        assert_eq!(code_span("a<b"), "<code>a&lt;b</code>");
+        assert!(!is_option(&format!("--{}", "x".repeat(40))));
+    }
+}

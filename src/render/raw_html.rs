@@ -1,0 +1,251 @@
+//! Raw HTML in a body when glossary.toml does not set `allow_html`: GitHub's rule, small.
+//! HTML comments are dropped; a few inline tags that cannot carry script, style or a link
+//! ([`SAFE_TAGS`], and `title` on `<abbr>`) are kept; anything else is refused, once per
+//! HTML block (at its first line) or per inline tag.
+//!
+//! This module only decides whether the author's HTML is inside the allow-list; what is kept
+//! is still sanitized with the page by ammonia (`markdown::sanitize`), so a mistake here
+//! cannot put a script on a page.
+
+/// The inline tags a body may use without `allow_html`.
+pub const SAFE_TAGS: &[&str] = &["small", "sub", "sup", "kbd", "br", "abbr"];
+
+/// The HTML to keep for `html` (a whole HTML block, or one inline tag or comment), with its
+/// comments dropped; Err(why) when it holds anything outside the allow-list.
+pub fn allowed_subset(html: &str) -> Result<String, String> {
+    let mut kept = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find('<') {
+        kept.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if let Some(comment) = tail.strip_prefix("<!--") {
+            // An unclosed comment runs to the end of the block, as a browser reads it.
+            rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
+            continue;
+        }
+        let Some(end) = tag_end(tail) else {
+            // A `<` that starts no tag (`a < b`) is text.
+            kept.push('<');
+            rest = &tail[1..];
+            continue;
+        };
+        let tag = &tail[..end];
+        if !tag_allowed(tag) {
+            let shown: String = html.trim().chars().take(40).collect();
+            let tag: String = tag.chars().take(40).collect();
+            let which = if shown == tag {
+                String::new()
+            } else {
+                format!(" `{tag}`")
+            };
+            return Err(format!(
+                "raw HTML is not allowed in a body (`{shown}`):{which} outside what a body may \
+                 hold without `allow_html = true` under [content] in glossary.toml (HTML \
+                 comments, dropped, and <{}>, with `title` on <abbr>); write Markdown instead",
+                SAFE_TAGS.join(">, <")
+            ));
+        }
+        kept.push_str(tag);
+        rest = &tail[end..];
+    }
+    kept.push_str(rest);
+    Ok(kept)
+}
+
+/// The length of the tag `s` starts with (up to and including its `>`), if `s` starts one:
+/// `<` then a letter or `/` or `!`/`?` (declarations and processing instructions, refused
+/// as tags), as HTML's tokenizer reads a tag open.
+fn tag_end(s: &str) -> Option<usize> {
+    let second = s[1..].chars().next()?;
+    if !(second.is_ascii_alphabetic() || matches!(second, '/' | '!' | '?')) {
+        return None;
+    }
+    // A quoted attribute value may hold `>`.
+    let mut quote = None;
+    for (i, c) in s.char_indices().skip(1) {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '>') => return Some(i + 1),
+            _ => {}
+        }
+    }
+    Some(s.len())
+}
+
+/// Whether `tag` (`<small>`, `</sub>`, `<br/>`, `<abbr title="...">`) is in the allow-list.
+fn tag_allowed(tag: &str) -> bool {
+    let Some(inner) = tag.strip_prefix('<').and_then(|t| t.strip_suffix('>')) else {
+        return false;
+    };
+    let (closing, inner) = match inner.strip_prefix('/') {
+        Some(i) => (true, i),
+        None => (false, inner),
+    };
+    let name_len = inner
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(inner.len());
+    let name = inner[..name_len].to_ascii_lowercase();
+    let attrs = inner[name_len..].trim().trim_end_matches('/').trim();
+    SAFE_TAGS.contains(&name.as_str())
+        && (attrs.is_empty() || (!closing && name == "abbr" && is_title_attribute(attrs)))
+}
+
+/// `title="..."` or `title='...'`, nothing else.
+fn is_title_attribute(attrs: &str) -> bool {
+    let Some(value) = attrs
+        .strip_prefix("title")
+        .map(str::trim_start)
+        .and_then(|v| v.strip_prefix('='))
+        .map(str::trim_start)
+    else {
+        return false;
+    };
+    let mut chars = value.chars();
+    match chars.next() {
+        Some(q @ ('"' | '\'')) => {
+            let body = &value[1..];
+            body.find(q) == Some(body.len() - 1)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_are_dropped() {
+        assert_eq!(allowed_subset("<!-- a note -->").as_deref(), Ok(""));
+        assert_eq!(
+            allowed_subset("<!--\nline one\nline two\n-->\n").as_deref(),
+            Ok("\n")
+        );
+        assert_eq!(
+            allowed_subset("<small>a</small><!-- b -->").as_deref(),
+            Ok("<small>a</small>")
+        );
+    }
+
+    #[test]
+    fn the_safe_inline_set_is_kept() {
+        for ok in [
+            "<small>",
+            "</small>",
+            "<sub>",
+            "<SUP>",
+            "<kbd>",
+            "<br>",
+            "<br/>",
+            "<br />",
+            "<abbr title=\"Streaming Multiprocessor\">",
+            "<abbr title='a > b'>",
+            "</abbr>",
+        ] {
+            assert_eq!(allowed_subset(ok).as_deref(), Ok(ok), "{ok}");
+        }
+        assert_eq!(allowed_subset("a < b").as_deref(), Ok("a < b"));
+    }
+
+    #[test]
+    fn everything_else_is_refused() {
+        for bad in [
+            "<pre>",
+            "<script>alert(1)</script>",
+            "<small onclick=\"x()\">",
+            "<abbr title=\"x\" onclick=\"y()\">",
+            "<abbr style=\"color:red\">",
+            "<img src=x onerror=alert(1)>",
+            "<a href=\"javascript:alert(1)\">x</a>",
+            "<smallx>",
+            "<!DOCTYPE html>",
+            "<?php ?>",
+            "<small",
+            "</br title=\"x\">",
+        ] {
+            let got = allowed_subset(bad);
+            assert!(got.is_err(), "{bad} -> {got:?}");
+        }
+        let why = allowed_subset("<pre>\nx\n</pre>").unwrap_err();
+        assert!(
+            why.starts_with(
+                "raw HTML is not allowed in a body (`<pre>\nx\n</pre>`): `<pre>` outside"
+            ) && why.contains("allow_html"),
+            "{why}"
+        );
+    }
+
+    use crate::render::markdown::{render, LinkPolicy, RenderedMarkdown};
+    use std::collections::HashSet;
+
+    /// A body rendered without `allow_html` (a checked build's policy, no figures dir
+    /// needed: the HTML rule does not read files).
+    fn body(md: &str) -> RenderedMarkdown {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let layout = crate::config::Layout::new(dir.path());
+        let allow = crate::config::ContentConfig::default();
+        let set = HashSet::new();
+        let entry = layout.content().join("terms/x.md");
+        let policy = LinkPolicy {
+            page_path: "terms/x/",
+            linkable: &set,
+            figures: Some((
+                &entry,
+                crate::render::figures::Figures {
+                    layout: &layout,
+                    allow: &allow,
+                },
+            )),
+            reserved_ids: &HashSet::new(),
+        };
+        render(md, 5, &policy)
+    }
+
+    #[test]
+    fn a_refused_html_block_is_one_error_at_its_first_line() {
+        let pre = (0..14).map(|i| format!("line {i}\n")).collect::<String>();
+        let r = body(&format!("Intro.\n\n<pre>\n{pre}</pre>\n\nAfter.\n"));
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        assert_eq!(r.problems[0].0, 7);
+        assert!(!r.html.contains("<pre>"), "{}", r.html);
+    }
+
+    #[test]
+    fn comments_vanish_and_the_safe_set_renders_in_a_body() {
+        let r = body(
+            "<!--\nimported from the old site\n-->\n\nPress <kbd>Ctrl</kbd>+<kbd>C</kbd>; \
+             H<sub>2</sub>O, x<sup>2</sup>, <small>fine print</small>,<br>\
+             an <abbr title=\"Streaming Multiprocessor\">SM</abbr> <!-- inline note -->.\n\n\
+             <small>A block of small print.</small>\n",
+        );
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+        for kept in [
+            "<kbd>Ctrl</kbd>",
+            "<sub>2</sub>",
+            "<sup>2</sup>",
+            "<small>fine print</small>",
+            "<br>",
+            "<abbr title=\"Streaming Multiprocessor\">SM</abbr>",
+            "<small>A block of small print.</small>",
+        ] {
+            assert!(r.html.contains(kept), "{kept} missing from {}", r.html);
+        }
+        assert!(!r.html.contains("<!--"), "{}", r.html);
+        assert!(!r.html.contains("imported"), "{}", r.html);
+    }
+
+    #[test]
+    fn an_inline_script_or_handler_is_refused_and_not_shown() {
+        let r = body("a <small onclick=\"steal()\">b</small> <script>x()</script> c\n");
+        // One error per refused inline tag: `<small onclick>`, `<script>`, `</script>`.
+        assert_eq!(r.problems.len(), 3, "{:?}", r.problems);
+        assert!(r.problems.iter().all(|(line, _)| *line == 5));
+        assert!(
+            !r.html.contains("onclick") && !r.html.contains("<script"),
+            "{}",
+            r.html
+        );
+    }
+}

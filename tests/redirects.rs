@@ -1,0 +1,101 @@
+//! `redirect_from:`: redirect pages at an entry's old paths, and the paths refused.
+
+mod support;
+use glossary::content::Kind;
+use support::*;
+
+fn add_front_matter(root: &std::path::Path, rel: &str, yaml: &str) {
+    let text = read(root, rel).replacen("---\n", &format!("---\n{yaml}"), 1);
+    write(root, rel, &text);
+}
+
+fn sign_all(root: &std::path::Path) {
+    for slug in ["alpha", "beta", "gamma", "delta"] {
+        sign_by_two(root, Kind::Term, slug);
+    }
+    sign_by_two(root, Kind::Lesson, "day-1-basics");
+    sign_by_two(root, Kind::Guide, "reading-alpha");
+}
+
+#[test]
+fn each_old_path_gets_a_redirect_page_to_the_entry() {
+    let dir = valid_site();
+    let root = dir.path();
+    add_front_matter(
+        root,
+        "content/terms/alpha.md",
+        "redirect_from:\n  - /gpu-glossary/basics/alpha\n  - /old/alpha.html\n  - terms/first-letter/\n",
+    );
+    sign_all(root);
+    let out = run(root, &["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    for (file, target) in [
+        (
+            "site/gpu-glossary/basics/alpha/index.html",
+            "../../../terms/alpha/index.html",
+        ),
+        ("site/old/alpha.html", "../terms/alpha/index.html"),
+        (
+            "site/terms/first-letter/index.html",
+            "../../terms/alpha/index.html",
+        ),
+    ] {
+        let html = read(root, file);
+        assert!(
+            html.contains(&format!(
+                "<meta http-equiv=\"refresh\" content=\"0; url={target}\">"
+            )),
+            "{file}: {html}"
+        );
+        assert!(
+            html.contains("<link rel=\"canonical\" href=\"https://glossary.test/terms/alpha/\">")
+        );
+        assert!(html.contains("<meta name=\"robots\" content=\"noindex\">"));
+        assert!(
+            html.contains(&format!("<a href=\"{target}\">alpha</a>")),
+            "{html}"
+        );
+        // The target is a page the build wrote.
+        let dir = root.join(file);
+        let landed = dir.parent().unwrap().join(target);
+        assert!(landed.is_file(), "{}", landed.display());
+    }
+    // Not in the sitemap: the old paths are not pages.
+    assert!(!read(root, "site/sitemap.xml").contains("gpu-glossary"));
+}
+
+#[test]
+fn clashing_and_unsafe_paths_are_errors_at_their_lines_all_in_one_run() {
+    let dir = valid_site();
+    let root = dir.path();
+    add_front_matter(
+        root,
+        "content/terms/alpha.md",
+        "redirect_from:\n  - /gpu-glossary/alpha\n  - /terms/beta/\n  - ../../etc/passwd\n  - https://evil.example/x\n  - /search/index.html\n",
+    );
+    add_front_matter(
+        root,
+        "content/terms/beta.md",
+        "redirect_from: [gpu-glossary/alpha/]\n",
+    );
+    sign_all(root);
+    let before = run(root, &["build"]);
+    assert!(!before.status.success());
+    let t = text(&before);
+    for (at, what) in [
+        ("content/terms/alpha.md:4:", "is the page of `terms/beta`"),
+        ("content/terms/alpha.md:5:", "has a `..` segment"),
+        ("content/terms/alpha.md:6:", "scheme"),
+        ("content/terms/alpha.md:7:", "which the build writes itself"),
+        (
+            "content/terms/beta.md:2:",
+            "is also claimed by `terms/alpha`",
+        ),
+    ] {
+        assert!(
+            t.lines().any(|l| l.contains(at) && l.contains(what)),
+            "{at} {what}:\n{t}"
+        );
+    }
+    assert!(!root.join("site").exists(), "a failed build writes no site");
+}

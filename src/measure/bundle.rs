@@ -22,11 +22,13 @@ use super::spec::{Experiment, EXPERIMENT_FILE};
 
 /// The bundle format's version.
 pub const BUNDLE_SCHEMA: u32 = 1;
+/// The site folder bundles are written under.
+pub const SITE_DIR: &str = "reproduce";
 /// The largest bundle `reproduce` reads (the largest committed record is under 1 MB).
 pub const MAX_BUNDLE_BYTES: u64 = 16 * 1024 * 1024;
 /// Where, under the site's root, the bundle of (experiment, node) is written.
 pub fn site_path(experiment: &str, node: &str) -> String {
-    format!("reproduce/{experiment}/{node}.json")
+    format!("{SITE_DIR}/{experiment}/{node}.json")
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

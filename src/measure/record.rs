@@ -447,7 +447,7 @@ impl ConfigRecord {
             format!(
                 "{} samples give no 95% interval for the median (at least {} do)",
                 t.samples_ms.len(),
-                crate::measure::run::stats::MIN_SAMPLES_FOR_INTERVAL
+                crate::measure::verdict::MIN_SAMPLES_FOR_INTERVAL
             )
         };
         match name {

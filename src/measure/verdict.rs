@@ -28,6 +28,10 @@
 
 use std::fmt;
 
+/// The fewest samples with a 95% order-statistic interval for the median: with five,
+/// even [min, max] covers the median only 1 - 2/32 = 93.75% of the time.
+pub const MIN_SAMPLES_FOR_INTERVAL: usize = 6;
+
 /// How far apart two runs of one experiment may be and still be the SAME, unless the
 /// experiment sets `timing: {reproducibility: ...}`. Issue 31's data: rows moved up to
 /// 3.4% between sessions on two H200s, within a run's spread of 0.2-1%; 5% keeps that

@@ -81,6 +81,9 @@ struct State {
     /// The search index files of the last build: shards come and go with the words in
     /// published entries, so a rebuild removes the ones it no longer makes.
     search_files: BTreeSet<PathBuf>,
+    /// The experiment bundles of the last build (`reproduce/`): remade on every edit, since
+    /// an edited entry, claim or record changes them, and removed when no page cites one.
+    bundle_files: BTreeSet<PathBuf>,
     report: Arc<BuildReport>,
     /// The reading order of `pages`, remade only when an entry's place in it changes.
     navigation: Navigation,
@@ -533,6 +536,7 @@ impl State {
             })
             .collect();
         let search_files = search_files(&files);
+        let bundle_files = bundle_files(&files);
         // Serve keeps both sets (an edit can publish or withdraw one entry).
         let pages = (rendered.pages.take()).unwrap_or_else(|| rendered.published.clone());
         let navigation = Navigation::new(&project.config, &project.content, &pages);
@@ -570,6 +574,7 @@ impl State {
             related_from,
             by_file,
             search_files,
+            bundle_files,
             report,
             navigation,
             az,
@@ -895,6 +900,17 @@ impl State {
         if let Some(new) = &new_search_files {
             removed.extend(self.search_files.difference(new).cloned());
         }
+        // The bundles of the tables the pages now show (one small file per cited experiment
+        // and node), so `reproduce` against `serve` reads what a full build would write.
+        let bundles = match super::bundles::site_bundles(project, pages) {
+            Ok(b) => b,
+            Err(e) => {
+                restore_texts(&mut self.links.texts, texts_undo);
+                return Err(e);
+            }
+        };
+        let new_bundle_files = bundle_files(&bundles);
+        removed.extend(self.bundle_files.difference(&new_bundle_files).cloned());
 
         // The links templates made in the new files, checked against the whole site.
         let mut facts: Vec<(String, PageLinks)> = files
@@ -971,6 +987,9 @@ impl State {
         if let Some(new) = new_search_files {
             self.search_files = new;
         }
+        self.bundle_files = new_bundle_files;
+        // Not pages: a full build hands them to the sink past the link facts too.
+        files.extend(bundles);
         if let Some((pages, published)) = new_pages {
             self.pages = pages;
             self.published = published;
@@ -1050,6 +1069,15 @@ fn drop_elsewhere<T: Send + 'static>(value: T) {
 /// are not rewritten.
 fn write_live(dest: &Path, bytes: &[u8]) -> Result<bool> {
     write_file_if_changed(dest, bytes, Durability::Cached)
+}
+
+/// The experiment bundles among `files` (see `pipeline::bundles`).
+fn bundle_files(files: &[OutputFile]) -> BTreeSet<PathBuf> {
+    files
+        .iter()
+        .filter(|f| f.path.starts_with(crate::measure::bundle::SITE_DIR))
+        .map(|f| f.path.clone())
+        .collect()
 }
 
 /// The search index files among `files` (the scripts under `search/`, beside the search

@@ -253,7 +253,7 @@ fn experiment() -> Experiment {
         id: "e".into(),
         dir: PathBuf::from("measurements/e"),
         spec: ExperimentSpec::parse(Path::new("experiment.yaml"), text).unwrap(),
-        text: text.into(),
+        spans: crate::measure::spec::Spans::of(text),
         digest: "sha256:00".into(),
     }
 }

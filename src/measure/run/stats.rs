@@ -7,9 +7,7 @@ use crate::measure::spec::TimingPolicy;
 /// The confidence the median's interval is made for.
 pub const CONFIDENCE: f64 = 0.95;
 
-/// The fewest samples with a 95% order-statistic interval for the median: with five,
-/// even [min, max] covers the median only 1 - 2/32 = 93.75% of the time.
-pub const MIN_SAMPLES_FOR_INTERVAL: usize = 6;
+pub use crate::measure::verdict::MIN_SAMPLES_FOR_INTERVAL;
 
 /// The order-statistic interval for the median of `samples`: [x_(k), x_(n+1-k)] (1-based
 /// ranks of the sorted samples) with the largest k whose coverage, 1 - 2 P(B <= k - 1) for

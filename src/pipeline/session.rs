@@ -21,7 +21,7 @@
 //! `serve` calls a slice at a time while no save is waiting. [`Session::rebuild`] does
 //! both at once.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -83,7 +83,7 @@ struct State {
     search_files: BTreeSet<PathBuf>,
     /// The experiment bundles of the last build (`reproduce/`): remade on every edit, since
     /// an edited entry, claim or record changes them, and removed when no page cites one.
-    bundle_files: BTreeSet<PathBuf>,
+    bundle_files: BTreeMap<PathBuf, Vec<u8>>,
     report: Arc<BuildReport>,
     /// The reading order of `pages`, remade only when an entry's place in it changes.
     navigation: Navigation,
@@ -910,7 +910,18 @@ impl State {
             }
         };
         let new_bundle_files = bundle_files(&bundles);
-        removed.extend(self.bundle_files.difference(&new_bundle_files).cloned());
+        removed.extend(
+            self.bundle_files
+                .keys()
+                .filter(|p| !new_bundle_files.contains_key(*p))
+                .cloned(),
+        );
+        // Only the ones whose bytes changed are handed out (a catch-up that makes nothing
+        // new hands out nothing).
+        let bundles: Vec<OutputFile> = bundles
+            .into_iter()
+            .filter(|f| self.bundle_files.get(&f.path) != Some(&f.bytes))
+            .collect();
 
         // The links templates made in the new files, checked against the whole site.
         let mut facts: Vec<(String, PageLinks)> = files
@@ -1072,11 +1083,11 @@ fn write_live(dest: &Path, bytes: &[u8]) -> Result<bool> {
 }
 
 /// The experiment bundles among `files` (see `pipeline::bundles`).
-fn bundle_files(files: &[OutputFile]) -> BTreeSet<PathBuf> {
+fn bundle_files(files: &[OutputFile]) -> BTreeMap<PathBuf, Vec<u8>> {
     files
         .iter()
         .filter(|f| f.path.starts_with(crate::measure::bundle::SITE_DIR))
-        .map(|f| f.path.clone())
+        .map(|f| (f.path.clone(), f.bytes.clone()))
         .collect()
 }
 

@@ -7,7 +7,7 @@ use crate::content::ClaimTest;
 use crate::measure::record::{NoEstimate, Record};
 use crate::measure::verdict::{self, Estimate, Side, Verdict};
 
-use super::library::Citation;
+use super::history::Run;
 
 /// How a note about the whole record (not one claim) starts: said once per entry.
 pub const LEGACY_NOTE: &str = "record ";
@@ -38,21 +38,22 @@ impl Judged {
     }
 }
 
-/// Check one claim against every kept run of its citation: the latest record first, then
-/// the history oldest first. `Ok` carries notes for a claim that holds; `Err` the
+/// Check one claim against every kept run of a citation (`library::Citation`'s record and
+/// history): the latest record first, then the history oldest first. `Ok` carries notes for a claim that holds; `Err` the
 /// numbers of the first run it does not hold on, naming that run when it is not the
 /// latest, with the threshold that would hold.
 pub fn check_claim(
     test: &ClaimTest,
     column: &str,
-    citation: &Citation<'_>,
+    latest: &Record,
+    history: &[Run],
 ) -> Result<Vec<String>, String> {
-    let latest = judge(test, column, &citation.record)?;
+    let latest = judge(test, column, latest)?;
     if latest.verdict != Verdict::Holds {
         return Err(latest.refusal());
     }
     let mut notes = latest.notes;
-    for run in citation.history.iter() {
+    for run in history {
         let record = run
             .kept()
             .map_err(|why| format!("history run {}: {why}", run.path.display()))?;

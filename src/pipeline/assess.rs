@@ -141,7 +141,7 @@ pub(crate) fn assess_checked(
             continue;
         };
         match citations.get(&(exp.clone(), node.clone())) {
-            Some(Ok(c)) => match check_claim(&test, &claim.column, c) {
+            Some(Ok(c)) => match check_claim(&test, &claim.column, &c.record, &c.history) {
                 Ok(notes) => {
                     for n in notes {
                         let n = if n.starts_with(LEGACY_NOTE) {

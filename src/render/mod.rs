@@ -2,6 +2,8 @@
 //! an entry's HTML. Nothing here decides what is published (the build passes that in), and
 //! nothing here knows the site-wide files (`crate::site`), which use this, never the reverse.
 
+#[cfg(test)]
+mod body_tests;
 pub mod calls;
 pub mod captions;
 pub mod chart;

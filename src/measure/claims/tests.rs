@@ -11,7 +11,6 @@ use chrono::{DateTime, Utc};
 use super::*;
 use crate::content::ClaimTest;
 use crate::measure::history::{Run, RunState};
-use crate::measure::library::Citation;
 use crate::measure::record::{Bounds, ConfigRecord, Quantity, Timing, RECORD_SCHEMA};
 use crate::measure::run::stats::{median_interval, summarize};
 use crate::measure::spec::{Experiment, ExperimentSpec};
@@ -268,7 +267,7 @@ fn kept(r: Record, file: &str) -> Run {
 
 #[test]
 fn a_history_where_one_run_flips_a_claim_refuses_it_naming_the_run() {
-    let exp = experiment();
+    let _ = experiment;
     let claim = ratio_above("slow", "fast", 1.03);
     // The latest and one earlier run hold (6% apart); a run in between measured the slow
     // row only 2% slower, as another session on another H200 might.
@@ -279,19 +278,15 @@ fn a_history_where_one_run_flips_a_claim_refuses_it_naming_the_run() {
         ],
         "2026-11-20T08:00:00Z",
     );
-    let citation = |history: Vec<Run>| Citation {
-        experiment: &exp,
-        record: Arc::new(two_rows(1)),
-        provenance: "".into(),
-        history: history.into(),
-    };
+    // A citation: the latest record and the kept runs.
+    let citation = |history: Vec<Run>| (two_rows(1), history);
     let good = citation(vec![kept(two_rows(5), "20261110T080000.000Z.json")]);
-    assert!(check_claim(&claim, "median_ms", &good).is_ok());
+    assert!(check_claim(&claim, "median_ms", &good.0, &good.1).is_ok());
     let bad = citation(vec![
         kept(two_rows(5), "20261110T080000.000Z.json"),
         kept(flipped, "20261120T080000.000Z.json"),
     ]);
-    let e = check_claim(&claim, "median_ms", &bad).unwrap_err();
+    let e = check_claim(&claim, "median_ms", &bad.0, &bad.1).unwrap_err();
     assert!(
         e.contains("holds on the latest record but fails on run captured 2026-11-20 08:00:00 UTC (20261120T080000.000Z.json)"),
         "{e}"
@@ -302,7 +297,7 @@ fn a_history_where_one_run_flips_a_claim_refuses_it_naming_the_run() {
         digest: String::new(),
         state: RunState::Bad("not signed by node h200: there is no ....sig".into()),
     }]);
-    let e = check_claim(&claim, "median_ms", &unsigned).unwrap_err();
+    let e = check_claim(&claim, "median_ms", &unsigned.0, &unsigned.1).unwrap_err();
     assert!(e.contains("history run") && e.contains("not signed"), "{e}");
     // A run of an earlier version of the experiment is not held to today's claims.
     let mut old_version = citation(vec![]);
@@ -314,11 +309,10 @@ fn a_history_where_one_run_flips_a_claim_refuses_it_naming_the_run() {
         "2026-11-01T08:00:00Z",
     );
     r.spec_digest = "sha256:11".into();
-    old_version.history = vec![Run {
+    old_version.1 = vec![Run {
         path: PathBuf::from("x.json"),
         digest: String::new(),
         state: RunState::OtherVersion(Arc::new(r)),
-    }]
-    .into();
-    assert!(check_claim(&claim, "median_ms", &old_version).is_ok());
+    }];
+    assert!(check_claim(&claim, "median_ms", &old_version.0, &old_version.1).is_ok());
 }

@@ -1,0 +1,198 @@
+//! Bodies rendered end to end through `markdown::render`: captions and the raw HTML
+//! subset as a page shows them. Kept apart from `captions.rs` and `raw_html.rs`, whose own
+//! tests need nothing of `markdown`, so test code draws no import circle in `render/`.
+
+mod captions {
+    use crate::config::{ContentConfig, Layout};
+    use crate::content::{EntryId, Kind};
+    use crate::render::figures::Figures;
+    use crate::render::links::LinkTarget;
+    use crate::render::markdown::{render, LinkPolicy, RenderedMarkdown};
+    use std::collections::HashSet;
+
+    fn body(md: &str, linkable: &[EntryId]) -> RenderedMarkdown {
+        let set: HashSet<EntryId> = linkable.iter().cloned().collect();
+        let policy = LinkPolicy {
+            page_path: "terms/occupancy/",
+            linkable: &set,
+            figures: None,
+            reserved_ids: &HashSet::new(),
+        };
+        render(md, 10, &policy)
+    }
+
+    #[test]
+    fn a_titled_image_alone_is_a_figure_with_its_links_rendered() {
+        let warp = EntryId::new(Kind::Term, "warp");
+        let r = body(
+            "Text.\n\n![A warp](w.svg \"One [warp](../warp/) of *32* threads\")\n",
+            std::slice::from_ref(&warp),
+        );
+        assert!(
+            r.html.contains(
+                "<figure><img src=\"w.svg\" alt=\"A warp\" loading=\"lazy\"><figcaption>One <a href=\"../warp/index.html\">warp</a> of <em>32</em> threads</figcaption></figure>"
+            ),
+            "{}",
+            r.html
+        );
+        assert!(!r.html.contains("<p><figure>"), "{}", r.html);
+        // The caption's link is checked with the body's, at the image's line.
+        assert!(
+            r.links.iter().any(
+                |(t, line)| matches!(t, LinkTarget::Entry { id, .. } if *id == warp) && *line == 12
+            ),
+            "{:?}",
+            r.links
+        );
+        assert!(r.text.contains("threads"), "{}", r.text);
+    }
+
+    #[test]
+    fn a_caption_link_to_an_entry_without_a_page_is_text() {
+        let r = body("![A warp](w.svg \"see [warp](../warp/)\")\n", &[]);
+        assert!(
+            r.html.contains("<figcaption>see warp</figcaption>"),
+            "{}",
+            r.html
+        );
+    }
+
+    #[test]
+    fn untitled_and_inline_images_stay_as_they_are() {
+        let r = body("![A warp](w.svg)\n", &[]);
+        assert_eq!(
+            r.html,
+            "<p><img src=\"w.svg\" alt=\"A warp\" loading=\"lazy\"></p>\n"
+        );
+        let r = body("see ![A warp](w.svg \"t\") here\n", &[]);
+        assert!(!r.html.contains("<figure>"), "{}", r.html);
+        assert!(r.html.contains("<p>see <img src=\"w.svg\""), "{}", r.html);
+    }
+
+    #[test]
+    fn a_caption_with_block_markdown_is_a_problem_at_its_line() {
+        let r = body("\n![A](w.svg \"# big\")\n", &[]);
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        assert_eq!(r.problems[0].0, 11);
+    }
+
+    #[test]
+    fn light_and_dark_variants_work_inside_a_figure() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let layout = Layout::new(dir.path());
+        let terms = layout.content().join("terms");
+        std::fs::create_dir_all(&terms).expect("mkdir");
+        std::fs::write(
+            terms.join("w.svg"),
+            "<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
+        )
+        .expect("w");
+        std::fs::write(
+            terms.join("w.dark.svg"),
+            "<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
+        )
+        .expect("w");
+        let allow = ContentConfig::default();
+        let set = HashSet::new();
+        let policy = LinkPolicy {
+            page_path: "terms/occupancy/",
+            linkable: &set,
+            figures: Some((
+                &terms.join("occupancy.md"),
+                Figures {
+                    layout: &layout,
+                    allow: &allow,
+                },
+            )),
+            reserved_ids: &HashSet::new(),
+        };
+        let r = render("![A warp](w.svg \"The warp\")\n", 1, &policy);
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+        assert!(
+            r.html.starts_with("<figure><picture><source srcset=\"../../media/terms/w.dark.svg\" media=\"(prefers-color-scheme: dark)\"><img src=\"../../media/terms/w.svg\""),
+            "{}",
+            r.html
+        );
+        assert!(
+            r.html
+                .contains("</picture><figcaption>The warp</figcaption></figure>"),
+            "{}",
+            r.html
+        );
+        assert_eq!(r.copies.len(), 2);
+    }
+}
+
+mod raw_html {
+    use crate::render::markdown::{render, LinkPolicy, RenderedMarkdown};
+    use std::collections::HashSet;
+
+    /// A body rendered without `allow_html` (a checked build's policy, no figures dir
+    /// needed: the HTML rule does not read files).
+    fn body(md: &str) -> RenderedMarkdown {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let layout = crate::config::Layout::new(dir.path());
+        let allow = crate::config::ContentConfig::default();
+        let set = HashSet::new();
+        let entry = layout.content().join("terms/x.md");
+        let policy = LinkPolicy {
+            page_path: "terms/x/",
+            linkable: &set,
+            figures: Some((
+                &entry,
+                crate::render::figures::Figures {
+                    layout: &layout,
+                    allow: &allow,
+                },
+            )),
+            reserved_ids: &HashSet::new(),
+        };
+        render(md, 5, &policy)
+    }
+
+    #[test]
+    fn a_refused_html_block_is_one_error_at_its_first_line() {
+        let pre = (0..14).map(|i| format!("line {i}\n")).collect::<String>();
+        let r = body(&format!("Intro.\n\n<pre>\n{pre}</pre>\n\nAfter.\n"));
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        assert_eq!(r.problems[0].0, 7);
+        assert!(!r.html.contains("<pre>"), "{}", r.html);
+    }
+
+    #[test]
+    fn comments_vanish_and_the_safe_set_renders_in_a_body() {
+        let r = body(
+            "<!--\nimported from the old site\n-->\n\nPress <kbd>Ctrl</kbd>+<kbd>C</kbd>; \
+             H<sub>2</sub>O, x<sup>2</sup>, <small>fine print</small>,<br>\
+             an <abbr title=\"Streaming Multiprocessor\">SM</abbr> <!-- inline note -->.\n\n\
+             <small>A block of small print.</small>\n",
+        );
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+        for kept in [
+            "<kbd>Ctrl</kbd>",
+            "<sub>2</sub>",
+            "<sup>2</sup>",
+            "<small>fine print</small>",
+            "<br>",
+            "<abbr title=\"Streaming Multiprocessor\">SM</abbr>",
+            "<small>A block of small print.</small>",
+        ] {
+            assert!(r.html.contains(kept), "{kept} missing from {}", r.html);
+        }
+        assert!(!r.html.contains("<!--"), "{}", r.html);
+        assert!(!r.html.contains("imported"), "{}", r.html);
+    }
+
+    #[test]
+    fn an_inline_script_or_handler_is_refused_and_not_shown() {
+        let r = body("a <small onclick=\"steal()\">b</small> <script>x()</script> c\n");
+        // One error per refused inline tag: `<small onclick>`, `<script>`, `</script>`.
+        assert_eq!(r.problems.len(), 3, "{:?}", r.problems);
+        assert!(r.problems.iter().all(|(line, _)| *line == 5));
+        assert!(
+            !r.html.contains("onclick") && !r.html.contains("<script"),
+            "{}",
+            r.html
+        );
+    }
+}

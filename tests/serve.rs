@@ -248,8 +248,8 @@ fn closed_within(s: &mut TcpStream, within: Duration) -> bool {
     }
 }
 
-/// A field of /proc/PID/status in kB (VmRSS, VmHWM).
-fn proc_kb(pid: u32, field: &str) -> u64 {
+/// A number of /proc/PID/status: VmRSS and VmHWM (in kB), Threads.
+fn proc_status(pid: u32, field: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .expect("proc status")
         .lines()
@@ -329,7 +329,7 @@ fn request_headers_over_64_kb_get_431_and_a_256_mb_one_is_not_read() {
     assert_eq!(request(70 * 1024).unwrap(), 431);
 
     // 256 MB, streamed: the server answers and closes long before it is all sent.
-    let rss_before = proc_kb(pid, "VmRSS");
+    let rss_before = proc_status(pid, "VmRSS");
     let mut s = connect(&server.addr);
     let mut writer = s.try_clone().unwrap();
     let send = std::thread::spawn(move || {
@@ -368,7 +368,7 @@ fn request_headers_over_64_kb_get_431_and_a_256_mb_one_is_not_read() {
         "the server kept reading: {} MB of the header went out",
         sent >> 20
     );
-    let grew_mb = proc_kb(pid, "VmHWM").saturating_sub(rss_before) / 1024;
+    let grew_mb = proc_status(pid, "VmHWM").saturating_sub(rss_before) / 1024;
     assert!(grew_mb < 100, "the server grew {grew_mb} MB");
     assert_eq!(raw_get(&server.addr, "/").0, 200, "and goes on serving");
 }
@@ -489,4 +489,43 @@ fn a_get_is_answered_while_a_thousand_idle_connections_are_open() {
     assert!(body.contains("Fixture Glossary"));
     assert!(fds() >= idle, "the idle connections are still open");
     drop(open);
+}
+
+#[test]
+fn waiting_live_reload_polls_take_no_thread_each() {
+    let polls = 300;
+    allow_open_files(4096);
+    let server = start(false);
+    let pid = server.child.id();
+    let threads = || proc_status(pid, "Threads");
+    let before = threads();
+    let (_, body) = raw_get(&server.addr, "/");
+    let generation: u64 = body
+        .split("var served = ")
+        .nth(1)
+        .and_then(|s| s.split(';').next())
+        .and_then(|n| n.parse().ok())
+        .expect("served generation");
+    let waiting: Vec<TcpStream> = (0..polls)
+        .map(|_| {
+            let mut s = connect(&server.addr);
+            write!(
+                s,
+                "GET /__livereload?since={generation}&page=index.html HTTP/1.1\r\nHost: x\r\n\r\n"
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    let fds = || std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count());
+    wait_until("the server to hold the polls", || fds() >= polls);
+    // Give a thread-per-request server time to have started its threads.
+    std::thread::sleep(Duration::from_millis(300));
+    let during = threads();
+    assert!(
+        during < before + 10,
+        "{polls} waiting polls: {before} threads before, {during} during"
+    );
+    assert_eq!(raw_get(&server.addr, "/").0, 200);
+    drop(waiting);
 }

@@ -1,5 +1,8 @@
 //! `glossary serve` over real TCP: pages with the live-reload script, paths outside the
-//! site refused, rebuilds on save, a broken edit shown in the page and recovered from.
+//! site refused, rebuilds on save, a broken edit shown in the page and recovered from; and
+//! the bounds on what clients can hold (oversized headers, idle and slow connections, the
+//! number of connections). How fast and how small it stays under them is measured by
+//! `bench/serve_limits.sh`, not asserted here.
 
 mod support;
 use support::signed as common;
@@ -28,6 +31,11 @@ impl Drop for Server {
 }
 
 fn start(drafts: bool) -> Server {
+    start_with(drafts, &[])
+}
+
+/// With extra `serve` arguments (the hidden `--test-...` limits).
+fn start_with(drafts: bool, extra: &[&str]) -> Server {
     let dir = tempfile::tempdir().expect("temp dir");
     small_site(dir.path());
     let root = dir.path().to_path_buf();
@@ -36,6 +44,7 @@ fn start(drafts: bool) -> Server {
     if drafts {
         cmd.arg("--drafts");
     }
+    cmd.args(extra);
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -236,4 +245,341 @@ fn an_edit_that_withdraws_a_published_entry_shows_it_with_a_banner_and_logs_why(
         let (status, body) = raw_get(&server.addr, page);
         status == 200 && !body.contains("withdrawn-banner") && body.contains("Each cycle")
     });
+}
+
+/// One response read off a kept-alive connection (by its Content-Length): (status, body).
+fn read_response(s: &mut TcpStream) -> std::io::Result<(u16, Vec<u8>)> {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if s.read(&mut byte)? == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let len: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0u8; len];
+    s.read_exact(&mut body)?;
+    Ok((status, body))
+}
+
+fn connect(addr: &str) -> TcpStream {
+    let s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    s
+}
+
+/// Whether the server closed `s` (end of stream or reset) within `within`; anything it
+/// sends first is skipped.
+fn closed_within(s: &mut TcpStream, within: Duration) -> bool {
+    s.set_read_timeout(Some(within)).expect("timeout");
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return false
+            }
+            Err(_) => return true,
+        }
+    }
+}
+
+/// A number of /proc/PID/status: VmRSS and VmHWM (in kB), Threads.
+fn proc_status(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .expect("proc status")
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("field in proc status")
+}
+
+/// This test process and the server it starts each hold one descriptor a connection.
+fn allow_open_files(n: u64) {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: valid resource, pointer to an rlimit.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit), 0);
+        if limit.rlim_cur < n {
+            limit.rlim_cur = n.min(limit.rlim_max);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}
+
+#[test]
+fn head_is_answered_without_a_body_and_other_methods_get_405() {
+    let server = start(false);
+    let mut s = connect(&server.addr);
+    write!(s, "HEAD /static/style.css HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut head = String::new();
+    let mut reader = BufReader::new(s.try_clone().unwrap());
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        head.push_str(&line);
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let lower = head.to_ascii_lowercase();
+    assert!(lower.starts_with("http/1.1 200"), "{head}");
+    assert!(lower.contains("content-type: text/css"), "{head}");
+    assert!(lower.contains("cache-control: no-store"), "{head}");
+    let len: usize = lower
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("HEAD keeps the length");
+    assert!(len > 0);
+    // No body: the next response on the connection follows at once.
+    write!(s, "GET /static/style.css HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut next = String::new();
+    reader.read_line(&mut next).unwrap();
+    assert!(next.starts_with("HTTP/1.1 200"), "{next:?}");
+
+    let mut s = connect(&server.addr);
+    write!(s, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").unwrap();
+    let (status, _) = read_response(&mut s).unwrap();
+    assert_eq!(status, 405);
+}
+
+#[test]
+fn request_headers_over_64_kb_get_431_and_a_256_mb_one_is_not_read() {
+    let server = start(false);
+    let pid = server.child.id();
+    let request = |header_bytes: usize| {
+        let mut s = connect(&server.addr);
+        let filler = "a".repeat(header_bytes);
+        write!(s, "GET / HTTP/1.1\r\nHost: x\r\nX-Filler: {filler}\r\n\r\n").unwrap();
+        read_response(&mut s).map(|(status, _)| status)
+    };
+    assert_eq!(
+        request(60 * 1024).unwrap(),
+        200,
+        "60 KB is within the bound"
+    );
+    assert_eq!(request(70 * 1024).unwrap(), 431);
+
+    // 256 MB, streamed: the server answers and closes long before it is all sent.
+    let rss_before = proc_status(pid, "VmRSS");
+    let mut s = connect(&server.addr);
+    let mut writer = s.try_clone().unwrap();
+    let send = std::thread::spawn(move || {
+        let chunk = vec![b'a'; 64 * 1024];
+        let mut sent = 0usize;
+        if writer
+            .write_all(b"GET / HTTP/1.1\r\nHost: x\r\nX-Filler: ")
+            .is_err()
+        {
+            return sent;
+        }
+        while sent < 256 << 20 {
+            match writer.write(&chunk) {
+                Ok(n) => sent += n,
+                Err(_) => break,
+            }
+        }
+        sent
+    });
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 1024];
+    while let Ok(n) = s.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&buf[..n]);
+    }
+    let sent = send.join().unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 431"),
+        "answered {answer:?}"
+    );
+    assert!(
+        sent < 64 << 20,
+        "the server kept reading: {} MB of the header went out",
+        sent >> 20
+    );
+    let grew_mb = proc_status(pid, "VmHWM").saturating_sub(rss_before) / 1024;
+    assert!(grew_mb < 100, "the server grew {grew_mb} MB");
+    assert_eq!(raw_get(&server.addr, "/").0, 200, "and goes on serving");
+}
+
+#[test]
+fn idle_and_slow_connections_are_closed_after_their_timeouts_but_a_waiting_poll_is_not() {
+    let server = start_with(
+        true,
+        &[
+            "--test-idle-timeout-ms",
+            "500",
+            "--test-header-timeout-ms",
+            "500",
+        ],
+    );
+    // Connected, never a byte: closed once idle for the timeout, not before.
+    let started = Instant::now();
+    let mut silent = connect(&server.addr);
+    assert!(closed_within(&mut silent, Duration::from_secs(10)));
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(400), "closed after {took:?}");
+
+    // Kept alive after a response, then idle: closed.
+    let mut kept = connect(&server.addr);
+    write!(kept, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    assert_eq!(read_response(&mut kept).unwrap().0, 200);
+    assert!(closed_within(&mut kept, Duration::from_secs(10)));
+
+    // A header trickled a byte at a time: never idle, but never complete, and closed
+    // when its time is up while it is still being sent.
+    let mut slow = connect(&server.addr);
+    let started = Instant::now();
+    write!(slow, "GET / HTTP/1.1\r\nX-Slow: ").unwrap();
+    let mut closed = false;
+    while started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+        if slow.write_all(b"a").is_err() || closed_within(&mut slow, Duration::from_millis(1)) {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "a trickled header kept its connection");
+
+    // A live-reload poll waits past the idle timeout and still gets its answer.
+    let page = "/terms/warp-scheduler/";
+    let (_, body) = raw_get(&server.addr, page);
+    let generation: u64 = body
+        .split("var served = ")
+        .nth(1)
+        .and_then(|s| s.split(';').next())
+        .and_then(|n| n.parse().ok())
+        .expect("served generation");
+    let addr = server.addr.clone();
+    let poll =
+        std::thread::spawn(move || raw_get(&addr, &format!("/__livereload?since={generation}")));
+    std::thread::sleep(Duration::from_millis(1500));
+    let entry = server.root.join("content/terms/warp-scheduler.md");
+    let good = read(&entry);
+    std::fs::write(&entry, good.replace("Each cycle", "Every single cycle")).expect("edit");
+    let (status, answer) = poll.join().expect("poll thread");
+    assert_eq!(status, 200);
+    assert_ne!(answer.trim(), generation.to_string());
+}
+
+#[test]
+fn connections_past_the_bound_are_closed_at_once_and_served_again_when_one_frees() {
+    let bound = 20;
+    let server = start_with(false, &["--test-max-connections", &bound.to_string()]);
+    // Each answered once, so the server holds all of them.
+    let mut held: Vec<TcpStream> = (0..bound)
+        .map(|_| {
+            let mut s = connect(&server.addr);
+            write!(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+            assert_eq!(read_response(&mut s).unwrap().0, 200);
+            s
+        })
+        .collect();
+    for _ in 0..5 {
+        let mut extra = connect(&server.addr);
+        let _ = write!(extra, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        let started = Instant::now();
+        match read_response(&mut extra) {
+            Ok((status, _)) => assert_eq!(status, 503, "past the bound"),
+            Err(e) => assert!(
+                !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
+                "left waiting: {e}"
+            ),
+        }
+        assert!(closed_within(&mut extra, Duration::from_secs(5)));
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+    // The held ones are still served.
+    write!(held[0], "GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    assert_eq!(read_response(&mut held[0]).unwrap().0, 200);
+    held.pop();
+    wait_until("a freed place to be served", || {
+        // Refused (503, or reset) until the server has seen the close.
+        let mut s = connect(&server.addr);
+        write!(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").is_ok()
+            && read_response(&mut s).is_ok_and(|(status, _)| status == 200)
+    });
+}
+
+#[test]
+fn a_get_is_answered_while_a_thousand_idle_connections_are_open() {
+    let idle = 1000;
+    allow_open_files(4096);
+    let server = start(false);
+    let pid = server.child.id();
+    let open: Vec<TcpStream> = (0..idle).map(|_| connect(&server.addr)).collect();
+    let fds = || std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count());
+    wait_until("the server to hold the idle connections", || fds() >= idle);
+    let (status, body) = raw_get(&server.addr, "/");
+    assert_eq!(status, 200);
+    assert!(body.contains("Fixture Glossary"));
+    assert!(fds() >= idle, "the idle connections are still open");
+    drop(open);
+}
+
+#[test]
+fn waiting_live_reload_polls_take_no_thread_each() {
+    let polls = 300;
+    allow_open_files(4096);
+    let server = start(false);
+    let pid = server.child.id();
+    let threads = || proc_status(pid, "Threads");
+    let before = threads();
+    let (_, body) = raw_get(&server.addr, "/");
+    let generation: u64 = body
+        .split("var served = ")
+        .nth(1)
+        .and_then(|s| s.split(';').next())
+        .and_then(|n| n.parse().ok())
+        .expect("served generation");
+    let waiting: Vec<TcpStream> = (0..polls)
+        .map(|_| {
+            let mut s = connect(&server.addr);
+            write!(
+                s,
+                "GET /__livereload?since={generation}&page=index.html HTTP/1.1\r\nHost: x\r\n\r\n"
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    let fds = || std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count());
+    wait_until("the server to hold the polls", || fds() >= polls);
+    // Give a thread-per-request server time to have started its threads.
+    std::thread::sleep(Duration::from_millis(300));
+    let during = threads();
+    assert!(
+        during < before + 10,
+        "{polls} waiting polls: {before} threads before, {during} during"
+    );
+    assert_eq!(raw_get(&server.addr, "/").0, 200);
+    drop(waiting);
 }

@@ -1,10 +1,12 @@
 //! Live reload. Every rebuild bumps a generation number; each served HTML page carries a
 //! small script that long-polls `/__livereload?since=N` and reloads when the answer differs
 //! from the generation it was served at. Long polling needs nothing but plain HTTP
-//! responses, so it works through any proxy and with the simple server we use.
+//! responses, so it works through any proxy and with the simple server we use. A waiting
+//! poll is a task on the server's runtime, not a thread: a thousand open tabs cost a
+//! thousand small futures.
 
 use std::collections::HashMap;
-use std::sync::{Condvar, Mutex, RwLock};
+use std::sync::{Mutex, RwLock};
 use std::time::Duration;
 
 use super::rebuild::{RebuildOutcome, SiteFiles, SiteUpdate};
@@ -12,14 +14,16 @@ use super::rebuild::{RebuildOutcome, SiteFiles, SiteUpdate};
 pub const ENDPOINT: &str = "/__livereload";
 
 /// How long a poll waits before answering "nothing new"; the script polls again.
-const POLL_WAIT: Duration = Duration::from_secs(20);
+pub const POLL_WAIT: Duration = Duration::from_secs(20);
 
 /// The site being served and the state of the last build. A rebuild changes the served
 /// files in place (a few files, not a copy of the whole map), under a short write lock.
 pub struct SiteState {
     current: RwLock<Site>,
+    /// Held while a generation is published, so two publishes never interleave.
     generation: Mutex<u64>,
-    changed: Condvar,
+    /// The generation last published, for the polls waiting on it.
+    changed: tokio::sync::watch::Sender<u64>,
 }
 
 pub struct Site {
@@ -92,7 +96,7 @@ impl SiteState {
                 all_changed_at: 0,
             }),
             generation: Mutex::new(0),
-            changed: Condvar::new(),
+            changed: tokio::sync::watch::Sender::new(0),
         };
         state.publish(first);
         state
@@ -125,26 +129,34 @@ impl SiteState {
                 }
             }
         }
-        self.changed.notify_all();
+        self.changed.send_replace(*generation);
     }
 
-    /// Block until the site changed after generation `since` (with `page`, until that
+    /// Wait until the site changed after generation `since` (with `page`, until that
     /// page changed) or the wait times out. Returns the generation then if it changed,
     /// else `since`.
-    pub fn wait_for_change(&self, since: u64, page: Option<&str>) -> u64 {
-        let changed = |g: u64| match page {
-            None => g != since,
-            Some(key) => self.read(|site| site.page_changed(key, since)),
+    pub async fn wait_for_change(&self, since: u64, page: Option<&str>) -> u64 {
+        let changed = || {
+            self.read(|site| {
+                let yes = match page {
+                    None => site.generation != since,
+                    Some(key) => site.page_changed(key, since),
+                };
+                yes.then_some(site.generation)
+            })
         };
-        let generation = self.generation.lock().unwrap_or_else(|p| p.into_inner());
-        let (generation, _) = self
-            .changed
-            .wait_timeout_while(generation, POLL_WAIT, |g| !changed(*g))
-            .unwrap_or_else(|p| p.into_inner());
-        if changed(*generation) {
-            *generation
-        } else {
-            since
+        // Subscribed before looking, so a publish after the look wakes this poll.
+        let mut published = self.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + POLL_WAIT;
+        loop {
+            if let Some(generation) = changed() {
+                return generation;
+            }
+            match tokio::time::timeout_at(deadline, published.changed()).await {
+                Ok(Ok(())) => {}
+                // Timed out (or the state is going away): nothing new.
+                Ok(Err(_)) | Err(_) => return since,
+            }
         }
     }
 }
@@ -239,8 +251,34 @@ mod tests {
             message: "x".into(),
             took: Duration::ZERO,
         });
-        assert_eq!(state.wait_for_change(0, None), 1);
-        assert_eq!(state.wait_for_change(0, Some("index.html")), 1);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        assert_eq!(runtime.block_on(state.wait_for_change(0, None)), 1);
+        assert_eq!(
+            runtime.block_on(state.wait_for_change(0, Some("index.html"))),
+            1
+        );
+    }
+
+    #[test]
+    fn a_waiting_poll_wakes_when_a_build_is_published() {
+        let state = Arc::new(SiteState::new(built(true, &[("a/index.html", "a")], &[])));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let publisher = state.clone();
+        let publish = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            publisher.publish(built(false, &[("a/index.html", "a2")], &[]));
+        });
+        let started = std::time::Instant::now();
+        let got = runtime.block_on(state.wait_for_change(1, Some("a/index.html")));
+        publish.join().unwrap();
+        assert_eq!(got, 2);
+        assert!(started.elapsed() < POLL_WAIT, "woken, not timed out");
     }
 
     fn built(full: bool, files: &[(&str, &str)], removed: &[&str]) -> RebuildOutcome {

@@ -7,8 +7,14 @@
 //!   as it is complete; deferred work runs between saves;
 //! - [`livereload`]: the generation counter pages long-poll, and the script injected into
 //!   served HTML (never into built files);
-//! - [`server`]: HTTP: path resolution that refuses anything outside the site, responses.
+//! - [`server`]: HTTP: path resolution that refuses anything outside the site, responses;
+//! - [`limits`]: the bounds on what one client can hold (header size, time limits, the
+//!   number of connections).
+//!
+//! The HTTP side runs on a tokio runtime made here and used by nothing else; the build,
+//! the watcher and the rest of the program stay synchronous.
 
+pub mod limits;
 pub mod livereload;
 pub mod rebuild;
 pub mod server;
@@ -27,6 +33,8 @@ pub struct ServeOptions {
     /// 0 asks the system for a free port; the chosen one is printed.
     pub port: u16,
     pub drafts: bool,
+    /// The server's bounds: `Limits::default()` but in tests.
+    pub limits: limits::Limits,
 }
 
 /// Build, serve, watch; returns only if the server cannot start or the watcher fails.
@@ -45,19 +53,30 @@ pub fn serve(opts: &ServeOptions) -> Result<()> {
     };
     let listener =
         std::net::TcpListener::bind((opts.bind, opts.port)).map_err(|e| cannot_listen(&e))?;
-    no_delay(&listener);
-    let http = tiny_http::Server::from_listener(listener, None).map_err(|e| cannot_listen(&e))?;
-    let addr = http
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| Error::Other("the server has no IP address".into()))?;
+    let addr = listener.local_addr().map_err(|e| cannot_listen(&e))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| cannot_listen(&e))?;
+    raise_open_files_limit(opts.limits.max_connections);
+    // Two workers: serving files from memory is cheap, and the build that runs beside it
+    // wants the cores.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("serve-http")
+        .enable_io()
+        .enable_time()
+        .build()
+        .map_err(|e| Error::Other(format!("cannot start the HTTP server: {e}")))?;
+    let listener = {
+        let _entered = runtime.enter();
+        tokio::net::TcpListener::from_std(listener).map_err(|e| cannot_listen(&e))?
+    };
     println!(
         "serving {} at http://{addr}/{} (Ctrl-C to stop)",
         opts.root.display(),
         if opts.drafts { " with drafts" } else { "" }
     );
-    let server_state = state.clone();
-    std::thread::spawn(move || server::run(http, server_state));
+    runtime.spawn(server::run(listener, state.clone(), opts.limits));
     let rebuilder = std::cell::RefCell::new(rebuilder);
     watch.run(
         |changed| state.publish(rebuilder.borrow_mut().rebuild(changed)),
@@ -73,28 +92,22 @@ pub fn serve(opts: &ServeOptions) -> Result<()> {
     )
 }
 
-/// Turn off Nagle's algorithm on the listening socket; on Linux the sockets it accepts
-/// inherit it. tiny_http writes a response's headers and body separately, so with Nagle on,
-/// a browser's kept-alive connection waits for the delayed ACK (about 40 ms) on every
-/// request after the first: an edit's reload took 44 ms longer than its rebuild.
-fn no_delay(listener: &std::net::TcpListener) {
-    use std::os::fd::AsRawFd;
-    let on: libc::c_int = 1;
-    // SAFETY: a valid socket descriptor, and a c_int option value of the size given.
-    let rc = unsafe {
-        libc::setsockopt(
-            listener.as_raw_fd(),
-            libc::IPPROTO_TCP,
-            libc::TCP_NODELAY,
-            (&on as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
+/// Each connection is a file descriptor, and the usual soft limit (1024) is below what
+/// `max_connections` allows once the process's own files are counted: raise the soft limit
+/// towards the hard one, so the connection bound, not EMFILE, is what a flood meets.
+fn raise_open_files_limit(max_connections: usize) {
+    let want = max_connections as libc::rlim_t + 256;
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
     };
-    if rc != 0 {
-        // Only slower, never wrong.
-        eprintln!(
-            "warning: TCP_NODELAY not set on the server socket: {}",
-            std::io::Error::last_os_error()
-        );
+    // SAFETY: a valid resource and a pointer to an rlimit to fill / read.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 || limit.rlim_cur >= want {
+            return;
+        }
+        limit.rlim_cur = want.min(limit.rlim_max);
+        // Only a lower bound on connections if it fails, never wrong.
+        let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
     }
 }

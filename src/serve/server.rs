@@ -3,13 +3,28 @@
 //! backslashes, absolute or non-path targets) is refused outright rather than normalised,
 //! so a mistake in the lookup could never turn into a leak.
 
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
-use tiny_http::{Header, Method, Request, Response, Server};
+use hyper::body::{Bytes, Frame, Incoming, SizeHint};
+use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE, LOCATION};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::limits::{Activity, Limits, Watched, MAX_HEADER_BYTES};
 use super::livereload::{
     error_page, script, script_at, Site, SiteState, ENDPOINT, SCRIPT_ENDPOINT, SCRIPT_JS,
 };
+
+type Response = hyper::Response<Body>;
 
 /// Where a request path leads.
 #[derive(Debug, PartialEq, Eq)]
@@ -27,124 +42,204 @@ pub enum Route {
     Forbidden,
 }
 
-/// Serve requests until the process ends, one thread per request (live-reload polls wait).
-pub fn run(http: Server, state: Arc<SiteState>) {
-    for request in http.incoming_requests() {
-        let state = state.clone();
-        std::thread::spawn(move || {
-            // A client that hangs up mid-response is not the server's problem.
-            let _ = respond(request, &state);
-        });
-    }
-}
-
-fn respond(request: Request, state: &SiteState) -> std::io::Result<()> {
-    if !matches!(request.method(), Method::Get | Method::Head) {
-        return request.respond(text(405, "only GET and HEAD are served\n"));
-    }
-    match resolve(request.url()) {
-        Route::Forbidden => request.respond(text(403, "forbidden: outside the site\n")),
-        Route::LiveReload { since, page } => {
-            let generation = state.wait_for_change(since, page.as_deref());
-            request.respond(text(200, &generation.to_string()).with_header(no_store()))
-        }
-        Route::LiveReloadScript => request.respond(
-            Response::from_string(SCRIPT_JS)
-                .with_header(content_type(mime("x.js")))
-                .with_header(no_store()),
-        ),
-        Route::AddSlash(path) => respond_redirect(request, &path),
-        Route::File(key) => {
-            let found = state.read(|site| find(site, &key));
-            match found {
-                Found::Redirect => respond_redirect(request, &key),
-                Found::Missing => request.respond(text(404, "not found\n")),
-                Found::Error {
-                    message,
-                    generation,
-                } => request.respond(
-                    Response::from_data(error_page(&message, generation, &key))
-                        .with_status_code(500)
-                        .with_header(content_type(HTML))
-                        .with_header(no_store())
-                        .with_header(csp()),
-                ),
-                Found::File {
-                    status,
-                    mime,
-                    bytes,
-                    generation,
-                } => {
-                    let body = if mime == HTML {
-                        Body::injected(bytes, script(generation, &key))
-                    } else {
-                        Body::injected(bytes, String::new())
-                    };
-                    let len = body.len();
-                    request.respond(
-                        Response::new(
-                            status.into(),
-                            vec![content_type(mime), no_store(), csp()],
-                            body,
-                            Some(len),
-                            None,
-                        )
-                        // With its length, not in chunks: the A-Z index of a large site is
-                        // 21 MB, and chunks of 8 KB cost both sides a pass each.
-                        .with_chunked_threshold(usize::MAX),
-                    )
+/// Serve connections until the process ends, each a task on the runtime this runs on (a
+/// live-reload poll waits as a task, not a thread), within `limits` (see `limits`).
+pub async fn run(listener: TcpListener, state: Arc<SiteState>, limits: Limits) {
+    let mut http = http1::Builder::new();
+    // Over the bound, hyper answers 431 and closes without reading further. Its own
+    // header timer counts from when it starts waiting for a request, idle time included,
+    // so it is off: `limits` times the head from its first byte, and idleness apart.
+    http.max_header_size(MAX_HEADER_BYTES)
+        .header_read_timeout(None);
+    let http = Arc::new(http);
+    let permits = Arc::new(Semaphore::new(limits.max_connections));
+    let mut warned = false;
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors, or a connection reset before it was taken:
+                // go on, but without spinning on an error that repeats.
+                if !warned {
+                    eprintln!("warning: accepting a connection: {e}");
+                    warned = true;
                 }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
             }
+        };
+        match permits.clone().try_acquire_owned() {
+            Ok(permit) => {
+                tokio::spawn(connection(
+                    stream,
+                    state.clone(),
+                    http.clone(),
+                    limits,
+                    permit,
+                ));
+            }
+            Err(_) => refuse(stream),
         }
     }
 }
 
-/// A served file as it goes out: the site's bytes (shared, not copied: a large index is
-/// tens of MB and a polling page asks for it again and again) with the live-reload
-/// `script` put in before `</body>` (see `livereload::inject`).
-struct Body {
-    bytes: Arc<Vec<u8>>,
-    script: Vec<u8>,
-    /// Where the script goes in `bytes`.
-    at: usize,
-    /// How much has been read.
-    read: usize,
+/// One connection past the bound: told so if its socket takes the answer at once, then
+/// closed. Never waited on, so a flood of them cannot queue up.
+fn refuse(stream: TcpStream) {
+    const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 27\r\nConnection: close\r\nRetry-After: 1\r\n\r\ntoo many open connections\r\n";
+    let _ = stream.try_write(BUSY);
+}
+
+/// Serve one connection until the client closes it or it breaks a time limit.
+async fn connection(
+    stream: TcpStream,
+    state: Arc<SiteState>,
+    http: Arc<http1::Builder>,
+    limits: Limits,
+    _permit: OwnedSemaphorePermit,
+) {
+    // Responses go out in one write where they can; with Nagle on, a kept-alive
+    // connection's second response could wait for the client's delayed ACK (~40 ms).
+    let _ = stream.set_nodelay(true);
+    let activity = Activity::new();
+    let io = TokioIo::new(Watched::new(stream, activity.clone()));
+    let service = {
+        let activity = activity.clone();
+        service_fn(move |request| {
+            let state = state.clone();
+            let handling = activity.handling();
+            async move {
+                let response = respond(request, &state).await;
+                drop(handling);
+                Ok::<_, Infallible>(response)
+            }
+        })
+    };
+    let conn = http.serve_connection(io, service);
+    tokio::pin!(conn);
+    loop {
+        // Dropping the connection closes its socket, mid-response or not.
+        let Ok(wait) = activity.check(&limits) else {
+            return;
+        };
+        tokio::select! {
+            // Closed by the client, or broken: either way, nothing to answer.
+            _ = conn.as_mut() => return,
+            _ = tokio::time::sleep(wait) => {}
+        }
+    }
+}
+
+async fn respond(request: Request<Incoming>, state: &SiteState) -> Response {
+    if !matches!(*request.method(), Method::GET | Method::HEAD) {
+        let mut response = text(405, "only GET and HEAD are served\n");
+        response
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return response;
+    }
+    // The target as sent: origin form prints as it came, anything else (absolute form,
+    // `*`) keeps its scheme or star and is refused by `resolve`.
+    let target = request.uri().to_string();
+    match resolve(&target) {
+        Route::Forbidden => text(403, "forbidden: outside the site\n"),
+        Route::LiveReload { since, page } => {
+            let generation = state.wait_for_change(since, page.as_deref()).await;
+            no_store(text(200, &generation.to_string()))
+        }
+        Route::LiveReloadScript => no_store(response(200, mime("x.js"), Body::one(SCRIPT_JS))),
+        Route::AddSlash(path) => redirect(&path),
+        Route::File(key) => match state.read(|site| find(site, &key)) {
+            Found::Redirect => redirect(&key),
+            Found::Missing => text(404, "not found\n"),
+            Found::Error {
+                message,
+                generation,
+            } => csp(no_store(response(
+                500,
+                HTML,
+                Body::one(error_page(&message, generation, &key)),
+            ))),
+            Found::File {
+                status,
+                mime,
+                bytes,
+                generation,
+            } => {
+                let body = if mime == HTML {
+                    Body::injected(bytes, script(generation, &key))
+                } else {
+                    Body::injected(bytes, String::new())
+                };
+                // With its length (from the body's exact size), not in chunks.
+                csp(no_store(response(status, mime, body)))
+            }
+        },
+    }
+}
+
+/// A response body: a few chunks, sent in order, with their total length known up front
+/// (so it goes out with Content-Length). A served file is the site's bytes, shared rather
+/// than copied (a large index is tens of MB and a polling page asks for it again and
+/// again), with the live-reload `script` put in before `</body>` (see
+/// `livereload::inject`).
+pub struct Body {
+    chunks: VecDeque<Bytes>,
+    len: u64,
+}
+
+/// A site file's bytes as a `Bytes` owner.
+struct Shared(Arc<Vec<u8>>);
+
+impl AsRef<[u8]> for Shared {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
 }
 
 impl Body {
+    fn one(bytes: impl Into<Bytes>) -> Body {
+        Body::chunks([bytes.into()])
+    }
+
+    fn chunks(chunks: impl IntoIterator<Item = Bytes>) -> Body {
+        let chunks: VecDeque<Bytes> = chunks.into_iter().filter(|c| !c.is_empty()).collect();
+        let len = chunks.iter().map(|c| c.len() as u64).sum();
+        Body { chunks, len }
+    }
+
     fn injected(bytes: Arc<Vec<u8>>, script: String) -> Body {
         let at = if script.is_empty() {
             bytes.len()
         } else {
             script_at(&bytes)
         };
-        Body {
-            bytes,
-            script: script.into_bytes(),
-            at,
-            read: 0,
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.bytes.len() + self.script.len()
+        let whole = Bytes::from_owner(Shared(bytes));
+        Body::chunks([whole.slice(..at), Bytes::from(script), whole.slice(at..)])
     }
 }
 
-impl std::io::Read for Body {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let (before, script) = (self.at, self.script.len());
-        let from: &[u8] = if self.read < before {
-            &self.bytes[self.read..before]
-        } else if self.read < before + script {
-            &self.script[self.read - before..]
-        } else {
-            &self.bytes[(self.read - script).min(self.bytes.len())..]
-        };
-        let n = from.len().min(buf.len());
-        buf[..n].copy_from_slice(&from[..n]);
-        self.read += n;
-        Ok(n)
+impl hyper::body::Body for Body {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let chunk = self.chunks.pop_front();
+        if let Some(chunk) = &chunk {
+            self.len -= chunk.len() as u64;
+        }
+        Poll::Ready(chunk.map(|c| Ok(Frame::data(c))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.len)
     }
 }
 
@@ -195,13 +290,13 @@ fn find(site: &Site, key: &str) -> Found {
 }
 
 /// Send `/dir` to `/dir/`, so the page's relative links resolve from the folder.
-fn respond_redirect(request: Request, key: &str) -> std::io::Result<()> {
+fn redirect(key: &str) -> Response {
     let location = format!("/{}/", percent_encode(key));
-    request.respond(
-        Response::from_string(format!("see {location}\n"))
-            .with_status_code(301)
-            .with_header(header("Location", &location)),
-    )
+    let mut response = text(301, &format!("see {location}\n"));
+    if let Ok(value) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(LOCATION, value);
+    }
+    response
 }
 
 /// Keep a header value ASCII: escape every byte outside the unreserved set and `/`.
@@ -304,71 +399,80 @@ fn mime(key: &str) -> &'static str {
     }
 }
 
-fn header(name: &str, value: &str) -> Header {
-    // Names and values here are ASCII constants or paths we built; a failure is a bug in
-    // this file, and an empty custom header is harmless.
-    Header::from_bytes(name.as_bytes(), value.as_bytes())
-        .unwrap_or_else(|_| Header::from_bytes(&b"X-Invalid"[..], &b""[..]).expect("ASCII header"))
+fn response(status: u16, mime: &'static str, body: Body) -> Response {
+    let mut response = hyper::Response::new(body);
+    *response.status_mut() =
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(mime));
+    response
 }
 
-fn content_type(value: &str) -> Header {
-    header("Content-Type", value)
-}
-
-fn no_store() -> Header {
-    header("Cache-Control", "no-store")
+fn no_store(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }
 
 /// The pages' own policy (`render::csp`, images from anywhere allowed, as the page's
 /// meta decides for its site), sent as a header too: it covers the error page, which
 /// has no meta, and adds what a meta cannot say (`frame-ancestors`).
-fn csp() -> Header {
-    header(
-        "Content-Security-Policy",
-        &format!(
-            "{}; frame-ancestors 'none'",
-            crate::render::csp::policy(true)
-        ),
-    )
+fn csp(mut response: Response) -> Response {
+    let policy = format!(
+        "{}; frame-ancestors 'none'",
+        crate::render::csp::policy(true)
+    );
+    if let Ok(value) = HeaderValue::from_str(&policy) {
+        response
+            .headers_mut()
+            .insert(hyper::header::CONTENT_SECURITY_POLICY, value);
+    }
+    response
 }
 
-fn text(status: u16, body: &str) -> Response<std::io::Cursor<Vec<u8>>> {
-    Response::from_string(body)
-        .with_status_code(status)
-        .with_header(content_type("text/plain; charset=utf-8"))
+fn text(status: u16, body: &str) -> Response {
+    response(
+        status,
+        "text/plain; charset=utf-8",
+        Body::one(body.to_string()),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hyper::body::Body as _;
+
+    /// Every byte of `body`, read frame by frame as hyper does.
+    fn collect(mut body: Body) -> Vec<u8> {
+        let waker = std::task::Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        let mut got = Vec::new();
+        let whole = body.size_hint().exact().expect("an exact length");
+        while let Poll::Ready(Some(frame)) = Pin::new(&mut body).poll_frame(&mut cx) {
+            got.extend_from_slice(frame.unwrap().data_ref().unwrap());
+        }
+        assert!(body.is_end_stream());
+        assert_eq!(got.len() as u64, whole);
+        got
+    }
 
     #[test]
     fn a_served_page_is_the_file_with_the_script_as_inject_makes_it() {
-        use std::io::Read;
         for html in [
             &b"<html><body><p>x</p></body></html>"[..],
             b"no body tag",
             b"",
         ] {
             let want = super::super::livereload::inject(html, 4, "a/index.html");
-            let mut body = Body::injected(Arc::new(html.to_vec()), script(4, "a/index.html"));
-            assert_eq!(body.len(), want.len());
-            // Small reads cross the script's ends.
-            let mut got = Vec::new();
-            let mut buf = [0u8; 7];
-            loop {
-                let n = body.read(&mut buf).unwrap();
-                if n == 0 {
-                    break;
-                }
-                got.extend_from_slice(&buf[..n]);
-            }
-            assert_eq!(got, want);
+            let body = Body::injected(Arc::new(html.to_vec()), script(4, "a/index.html"));
+            assert_eq!(body.size_hint().exact(), Some(want.len() as u64));
+            assert_eq!(collect(body), want);
         }
-        let mut plain = Body::injected(Arc::new(b"body{}".to_vec()), String::new());
-        let mut got = Vec::new();
-        plain.read_to_end(&mut got).unwrap();
-        assert_eq!(got, b"body{}");
+        let plain = Body::injected(Arc::new(b"body{}".to_vec()), String::new());
+        assert_eq!(collect(plain), b"body{}");
     }
 
     #[test]

@@ -470,9 +470,9 @@ fn idle_and_slow_connections_are_closed_after_their_timeouts_but_a_waiting_poll_
     let page = "/terms/warp-scheduler/";
     let (_, body) = raw_get(&server.addr, page);
     let generation: u64 = body
-        .split("var served = ")
+        .split("data-served=\"")
         .nth(1)
-        .and_then(|s| s.split(';').next())
+        .and_then(|s| s.split('"').next())
         .and_then(|n| n.parse().ok())
         .expect("served generation");
     let addr = server.addr.clone();
@@ -555,9 +555,9 @@ fn waiting_live_reload_polls_take_no_thread_each() {
     let before = threads();
     let (_, body) = raw_get(&server.addr, "/");
     let generation: u64 = body
-        .split("var served = ")
+        .split("data-served=\"")
         .nth(1)
-        .and_then(|s| s.split(';').next())
+        .and_then(|s| s.split('"').next())
         .and_then(|n| n.parse().ok())
         .expect("served generation");
     let waiting: Vec<TcpStream> = (0..polls)

@@ -59,8 +59,8 @@ describe('occupancy stepper', { skip: noChromium }, () => {
     site = fs.mkdtempSync(path.join(os.tmpdir(), 'glossary-stepper-'));
     run('cargo', ['test', '--quiet', '--test', 'diagram_stepper', '--', '--ignored', '--exact',
       'write_stepper_browser_site'], { STEPPER_SITE_OUT: site });
-    run(glossaryBin(), ['build', '--drafts', '--root', site, '--out', path.join(site, 'site')]);
-    pageUrl = pathToFileURL(path.join(site, 'site', 'terms', 'occupancy', 'index.html')).href;
+    run(glossaryBin(), ['build', '--drafts', '--root', site, '--out', path.join(site, 'site-drafts')]);
+    pageUrl = pathToFileURL(path.join(site, 'site-drafts', 'terms', 'occupancy', 'index.html')).href;
     const source = fs.readFileSync(path.join(site, 'content', 'terms', 'occupancy.md'), 'utf8');
     alt = source.match(/^\s+alt:\s*"(.*)"\s*$/m)?.[1];
     assert.ok(alt, 'the occupancy entry has diagram alt text');
@@ -171,7 +171,7 @@ describe('register-budgets stepper', { skip: noChromium }, () => {
     for (const part of ['content', 'templates', 'measurements', 'glossary.toml']) {
       fs.cpSync(path.join(repo, part), path.join(site, part), { recursive: true });
     }
-    run(glossaryBin(), ['build', '--drafts', '--root', site, '--out', path.join(site, 'site')]);
+    run(glossaryBin(), ['build', '--drafts', '--root', site, '--out', path.join(site, 'site-drafts')]);
     fs.mkdirSync(outDir, { recursive: true });
     browser = await chromium.launch({
       executablePath: chromiumPath,
@@ -187,7 +187,7 @@ describe('register-budgets stepper', { skip: noChromium }, () => {
 
   test('the register-budgets stepper empties warp slots by registers, step by step', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
-    await page.goto(pathToFileURL(path.join(site, 'site', 'terms', 'register-pressure', 'index.html')).href);
+    await page.goto(pathToFileURL(path.join(site, 'site-drafts', 'terms', 'register-pressure', 'index.html')).href);
     const source = fs.readFileSync(path.join(repo, 'content/terms/register-pressure.md'), 'utf8');
     const alt = source.match(/^\s+alt:\s*"(.*)"\s*$/m)?.[1];
     const figure = page.getByRole('figure', { name: alt, exact: true });

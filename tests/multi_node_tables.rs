@@ -105,7 +105,7 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
         "fixture: node-b at half of node-a"
     );
     assert!(
-        said.contains(&format!("gbps: tlp1 = {b:.4}, not below 0")),
+        said.contains(&format!("gbps: tlp1 = {b:.4} [")) && said.contains("not below 0"),
         "the claim was not read from node-b:\n{said}"
     );
     assert!(!said.contains("stale"), "{said}");
@@ -161,9 +161,17 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
         .map(|c| c.split('>').nth(1).unwrap().split('<').next().unwrap())
         .collect();
     assert_eq!(cells.len(), 5, "{row}");
-    // (A † marks a timing whose sampling hit its cap, as on one-node tables.)
-    assert_eq!(cells[2].trim_end_matches('†'), format!("{a:.1}"));
-    assert_eq!(cells[4].trim_end_matches('†'), format!("{b:.1}"));
+    // (A † marks a timing whose sampling hit its cap, as on one-node tables; the ± that
+    // follows the value is its interval, read from the record.)
+    let value = |cell: &str| {
+        cell.trim_end_matches('†')
+            .split(" ±")
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(value(cells[2]), format!("{a:.1}"));
+    assert_eq!(value(cells[4]), format!("{b:.1}"));
     assert!(
         html.contains("Bar chart comparing bandwidth (GB/s) on node-a, node-b: tlp1 · node-a"),
         "{html}"

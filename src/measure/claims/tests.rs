@@ -3,7 +3,7 @@
 //! where one run flips a claim refuses it naming that run.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
@@ -13,7 +13,6 @@ use crate::content::ClaimTest;
 use crate::measure::history::{Run, RunState};
 use crate::measure::record::{Bounds, ConfigRecord, Quantity, Timing, RECORD_SCHEMA};
 use crate::measure::run::stats::{median_interval, summarize};
-use crate::measure::spec::{Experiment, ExperimentSpec};
 
 /// A seeded xorshift stream: deterministic samples, no dependency.
 struct Rng(u64);
@@ -246,17 +245,6 @@ fn a_legacy_record_is_read_as_points_with_a_note_to_re_measure() {
     assert!(e.contains("has no interval"), "{e}");
 }
 
-fn experiment() -> Experiment {
-    let text = "title: t\nkernels: [k.cu]\nlaunches: [{kernel: k, args: [], grid: 1, block: 1}]\n";
-    Experiment {
-        id: "e".into(),
-        dir: PathBuf::from("measurements/e"),
-        spec: ExperimentSpec::parse(Path::new("experiment.yaml"), text).unwrap(),
-        spans: crate::measure::spec::Spans::of(text),
-        digest: "sha256:00".into(),
-    }
-}
-
 fn kept(r: Record, file: &str) -> Run {
     Run {
         path: PathBuf::from("measurements/e/records/history/h200").join(file),
@@ -267,7 +255,6 @@ fn kept(r: Record, file: &str) -> Run {
 
 #[test]
 fn a_history_where_one_run_flips_a_claim_refuses_it_naming_the_run() {
-    let _ = experiment;
     let claim = ratio_above("slow", "fast", 1.03);
     // The latest and one earlier run hold (6% apart); a run in between measured the slow
     // row only 2% slower, as another session on another H200 might.

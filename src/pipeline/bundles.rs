@@ -17,6 +17,9 @@ use super::project::Project;
 /// is stale gets no bundle: its table shows why instead.
 pub fn site_bundles(project: &Project, pages: &HashSet<EntryId>) -> Result<Vec<OutputFile>> {
     let mut cited: BTreeMap<(String, String), Vec<PageClaims>> = BTreeMap::new();
+    // Which (experiment, node) each page was listed under already: a set, since a site of
+    // 10,000 entries citing one experiment would otherwise scan its list for each.
+    let mut listed: HashSet<(String, String, String)> = HashSet::new();
     for entry in project
         .content
         .entries
@@ -36,10 +39,10 @@ pub fn site_bundles(project: &Project, pages: &HashSet<EntryId>) -> Result<Vec<O
                     .filter(|c| meta.claim_record(c).as_ref() == Some(&key))
                     .cloned()
                     .collect();
-                let pages = cited.entry(key).or_default();
-                if !pages.iter().any(|p| p.entry == entry.id.to_string()) {
-                    pages.push(PageClaims {
-                        entry: entry.id.to_string(),
+                let id = entry.id.to_string();
+                if listed.insert((key.0.clone(), key.1.clone(), id.clone())) {
+                    cited.entry(key).or_default().push(PageClaims {
+                        entry: id,
                         url: format!(
                             "{}/{}",
                             project.config.base_url.trim_end_matches('/'),

@@ -1,1 +1,0 @@
-glossarySearch.manifest({"n":0,"chunk":64,"shards":{}});

@@ -172,12 +172,7 @@ fn a_save_rebuilds_a_broken_save_shows_its_error_and_the_next_good_save_recovers
     let server = start(true);
     let page = "/terms/warp-scheduler/";
     let (_, body) = raw_get(&server.addr, page);
-    let generation: u64 = body
-        .split("data-served=\"")
-        .nth(1)
-        .and_then(|s| s.split('"').next())
-        .and_then(|n| n.parse().ok())
-        .expect("served generation");
+    let generation = served_generation(&body);
 
     // A long poll started now must return when the edit lands.
     let addr = server.addr.clone();
@@ -469,12 +464,7 @@ fn idle_and_slow_connections_are_closed_after_their_timeouts_but_a_waiting_poll_
     // A live-reload poll waits past the idle timeout and still gets its answer.
     let page = "/terms/warp-scheduler/";
     let (_, body) = raw_get(&server.addr, page);
-    let generation: u64 = body
-        .split("data-served=\"")
-        .nth(1)
-        .and_then(|s| s.split('"').next())
-        .and_then(|n| n.parse().ok())
-        .expect("served generation");
+    let generation = served_generation(&body);
     let addr = server.addr.clone();
     let poll =
         std::thread::spawn(move || raw_get(&addr, &format!("/__livereload?since={generation}")));
@@ -554,12 +544,7 @@ fn waiting_live_reload_polls_take_no_thread_each() {
     let threads = || proc_status(pid, "Threads");
     let before = threads();
     let (_, body) = raw_get(&server.addr, "/");
-    let generation: u64 = body
-        .split("data-served=\"")
-        .nth(1)
-        .and_then(|s| s.split('"').next())
-        .and_then(|n| n.parse().ok())
-        .expect("served generation");
+    let generation = served_generation(&body);
     let waiting: Vec<TcpStream> = (0..polls)
         .map(|_| {
             let mut s = connect(&server.addr);
@@ -582,4 +567,13 @@ fn waiting_live_reload_polls_take_no_thread_each() {
     );
     assert_eq!(raw_get(&server.addr, "/").0, 200);
     drop(waiting);
+}
+
+/// The site generation a served page carries (its live-reload script's `data-served`).
+fn served_generation(body: &str) -> u64 {
+    body.split("data-served=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .and_then(|n| n.parse().ok())
+        .expect("served generation")
 }

@@ -123,17 +123,8 @@ fn run_history(args: &HistoryArgs) -> Result<()> {
         let trust = |bytes: &[u8],
                      sig: Option<&str>,
                      sig_path: &std::path::Path,
-                     r: &crate::measure::Record|
-         -> std::result::Result<(), String> {
-            crate::trust::node::verify_record(
-                node,
-                profile.public_key.as_deref(),
-                bytes,
-                sig,
-                sig_path,
-            )
-            .map_err(|why| format!("not signed by node {node}: {why}"))?;
-            crate::measure::library::node_mismatch(node, profile, r).map_err(|s| s.to_string())
+                     r: &crate::measure::Record| {
+            crate::measure::library::run_trust(node, profile, bytes, sig, sig_path, r)
         };
         let check = RunCheck {
             experiment: &exp.id,

@@ -266,23 +266,8 @@ impl Library {
             .history
             .get_or_init(|| {
                 let profile = config.node(node).ok();
-                let trust = |bytes: &[u8],
-                             sig: Option<&str>,
-                             sig_path: &Path,
-                             r: &Record|
-                 -> std::result::Result<(), String> {
-                    let Some(profile) = profile else {
-                        return Ok(());
-                    };
-                    crate::trust::node::verify_record(
-                        node,
-                        profile.public_key.as_deref(),
-                        bytes,
-                        sig,
-                        sig_path,
-                    )
-                    .map_err(|why| format!("not signed by node {node}: {why}"))?;
-                    node_mismatch(node, profile, r).map_err(|s| s.to_string())
+                let trust = |bytes: &[u8], sig: Option<&str>, sig_path: &Path, r: &Record| {
+                    profile.map_or(Ok(()), |p| run_trust(node, p, bytes, sig, sig_path, r))
                 };
                 let check = RunCheck {
                     experiment,
@@ -300,6 +285,21 @@ impl Library {
             history,
         })
     }
+}
+
+/// Whether a kept run is `node`'s: signed with its key, and of its GPU (see
+/// [`node_mismatch`]). The one rule for history runs, at build and in `records history`.
+pub fn run_trust(
+    node: &str,
+    profile: &crate::config::Node,
+    bytes: &[u8],
+    sig: Option<&str>,
+    sig_path: &Path,
+    record: &Record,
+) -> std::result::Result<(), String> {
+    crate::trust::node::verify_record(node, profile.public_key.as_deref(), bytes, sig, sig_path)
+        .map_err(|why| format!("not signed by node {node}: {why}"))?;
+    node_mismatch(node, profile, record).map_err(|s| s.to_string())
 }
 
 /// Whether `record` is of `node` as its profile describes it (GPU, compute capability,

@@ -389,16 +389,24 @@ fn render_through_prepared<'a>(
         opts.drafts,
     );
     input.restore = prepared.restore;
-    let links = render_site_into_with(&input, prepared.outlines, prepared.retain, &|f| {
-        let facts = page_links(&f);
-        sink(f)?;
-        let mut g = gathered.lock().unwrap_or_else(|p| p.into_inner());
-        g.0.insert(facts);
-        g.1 += 1;
-        Ok(())
-    })?;
-    // The bundles of the tables the rendered pages show, for `glossary reproduce`.
-    for f in bundles::site_bundles(project, pages.as_ref().unwrap_or(&published))? {
+    // The bundles of the tables the rendered pages show, for `glossary reproduce`, made
+    // alongside the pages: alone at the end, they were a single-threaded stretch of a
+    // large build (each citing entry's claims read back from its file).
+    let (links, bundles) = rayon::join(
+        || {
+            render_site_into_with(&input, prepared.outlines, prepared.retain, &|f| {
+                let facts = page_links(&f);
+                sink(f)?;
+                let mut g = gathered.lock().unwrap_or_else(|p| p.into_inner());
+                g.0.insert(facts);
+                g.1 += 1;
+                Ok(())
+            })
+        },
+        || bundles::site_bundles(project, pages.as_ref().unwrap_or(&published)),
+    );
+    let links = links?;
+    for f in bundles? {
         sink(f)?;
     }
     let (site_links, files_made) = gathered.into_inner().unwrap_or_else(|p| p.into_inner());

@@ -149,6 +149,66 @@ mod tests {
         assert_eq!(spans(&h, "hl-number"), ["2", "2", "1", "2", "3", "4"]);
     }
 
+    /// The grammar's words are one regex grouped by first letters: a word that is a
+    /// prefix of another (`const`, `constexpr`), suffixed forms (`int8_t`, `uint4`,
+    /// `atomicAdd_block`) and words inside identifiers must come out as the lists say.
+    #[test]
+    fn cuda_grammar_words_take_their_kind_whole_and_only_whole() {
+        let h = syntect(
+            "cuda",
+            "const constexpr consteval co_await static_assert typename NULL\n\
+             int int8_t uint32_t uint4 ulonglong2 double3 char16_t __half2 __nv_bfloat162 dim3\n\
+             __syncthreads_count __shfl_xor_sync __reduce_add_sync atomicCAS_block __ldcs\n\
+             __global__ __grid_constant__ clusterIdx warpSize\n\
+             constant x__global__ threadIdxs intx float5 atomicAddx __syncthreads_\n",
+        );
+        assert_eq!(
+            spans(&h, "hl-keyword"),
+            [
+                "const",
+                "constexpr",
+                "consteval",
+                "co_await",
+                "static_assert",
+                "typename",
+                "NULL"
+            ]
+        );
+        assert_eq!(
+            spans(&h, "hl-type"),
+            [
+                "int",
+                "int8_t",
+                "uint32_t",
+                "uint4",
+                "ulonglong2",
+                "double3",
+                "char16_t",
+                "__half2",
+                "__nv_bfloat162",
+                "dim3"
+            ]
+        );
+        assert_eq!(
+            spans(&h, "hl-builtin"),
+            [
+                "__syncthreads_count",
+                "__shfl_xor_sync",
+                "__reduce_add_sync",
+                "atomicCAS_block",
+                "__ldcs",
+                "clusterIdx",
+                "warpSize"
+            ]
+        );
+        assert_eq!(spans(&h, "hl-cuda"), ["__global__", "__grid_constant__"]);
+        let last = h.lines().last().unwrap();
+        assert!(
+            !last.contains("<span"),
+            "no word of the last line is listed: {last}"
+        );
+    }
+
     #[test]
     fn cuda_grammar_leaves_a_shift_outside_a_launch() {
         let h = syntect(

@@ -43,6 +43,7 @@ fn options(root: &Path, out: &Path, drafts: bool) -> BuildOptions {
         out: Some(out.to_path_buf()),
         drafts,
         today: chrono::Local::now().date_naive(),
+        base_url: None,
     }
 }
 

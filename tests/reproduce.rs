@@ -164,8 +164,9 @@ fn only_https_and_loopback_http_are_fetched() {
     }
 }
 
-/// The bundle fetched from `glossary serve` on loopback, as a reader fetches it from the
-/// site, checks and plans as the file does; a URL that is not a bundle is refused.
+/// The command a page served by `glossary serve` prints, run as printed: it names the
+/// server's own address (not glossary.toml's base_url), and the bundle it fetches from
+/// loopback checks and plans as the file does; a URL that is not a bundle is refused.
 #[test]
 fn a_bundle_served_on_loopback_checks_and_plans() {
     use std::io::BufRead;
@@ -187,8 +188,15 @@ fn a_bundle_served_on_loopback_checks_and_plans() {
         }
     };
     std::thread::spawn(move || for _ in lines {});
+    let page = http_get(&addr, "/terms/alpha/");
+    let command = page
+        .split("glossary reproduce ")
+        .nth(1)
+        .and_then(|rest| rest.split('<').next())
+        .unwrap_or_else(|| panic!("no reproduce command on the served page: {page}"));
     let url = format!("http://{addr}/reproduce/{EXPERIMENT}/{NODE}.json");
-    let out = dry_run(root, &url, &[]);
+    assert_eq!(command, url, "the served page names the server");
+    let out = dry_run(root, command, &[]);
     let missing = dry_run(root, &format!("http://{addr}/terms/alpha/"), &[]);
     let _ = child.kill();
     let _ = child.wait();
@@ -201,6 +209,16 @@ fn a_bundle_served_on_loopback_checks_and_plans() {
     let said = text(&missing);
     assert!(!missing.status.success());
     assert!(said.contains("not a glossary experiment bundle"), "{said}");
+}
+
+/// The body of `path` from the server at `addr` (HTTP/1.0: the server closes after it).
+fn http_get(addr: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).expect("connect");
+    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").expect("send");
+    let mut text = String::new();
+    s.read_to_string(&mut text).expect("read");
+    text
 }
 
 /// A reader's record, signed with their key, from a contributed node profile.

@@ -152,8 +152,7 @@ fn a_slowed_kernel_reproduces_as_slower_naming_the_row() {
     assert!(!row("plain").contains("SLOWER"), "{said}");
     assert!(said.contains("SLOWER: spun"), "{said}");
     let contribution = root.join("contribution/slowed");
-    let name =
-        glossary::reproduce::default_name(&record["gpu"]["name"].as_str().unwrap().to_string());
+    let name = glossary::reproduce::default_name(record["gpu"]["name"].as_str().unwrap());
     assert!(
         contribution.join(format!("{name}.json")).is_file(),
         "{said}"

@@ -83,6 +83,7 @@ fn time_edit(root: &std::path::Path, out: &std::path::Path, runs: usize) -> Resu
             out: Some(out.to_path_buf()),
             drafts: true,
             today: chrono::Local::now().date_naive(),
+            base_url: None,
         })?;
     site.write_to(out)?;
     drop(site);

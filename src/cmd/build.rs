@@ -27,6 +27,7 @@ pub fn run(args: &BuildArgs) -> Result<()> {
         out: args.out.clone(),
         drafts: args.drafts,
         today: chrono::Local::now().date_naive(),
+        base_url: None,
     };
     let report = build(&opts)?;
     write!(std::io::stdout(), "{}", report.summary())?;

@@ -44,6 +44,20 @@ pub struct BuildOptions {
     pub drafts: bool,
     /// "Today", for source-age warnings; injectable for tests.
     pub today: NaiveDate,
+    /// In place of glossary.toml's `base_url` for this build: `serve` gives its own
+    /// address, so that a served page's absolute links and its reproduce commands point at
+    /// the server rather than at the published site (as `zola serve` does).
+    pub base_url: Option<String>,
+}
+
+impl BuildOptions {
+    /// The project's settings as this build reads them: the one place an option overrides
+    /// glossary.toml.
+    pub(crate) fn configure(&self, project: &mut Project) {
+        if let Some(url) = &self.base_url {
+            project.config.base_url.clone_from(url);
+        }
+    }
 }
 
 /// What a build (or check) found, entry by entry.
@@ -222,11 +236,12 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
             .collect();
         checks
     };
-    let (project, checks, mut visited, failed) =
+    let (mut project, checks, mut visited, failed) =
         Project::load_visiting(&opts.root, prepare, &visit)?;
     if failed {
         return Ok(None);
     }
+    opts.configure(&mut project);
     // What the visits made is in entry order. Entries with a diagram were left for now.
     for (e, made) in project.content.entries.iter().zip(&mut visited) {
         if let Some(made @ None) = made {
@@ -295,7 +310,8 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
 
 /// The build with the whole project in memory: every error of every phase reported.
 fn build_whole(opts: &BuildOptions) -> Result<BuildReport> {
-    let (project, mut errors) = Project::load_collecting(&opts.root)?;
+    let (mut project, mut errors) = Project::load_collecting(&opts.root)?;
+    opts.configure(&mut project);
     let tera = load_templates(&project.layout.templates());
     let (assessments, assess_errors) = assess_collecting(&project, opts.today, Keep::Digest);
     errors.extend(assess_errors);
@@ -668,6 +684,7 @@ mod tests {
                 out: Some(tmp.path().join(out)),
                 drafts: true,
                 today: NaiveDate::from_ymd_opt(2026, 12, 1).unwrap(),
+                base_url: None,
             };
             let streamed = build_streaming(&opts("streamed")).unwrap();
             let streamed = streamed.expect("the project builds without errors");

@@ -492,7 +492,8 @@ impl Undo {
 
 impl State {
     fn load(opts: &BuildOptions) -> Result<(State, Rebuilt)> {
-        let project = Project::load(&opts.root)?;
+        let mut project = Project::load(&opts.root)?;
+        opts.configure(&mut project);
         let tera = load_templates(&project.layout.templates())?;
         // The digests only: serve never signs, and holds every assessment between edits.
         let (assessments, errors) = assess_collecting(&project, opts.today, Keep::Digest);

@@ -44,19 +44,21 @@ pub fn serve(opts: &ServeOptions) -> Result<()> {
         .root
         .canonicalize()
         .map_err(|e| Error::io(&opts.root, e))?;
-    // Watch first: whatever is saved during the first build is rebuilt right after it.
-    let watch = watch::SourceWatch::start(&root)?;
-    let mut rebuilder = rebuild::Rebuilder::new(&root, opts.drafts);
-    let state = Arc::new(livereload::SiteState::new(rebuilder.rebuild(&[])));
     let cannot_listen = |e: &dyn std::fmt::Display| {
         Error::Other(format!("cannot listen on {}:{}: {e}", opts.bind, opts.port))
     };
+    // Bound before the first build: the pages are rendered for the address (and the port
+    // the system chose) they are served at. Connections made meanwhile wait in the backlog.
     let listener =
         std::net::TcpListener::bind((opts.bind, opts.port)).map_err(|e| cannot_listen(&e))?;
     let addr = listener.local_addr().map_err(|e| cannot_listen(&e))?;
     listener
         .set_nonblocking(true)
         .map_err(|e| cannot_listen(&e))?;
+    // Watch before building: whatever is saved during the first build is rebuilt after it.
+    let watch = watch::SourceWatch::start(&root)?;
+    let mut rebuilder = rebuild::Rebuilder::new(&root, opts.drafts, own_url(addr));
+    let state = Arc::new(livereload::SiteState::new(rebuilder.rebuild(&[])));
     raise_open_files_limit(opts.limits.max_connections);
     // Two workers: serving files from memory is cheap, and the build that runs beside it
     // wants the cores.
@@ -92,6 +94,18 @@ pub fn serve(opts: &ServeOptions) -> Result<()> {
     )
 }
 
+/// The site's address as a reader on this machine reaches it: a server listening on every
+/// interface (`--bind 0.0.0.0`) is reached at loopback.
+fn own_url(addr: std::net::SocketAddr) -> String {
+    let ip = match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    // SocketAddr's Display brackets an IPv6 address.
+    format!("http://{}/", std::net::SocketAddr::new(ip, addr.port()))
+}
+
 /// Each connection is a file descriptor, and the usual soft limit (1024) is below what
 /// `max_connections` allows once the process's own files are counted: raise the soft limit
 /// towards the hard one, so the connection bound, not EMFILE, is what a flood meets.
@@ -109,5 +123,20 @@ fn raise_open_files_limit(max_connections: usize) {
         limit.rlim_cur = want.min(limit.rlim_max);
         // Only a lower bound on connections if it fails, never wrong.
         let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::own_url;
+
+    #[test]
+    fn the_served_address_is_one_a_reader_here_can_open() {
+        let url = |s: &str| own_url(s.parse().unwrap());
+        assert_eq!(url("127.0.0.1:8000"), "http://127.0.0.1:8000/");
+        assert_eq!(url("0.0.0.0:8000"), "http://127.0.0.1:8000/");
+        assert_eq!(url("[::]:8000"), "http://[::1]:8000/");
+        assert_eq!(url("[::1]:9"), "http://[::1]:9/");
+        assert_eq!(url("192.168.1.5:80"), "http://192.168.1.5:80/");
     }
 }

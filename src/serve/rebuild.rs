@@ -45,6 +45,8 @@ impl RebuildOutcome {
 pub struct Rebuilder {
     root: PathBuf,
     drafts: bool,
+    /// The address pages are rendered for (their absolute links, reproduce commands).
+    base_url: String,
     /// None until a first build succeeds.
     session: Option<Session>,
     /// Deferred work done since the last save: files made, time taken.
@@ -57,10 +59,12 @@ pub struct Rebuilder {
 }
 
 impl Rebuilder {
-    pub fn new(root: &Path, drafts: bool) -> Rebuilder {
+    /// `base_url`: the server's own address, in place of glossary.toml's.
+    pub fn new(root: &Path, drafts: bool, base_url: String) -> Rebuilder {
         Rebuilder {
             root: root.to_path_buf(),
             drafts,
+            base_url,
             session: None,
             behind: None,
             broken: false,
@@ -80,6 +84,7 @@ impl Rebuilder {
                 out: None,
                 drafts: self.drafts,
                 today: chrono::Local::now().date_naive(),
+                base_url: Some(self.base_url.clone()),
             })
             .map(|(mut session, site)| {
                 session.show_withdrawn();

@@ -53,6 +53,12 @@ pub fn shown(dest: &str) -> String {
 
 /// The scheme of `url` as a browser takes it, lowercase; None for a relative URL.
 pub fn scheme(url: &str) -> Option<String> {
+    // A scheme ends at a colon, under either reading: a URL without one is relative, and
+    // most links (`../beta/`, `#top`) need no parse (a full URL parse per link, twice with
+    // its decoded form, was about 2.5% of a 10,000-entry build).
+    if !url.contains(':') {
+        return None;
+    }
     match url::Url::parse(url) {
         Ok(u) => Some(u.scheme().to_string()),
         Err(url::ParseError::RelativeUrlWithoutBase) => None,
@@ -138,5 +144,21 @@ mod tests {
             "has the scheme `javascript:`; only http:, https:, mailto:, relative and #fragment \
              links are allowed"
         );
+    }
+
+    proptest::proptest! {
+        /// The colon shortcut answers as the URL parser does, for any text (printable
+        /// ASCII with tabs, newlines and percent signs, and any Unicode).
+        #[test]
+        fn the_colon_shortcut_never_changes_the_answer(
+            url in proptest::prop_oneof![r"[ -~\t\n%]{0,24}", r"\PC{0,12}"]
+        ) {
+            let parsed = match url::Url::parse(&url) {
+                Ok(u) => Some(u.scheme().to_string()),
+                Err(url::ParseError::RelativeUrlWithoutBase) => None,
+                Err(_) => rfc3986_scheme(&whatwg_trimmed(&url)),
+            };
+            proptest::prop_assert_eq!(scheme(&url), parsed);
+        }
     }
 }

@@ -53,11 +53,29 @@ fn syntect_us() -> f64 {
 fn tree_sitter_us() -> f64 {
     use tree_sitter_highlight::{HighlightConfiguration, Highlighter, HtmlRenderer};
     let names = [
-        "keyword", "type", "function", "variable", "string", "number", "comment", "constant",
-        "operator", "punctuation", "property", "label", "attribute", "keyword.modifier",
-        "punctuation.bracket", "delimiter", "escape",
+        "keyword",
+        "type",
+        "function",
+        "variable",
+        "string",
+        "number",
+        "comment",
+        "constant",
+        "operator",
+        "punctuation",
+        "property",
+        "label",
+        "attribute",
+        "keyword.modifier",
+        "punctuation.bracket",
+        "delimiter",
+        "escape",
     ];
-    let query = format!("{}\n{}", tree_sitter_c::HIGHLIGHT_QUERY, tree_sitter_cuda::HIGHLIGHTS_QUERY);
+    let query = format!(
+        "{}\n{}",
+        tree_sitter_c::HIGHLIGHT_QUERY,
+        tree_sitter_cuda::HIGHLIGHTS_QUERY
+    );
     let mut config =
         HighlightConfiguration::new(tree_sitter_cuda::language(), "cuda", &query, "", "")
             .expect("query");
@@ -90,6 +108,12 @@ fn main() {
     s.sort_by(f64::total_cmp);
     t.sort_by(f64::total_cmp);
     println!("16-line CUDA kernel, {BLOCKS} distinct blocks, median of 3 rounds:");
-    println!("  syntect (onig, glossary's CUDA grammar): {:6.1} us/block", s[1]);
-    println!("  tree-sitter-highlight (tree-sitter-cuda): {:6.1} us/block", t[1]);
+    println!(
+        "  syntect (onig, glossary's CUDA grammar): {:6.1} us/block",
+        s[1]
+    );
+    println!(
+        "  tree-sitter-highlight (tree-sitter-cuda): {:6.1} us/block",
+        t[1]
+    );
 }

@@ -2,7 +2,6 @@
 //! site's own index, sitemap and feed hold published entries only.
 
 mod support;
-use glossary::content::Kind;
 use support::*;
 
 /// Every file of the search index under `site`, as one text.
@@ -29,10 +28,7 @@ fn the_drafts_preview_searches_its_drafts_and_the_site_does_not() {
         "content/guides/reading-alpha.md",
         "---\ntitle: Reading alpha\nsummary: How to read alpha.\nterms: [alpha]\n---\nRead [alpha](../../terms/alpha/#details) with zyzzyva care.\n",
     );
-    for slug in ["alpha", "beta", "gamma", "delta"] {
-        sign_by_two(root, Kind::Term, slug);
-    }
-    sign_by_two(root, Kind::Lesson, "day-1-basics");
+    sign_terms_and_lesson(root);
 
     let out = run(root, &["build", "--drafts"]);
     assert!(out.status.success(), "{}", text(&out));

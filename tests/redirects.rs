@@ -1,20 +1,11 @@
 //! `redirect_from:`: redirect pages at an entry's old paths, and the paths refused.
 
 mod support;
-use glossary::content::Kind;
 use support::*;
 
 fn add_front_matter(root: &std::path::Path, rel: &str, yaml: &str) {
     let text = read(root, rel).replacen("---\n", &format!("---\n{yaml}"), 1);
     write(root, rel, &text);
-}
-
-fn sign_all(root: &std::path::Path) {
-    for slug in ["alpha", "beta", "gamma", "delta"] {
-        sign_by_two(root, Kind::Term, slug);
-    }
-    sign_by_two(root, Kind::Lesson, "day-1-basics");
-    sign_by_two(root, Kind::Guide, "reading-alpha");
 }
 
 #[test]
@@ -26,7 +17,7 @@ fn each_old_path_gets_a_redirect_page_to_the_entry() {
         "content/terms/alpha.md",
         "redirect_from:\n  - /gpu-glossary/basics/alpha\n  - /old/alpha.html\n  - terms/first-letter/\n",
     );
-    sign_all(root);
+    sign_valid_site(root);
     let out = run(root, &["build"]);
     assert!(out.status.success(), "{}", text(&out));
     for (file, target) in [
@@ -78,7 +69,7 @@ fn clashing_and_unsafe_paths_are_errors_at_their_lines_all_in_one_run() {
         "content/terms/beta.md",
         "redirect_from: [gpu-glossary/alpha/]\n",
     );
-    sign_all(root);
+    sign_valid_site(root);
     let before = run(root, &["build"]);
     assert!(!before.status.success());
     let t = text(&before);

@@ -29,19 +29,11 @@ fn site_with_sections() -> tempfile::TempDir {
     dir
 }
 
-fn sign_all(root: &std::path::Path) {
-    for slug in ["alpha", "beta", "gamma", "delta"] {
-        sign_by_two(root, Kind::Term, slug);
-    }
-    sign_by_two(root, Kind::Lesson, "day-1-basics");
-    sign_by_two(root, Kind::Guide, "reading-alpha");
-}
-
 #[test]
 fn a_signed_section_page_is_at_the_section_url_and_heads_its_group() {
     let dir = site_with_sections();
     let root = dir.path();
-    sign_all(root);
+    sign_valid_site(root);
     sign_by_two(root, Kind::Section, "basics");
     let out = run(root, &["build"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -81,7 +73,7 @@ fn a_signed_section_page_is_at_the_section_url_and_heads_its_group() {
 fn an_unsigned_section_page_is_gated_and_the_group_title_stays_text() {
     let dir = site_with_sections();
     let root = dir.path();
-    sign_all(root);
+    sign_valid_site(root);
     let out = run(root, &["build"]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(!root.join("site/sections/basics/index.html").exists());

@@ -171,20 +171,10 @@ fn serves_pages_with_live_reload_script_and_refuses_paths_outside_the_site() {
 fn a_save_rebuilds_a_broken_save_shows_its_error_and_the_next_good_save_recovers() {
     let server = start(true);
     let page = "/terms/warp-scheduler/";
-    let (_, body) = raw_get(&server.addr, page);
-    let generation = served_generation(&body);
-
-    // A long poll started now must return when the edit lands.
-    let addr = server.addr.clone();
-    let poll =
-        std::thread::spawn(move || raw_get(&addr, &format!("/__livereload?since={generation}")));
-    std::thread::sleep(Duration::from_millis(200));
     let entry = server.root.join("content/terms/warp-scheduler.md");
     let good = read(&entry);
-    std::fs::write(&entry, good.replace("Each cycle", "Every single cycle")).expect("edit");
-    let (status, answer) = poll.join().expect("poll thread");
-    assert_eq!(status, 200);
-    assert_ne!(answer.trim(), generation.to_string());
+    // A long poll started now must return when the edit lands.
+    edit_during_a_poll(&server, page, Duration::from_millis(200));
     wait_until("the edit to be served", || {
         raw_get(&server.addr, page).1.contains("Every single cycle")
     });
@@ -462,19 +452,11 @@ fn idle_and_slow_connections_are_closed_after_their_timeouts_but_a_waiting_poll_
     assert!(closed, "a trickled header kept its connection");
 
     // A live-reload poll waits past the idle timeout and still gets its answer.
-    let page = "/terms/warp-scheduler/";
-    let (_, body) = raw_get(&server.addr, page);
-    let generation = served_generation(&body);
-    let addr = server.addr.clone();
-    let poll =
-        std::thread::spawn(move || raw_get(&addr, &format!("/__livereload?since={generation}")));
-    std::thread::sleep(Duration::from_millis(1500));
-    let entry = server.root.join("content/terms/warp-scheduler.md");
-    let good = read(&entry);
-    std::fs::write(&entry, good.replace("Each cycle", "Every single cycle")).expect("edit");
-    let (status, answer) = poll.join().expect("poll thread");
-    assert_eq!(status, 200);
-    assert_ne!(answer.trim(), generation.to_string());
+    edit_during_a_poll(
+        &server,
+        "/terms/warp-scheduler/",
+        Duration::from_millis(1500),
+    );
 }
 
 #[test]
@@ -570,6 +552,25 @@ fn waiting_live_reload_polls_take_no_thread_each() {
 }
 
 /// The site generation a served page carries (its live-reload script's `data-served`).
+/// Start a live-reload poll from `page`'s generation, wait `before_edit`, then edit the
+/// warp-scheduler entry ("Each cycle" -> "Every single cycle"): the poll must answer 200
+/// with a new generation.
+fn edit_during_a_poll(server: &Server, page: &str, before_edit: Duration) {
+    let (_, body) = raw_get(&server.addr, page);
+    let generation = served_generation(&body);
+    let addr = server.addr.clone();
+    let poll =
+        std::thread::spawn(move || raw_get(&addr, &format!("/__livereload?since={generation}")));
+    std::thread::sleep(before_edit);
+    let entry = server.root.join("content/terms/warp-scheduler.md");
+    let good = read(&entry);
+    assert!(good.contains("Each cycle"), "the fixture's text to edit");
+    std::fs::write(&entry, good.replace("Each cycle", "Every single cycle")).expect("edit");
+    let (status, answer) = poll.join().expect("poll thread");
+    assert_eq!(status, 200);
+    assert_ne!(answer.trim(), generation.to_string());
+}
+
 fn served_generation(body: &str) -> u64 {
     body.split("data-served=\"")
         .nth(1)

@@ -286,6 +286,20 @@ pub fn sign_by_two(root: &Path, kind: Kind, slug: &str) {
     sign(root, kind, slug, Some("author-a"), Some("reviewer-b"));
 }
 
+/// The valid site's four terms and its lesson signed by two people; its guide left as it is.
+pub fn sign_terms_and_lesson(root: &Path) {
+    for slug in ["alpha", "beta", "gamma", "delta"] {
+        sign_by_two(root, Kind::Term, slug);
+    }
+    sign_by_two(root, Kind::Lesson, "day-1-basics");
+}
+
+/// Every entry of [`valid_site`] signed by two people, so that all of them publish.
+pub fn sign_valid_site(root: &Path) {
+    sign_terms_and_lesson(root);
+    sign_by_two(root, Kind::Guide, "reading-alpha");
+}
+
 /// Sign `id` as the given people (registered fixture ids), over what it shows now, with
 /// their throwaway keys. `None` leaves that role unsigned. Goes through the library's own
 /// signing path, as `review sign` does.

@@ -268,3 +268,93 @@ pub fn compare(old: &Record, new: &Record, tolerance: f64) -> Result<Comparison,
         rows,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of one untimed (occupancy-mode) row and one timed row with an ncu counter.
+    fn record(uuid: &str, registers: u32, blocks: u32, hits: f64) -> Record {
+        serde_json::from_value(serde_json::json!({
+            "schema": 2, "experiment": "e", "node": "h200", "spec_digest": "sha256:00",
+            "tool_version": "0", "captured_at": "2026-12-04T00:00:00Z",
+            "gpu": {"name": "NVIDIA H200", "uuid": uuid, "compute_capability": "9.0",
+                    "sm_count": 132, "driver_version": "580", "cuda_driver_api": "13.0",
+                    "nvrtc_version": "13.0"},
+            "compile_options": [],
+            "configs": [
+                {"label": "occ", "kernel": "k", "status": {"state": "passed"},
+                 "block_size": 256, "smem_reserved": 0, "grid_size": 1,
+                 "registers": registers, "static_smem": 0, "local_bytes": 0,
+                 "blocks_per_sm": blocks, "warps_per_sm": blocks * 8,
+                 "occupancy": f64::from(blocks * 8) / 64.0, "waves": 1.0},
+                {"label": "timed", "kernel": "k", "status": {"state": "passed"},
+                 "block_size": 256, "smem_reserved": 0, "grid_size": 1, "registers": 32,
+                 "static_smem": 0, "local_bytes": 0, "blocks_per_sm": 8, "warps_per_sm": 64,
+                 "occupancy": 1.0, "waves": 1.0,
+                 "quantities": {"hits": {"value": hits, "unit": "%", "source": "ncu"}},
+                 "timing": {"samples_ms": [1.0], "median_ms": 1.0, "min_ms": 1.0,
+                            "max_ms": 1.0, "rsd": 0.0, "converged": true,
+                            "interval": {"method": "m", "confidence": 0.95, "coverage": 0.95,
+                                         "ranks": [1, 1], "lo": 0.999, "hi": 1.001}}}
+            ]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn untimed_rows_are_the_same_when_the_drivers_answers_match() {
+        let cmp = compare(
+            &record("GPU-1", 32, 8, 90.0),
+            &record("GPU-2", 32, 8, 91.0),
+            0.05,
+        )
+        .unwrap();
+        assert_eq!(cmp.rows[0].verdict, Change::Same, "{:?}", cmp.rows[0]);
+        assert_eq!(cmp.rows[1].verdict, Change::Same, "{:?}", cmp.rows[1]);
+    }
+
+    #[test]
+    fn a_different_driver_answer_or_counter_is_different_naming_the_fields() {
+        let cmp = compare(
+            &record("GPU-1", 32, 8, 90.0),
+            &record("GPU-2", 40, 6, 90.0),
+            0.05,
+        )
+        .unwrap();
+        let occ = &cmp.rows[0];
+        assert_eq!(occ.verdict, Change::Different, "{occ:?}");
+        let said = occ.notes.join("; ");
+        assert!(
+            said.contains("registers 32 -> 40") && said.contains("blocks_per_sm 8 -> 6"),
+            "{said}"
+        );
+        // An ncu counter beyond its own band makes a timed row DIFFERENT, though its time
+        // is the same.
+        let cmp = compare(
+            &record("GPU-1", 32, 8, 90.0),
+            &record("GPU-2", 32, 8, 80.0),
+            0.05,
+        )
+        .unwrap();
+        assert_eq!(cmp.rows[1].verdict, Change::Different, "{:?}", cmp.rows[1]);
+        assert!(
+            cmp.rows[1].notes[0].contains("hits 90 -> 80"),
+            "{:?}",
+            cmp.rows[1]
+        );
+        assert_eq!(cmp.counter_tolerance, COUNTER_TOLERANCE);
+    }
+
+    #[test]
+    fn a_counter_missing_on_one_side_is_a_note_not_a_difference() {
+        let mut new = record("GPU-2", 32, 8, 90.0);
+        new.configs[1].quantities.clear();
+        let cmp = compare(&record("GPU-1", 32, 8, 90.0), &new, 0.05).unwrap();
+        assert_eq!(cmp.rows[1].verdict, Change::Same, "{:?}", cmp.rows[1]);
+        assert!(cmp.rows[1]
+            .notes
+            .iter()
+            .any(|n| n == "hits not in the new record"));
+    }
+}

@@ -386,4 +386,94 @@ mod tests {
         );
         assert!(ok.is_ok());
     }
+
+    fn at(t: &str) -> chrono::DateTime<chrono::Utc> {
+        chrono::DateTime::parse_from_rfc3339(t)
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+    }
+
+    fn profile(current: &Signer, previous: &[(&Signer, &str)]) -> crate::config::Node {
+        crate::config::Node {
+            gpu: "NVIDIA H200".into(),
+            compute_capability: "9.0".into(),
+            arch: "sm_90".into(),
+            sm_count: 132,
+            public_key: Some(current.public_key().to_openssh().unwrap()),
+            previous_keys: previous
+                .iter()
+                .map(|(k, t)| crate::config::PreviousKey {
+                    key: k.public_key().to_openssh().unwrap(),
+                    retired: at(t),
+                })
+                .collect(),
+            key: None,
+            gpu_uuids: vec![],
+            l2_bytes: None,
+            mem_bytes: None,
+            slurm: None,
+            contributed_by: None,
+        }
+    }
+
+    #[test]
+    fn a_retired_key_vouches_only_for_records_captured_before_its_retirement() {
+        let old = Signer::ed25519_from_seed(&[1; 32], "old").unwrap();
+        let new = Signer::ed25519_from_seed(&[2; 32], "new").unwrap();
+        let stranger = Signer::ed25519_from_seed(&[3; 32], "x").unwrap();
+        let p = profile(&new, &[(&old, "2026-12-04T00:00:00Z")]);
+        let bytes = b"{}";
+        let path = Path::new("records/h200.json.sig");
+        let by = |k: &Signer| k.sign(RECORD_NAMESPACE, bytes).unwrap();
+        let check = |sig: &str, captured: &str| {
+            verify_node_record("h200", &p, bytes, Some(sig), path, at(captured))
+        };
+        assert_eq!(check(&by(&new), "2026-12-05T00:00:00Z"), Ok(()));
+        assert_eq!(check(&by(&old), "2026-12-03T06:00:00Z"), Ok(()));
+        let e = check(&by(&old), "2026-12-04T00:00:00Z").unwrap_err();
+        assert!(
+            e.contains("retired on 2026-12-04T00:00:00Z") && e.contains("after that"),
+            "{e}"
+        );
+        let e = check(&by(&stranger), "2026-12-03T06:00:00Z").unwrap_err();
+        assert!(e.contains("not registered to node h200"), "{e}");
+        // An edited record does not verify under the old key either.
+        let e = verify_node_record(
+            "h200",
+            &p,
+            b"{ }",
+            Some(&by(&old)),
+            path,
+            at("2026-12-01T00:00:00Z"),
+        )
+        .unwrap_err();
+        assert!(e.contains("previous key"), "{e}");
+        // Without the previous key listed, the old run is refused as before a rotation.
+        let bare = profile(&new, &[]);
+        let e = verify_node_record(
+            "h200",
+            &bare,
+            bytes,
+            Some(&by(&old)),
+            path,
+            at("2026-12-03T06:00:00Z"),
+        )
+        .unwrap_err();
+        assert!(e.contains("not registered"), "{e}");
+    }
+
+    #[test]
+    fn a_previous_key_shared_with_another_node_is_refused() {
+        let a = Signer::ed25519_from_seed(&[4; 32], "a").unwrap();
+        let b = Signer::ed25519_from_seed(&[5; 32], "b").unwrap();
+        let mut config: Config =
+            toml::from_str("title = \"t\"\nbase_url = \"https://x.example\"\n").unwrap();
+        config
+            .nodes
+            .insert("h200".into(), profile(&a, &[(&b, "2026-12-04T00:00:00Z")]));
+        config.nodes.insert("t4".into(), profile(&b, &[]));
+        let e = check_node_keys(&config, Path::new("glossary.toml"));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].to_string().contains("previous_keys[0]"), "{e:?}");
+    }
 }

@@ -226,7 +226,12 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
                             s.hi
                         ),
                     };
-                    (v, shown, advice, verdict::spread_margin(s, *tolerance))
+                    (
+                        v,
+                        shown,
+                        advice,
+                        verdict::margin(s, Side::Below, *tolerance),
+                    )
                 }
             }
         }

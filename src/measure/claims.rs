@@ -170,9 +170,11 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
                         notes.push(n);
                     }
                 }
-                if !e.estimate.is_point() {
+                if e.timed {
                     timed.set(true);
-                    if let Some(n) = unconverged {
+                }
+                if let Some(n) = unconverged {
+                    if !e.estimate.is_point() {
                         notes.push(n);
                     }
                 }

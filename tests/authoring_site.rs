@@ -305,6 +305,32 @@ fn summaries_render_inline_markdown_wherever_they_appear() {
     );
 }
 
+/// A site that sets no footer and no description says nothing it cannot back: no line
+/// about measured numbers (this site has none), no empty description.
+#[test]
+fn without_a_footer_or_description_the_pages_claim_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    site(dir.path());
+    let config = CONFIG
+        .lines()
+        .filter(|l| !l.starts_with("footer") && !l.starts_with("description"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    write(dir.path(), "glossary.toml", &config);
+    let out = build(dir.path(), &["--drafts"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for page in ["index.html", "terms/sm/index.html"] {
+        let html = read(&dir.path().join("site-drafts").join(page));
+        let footer = &html[html.find("<footer").expect("a footer")..];
+        assert!(!footer.contains("measured"), "{page}: {footer}");
+        assert!(
+            !html.contains("<meta name=\"description\" content=\"\">"),
+            "{page}"
+        );
+        assert!(!html.contains("<p class=\"lede\"></p>"), "{page}");
+    }
+}
+
 #[test]
 fn the_footer_comes_from_glossary_toml_with_links_for_each_depth() {
     let (_dir, site) = built(true);
@@ -411,6 +437,63 @@ fn an_alias_that_names_another_entry_is_an_error() {
         ),
         "{err}"
     );
+}
+
+/// A clash is reported in the file that made it, the one changed last: a new term named
+/// like an old entry's alias is the new term's error, and so is a new alias that an old
+/// entry already had (whichever file sorts first).
+#[test]
+fn an_alias_clash_is_reported_in_the_file_changed_last() {
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let age = |root: &Path, rel: &str| {
+        std::fs::File::options()
+            .write(true)
+            .open(root.join(rel))
+            .and_then(|f| f.set_modified(past))
+            .expect("set mtime");
+    };
+    // The old entry sorts last and has the alias; the new one's name is the alias.
+    let err = broken(|root| {
+        write(
+            root,
+            "content/terms/zz-old.md",
+            "---\ntitle: What is an old term?\nname: old term\naliases: [Newcomer]\nsummary: s\n---\nx\n",
+        );
+        age(root, "content/terms/zz-old.md");
+        write(
+            root,
+            "content/terms/aa-new.md",
+            "---\ntitle: What is a newcomer?\nname: Newcomer\nsummary: s\n---\nx\n",
+        );
+    });
+    assert!(
+        err.contains(
+            "content/terms/aa-new.md:3:1: name `Newcomer` clashes with the alias `Newcomer` of `terms/zz-old`"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("zz-old.md:"), "{err}");
+    // Two aliases: the new file sorts first, so the old one would be reached second.
+    let err = broken(|root| {
+        write(
+            root,
+            "content/terms/zz-old.md",
+            "---\ntitle: What is an old term?\nname: old term\naliases: [OT]\nsummary: s\n---\nx\n",
+        );
+        age(root, "content/terms/zz-old.md");
+        write(
+            root,
+            "content/terms/aa-new.md",
+            "---\ntitle: What is a new term?\nname: new term\naliases: [OT]\nsummary: s\n---\nx\n",
+        );
+    });
+    assert!(
+        err.contains(
+            "content/terms/aa-new.md:4:1: alias `OT` clashes with the alias `OT` of `terms/zz-old`"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("zz-old.md:"), "{err}");
 }
 
 #[test]

@@ -26,7 +26,7 @@ pub struct SiteCtx<'a> {
     title: &'a str,
     base_url: &'a str,
     description: &'a str,
-    /// glossary.toml's `footer`, rendered for the page's depth; None: the template's own.
+    /// glossary.toml's `footer`, rendered for the page's depth; None: no footer line.
     footer: Option<String>,
     /// A `--drafts` preview: every page carries `noindex` and the preview banner.
     drafts_preview: bool,

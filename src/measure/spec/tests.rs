@@ -469,16 +469,14 @@ fn string_axes_name_kernels_labels_and_compile_options() {
             "label: \"{variant}-b{block}-t{tile}\"\noverrides:\n  - where: {variant: tiled}\n    set: {tile: 32}\naxes:",
         )
         .replace("  n: 1 << 24", "  tile: 1\n  n: 1 << 24");
-    let problems = plan(&parse(&text).unwrap(), &h200()).unwrap_err();
-    assert_eq!(
-        problems[0].message,
-        "generated label `padded_2-b128-t1` must be lowercase letters, digits and '-'"
-    );
-    let text = text.replace("padded_2", "padded");
+    // `{variant}` spells `padded_2` as the default label does, `padded-2`; the kernel
+    // name, a template too, keeps the `_`.
     let plans = plan(&parse(&text).unwrap(), &h200()).unwrap();
     let labels: Vec<&str> = plans.iter().map(|p| p.label.as_str()).collect();
     assert_eq!(labels[0], "naive-b128-t1");
     assert_eq!(labels[2], "tiled-b128-t32");
+    assert_eq!(labels[4], "padded-2-b128-t1");
+    assert_eq!(plans[4].launches[0].kernel, "scale_padded_2");
 }
 
 #[test]

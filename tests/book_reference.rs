@@ -117,7 +117,6 @@ fn experiment_keys() -> BTreeSet<String> {
         keys::<Tolerance>("buffers.NAME.tolerance."),
         keys::<LaunchSpec>("launches[]."),
         keys::<ReferenceSpec>("reference."),
-        keys::<LaunchSpec>("reference.launches[]."),
         keys::<MetricSpec>("metrics.NAME."),
         keys::<TimingPolicy>("timing."),
     ]
@@ -391,7 +390,7 @@ fn the_book_names_every_experiment_yaml_key_and_its_examples_parse() {
             "overrides[].where.",
             "overrides[].set.",
             "launches[].args[].",
-            "reference.launches[].args[].",
+            "reference.launches[].",
             "buffers.NAME.fill.",
         ]
         .iter()

@@ -397,7 +397,8 @@ fn the_repository_experiments_plan_without_a_gpu() {
 fn the_books_example_parses_and_plans() {
     let chapter = include_str!("../../../docs/src/experiments.md");
     let section = &chapter[chapter.find("## A complete example").unwrap()..];
-    let start = section.find("```yaml\n").unwrap() + "```yaml\n".len();
+    let fence = section.find("```yaml").unwrap();
+    let start = fence + section[fence..].find('\n').unwrap() + 1;
     let yaml = &section[start..start + section[start..].find("```").unwrap()];
     let spec = parse(yaml).unwrap();
     let plans = plan(&spec, &h200()).unwrap();
@@ -409,6 +410,25 @@ fn the_books_example_parses_and_plans() {
     assert_eq!(plans[3].params["grid_cap"], 264);
     assert_eq!(plans[0].params["grid_cap"], 132 * 32);
     assert_eq!(plans[3].launches[0].kernel, "scale_ept4");
+    // The string-axis example: labels as the chapter says, kernel names with their `_`.
+    let section = &chapter[chapter.find("## String axes").unwrap()..];
+    let fence = section.find("```yaml").unwrap();
+    let start = fence + section[fence..].find('\n').unwrap() + 1;
+    let yaml = &section[start..start + section[start..].find("```").unwrap()];
+    let plans = plan(&parse(yaml).unwrap(), &h200()).unwrap();
+    let labels: Vec<&str> = plans.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "naive-b128",
+            "naive-b256",
+            "unrolled-4-b128",
+            "unrolled-4-b256",
+            "grid-stride-b128",
+            "grid-stride-b256"
+        ]
+    );
+    assert_eq!(plans[2].launches[0].kernel, "scale_unrolled_4");
 }
 
 /// The scaffold with three kernels to choose by a string axis.

@@ -331,6 +331,64 @@ fn without_a_footer_or_description_the_pages_claim_nothing() {
     }
 }
 
+/// `content/index.md` is the home page's own text, above the contents: links relative to
+/// the site root, figures checked and copied, ids kept off the page's own; its mistakes
+/// are errors at its lines.
+#[test]
+fn content_index_md_gives_the_home_page_a_body_above_the_contents() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    site(dir.path());
+    write(
+        dir.path(),
+        "content/figures/box.svg",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 10 10\"><rect width=\"10\" height=\"10\"/></svg>",
+    );
+    write(
+        dir.path(),
+        "content/index.md",
+        "Start with the [SM](terms/sm/).\n\n## Contents\n\n![A box](figures/box.svg \"The *box*\")\n",
+    );
+    let out = build(dir.path(), &["--drafts"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let site = dir.path().join("site-drafts");
+    let index = read(&site.join("index.html"));
+    let home = index
+        .find("<div class=\"body home\">")
+        .expect("the home text");
+    let contents = index.find("<h2 id=\"contents\">").expect("the contents");
+    assert!(home < contents, "the home text comes above the contents");
+    assert!(
+        index.contains("Start with the <a href=\"terms/sm/index.html\">SM</a>."),
+        "{index}"
+    );
+    // The author's `## Contents` keeps off the page's own `#contents`.
+    assert!(
+        index.contains("<h2 id=\"contents-1\">Contents</h2>"),
+        "{index}"
+    );
+    assert!(
+        index.contains("<figcaption>The <em>box</em></figcaption>"),
+        "{index}"
+    );
+    assert!(site.join("media/figures/box.svg").is_file());
+    // Mistakes in it are errors at its lines, all in one run.
+    write(
+        dir.path(),
+        "content/index.md",
+        "See [nothing](terms/nothing/).\n\n<script>alert(1)</script>\n\n![Remote](https://example.org/x.png)\n",
+    );
+    let out = build(dir.path(), &["--drafts"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    for want in [
+        "content/index.md:1:1: link to missing page `terms/nothing`",
+        "content/index.md:3:1: raw HTML is not allowed",
+        "content/index.md:5:1: image `https://example.org/x.png` is not a file of this project",
+    ] {
+        assert!(err.contains(want), "expected `{want}` in:\n{err}");
+    }
+}
+
 #[test]
 fn the_footer_comes_from_glossary_toml_with_links_for_each_depth() {
     let (_dir, site) = built(true);

@@ -97,6 +97,7 @@ fn the_first_site_chapter_runs_as_written() {
         "content/terms/warp.md",
         "content/terms/warp-lanes.svg",
         "content/sections/hardware.md",
+        "content/index.md",
     ] {
         assert!(
             files.contains(&wanted),
@@ -146,6 +147,13 @@ fn the_first_site_chapter_runs_as_written() {
     assert!(
         listed.contains(">warp</a>") && listed.contains("The 32 threads an SM schedules together"),
         "{listed}"
+    );
+    let home = read(&site.join("index.html"));
+    assert!(
+        home.contains(
+            "Notes from learning CUDA. Start with the <a href=\"terms/warp/index.html\">warp</a>."
+        ) && home.find("class=\"body home\"") < home.find("id=\"contents\""),
+        "{home}"
     );
     let redirect = read(&site.join("gpu-glossary/device-software/warp/index.html"));
     assert!(

@@ -286,14 +286,9 @@ mod tests {
 
     /// A record of one untimed (occupancy-mode) row and one timed row with an ncu counter.
     fn record(uuid: &str, registers: u32, blocks: u32, hits: f64) -> Record {
-        serde_json::from_value(serde_json::json!({
-            "schema": 2, "experiment": "e", "node": "h200", "spec_digest": "sha256:00",
-            "tool_version": "0", "captured_at": "2026-12-04T00:00:00Z",
-            "gpu": {"name": "NVIDIA H200", "uuid": uuid, "compute_capability": "9.0",
-                    "sm_count": 132, "driver_version": "580", "cuda_driver_api": "13.0",
-                    "nvrtc_version": "13.0"},
-            "compile_options": [],
-            "configs": [
+        crate::measure::record::test_record(
+            uuid,
+            serde_json::json!([
                 {"label": "occ", "kernel": "k", "status": {"state": "passed"},
                  "block_size": 256, "smem_reserved": 0, "grid_size": 1,
                  "registers": registers, "static_smem": 0, "local_bytes": 0,
@@ -308,9 +303,8 @@ mod tests {
                             "max_ms": 1.0, "rsd": 0.0, "converged": true,
                             "interval": {"method": "m", "confidence": 0.95, "coverage": 0.95,
                                          "ranks": [1, 1], "lo": 0.999, "hi": 1.001}}}
-            ]
-        }))
-        .unwrap()
+            ]),
+        )
     }
 
     #[test]

@@ -584,6 +584,22 @@ impl Record {
     }
 }
 
+/// A record of experiment `e` on node `h200`, GPU `uuid`, holding `configs` (JSON, as a
+/// record file holds them): for tests that need a record of a given shape.
+#[cfg(test)]
+pub(crate) fn test_record(uuid: &str, configs: serde_json::Value) -> Record {
+    serde_json::from_value(serde_json::json!({
+        "schema": 2, "experiment": "e", "node": "h200", "spec_digest": "sha256:00",
+        "tool_version": "0", "captured_at": "2026-12-04T00:00:00Z",
+        "gpu": {"name": "NVIDIA H200", "uuid": uuid, "compute_capability": "9.0",
+                "sm_count": 132, "driver_version": "580", "cuda_driver_api": "13.0",
+                "nvrtc_version": "13.0"},
+        "compile_options": [],
+        "configs": configs,
+    }))
+    .unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -130,21 +130,15 @@ mod tests {
     use super::*;
 
     fn run(uuid: &str, ms: f64) -> Record {
-        serde_json::from_value(serde_json::json!({
-            "schema": 2, "experiment": "e", "node": "h200", "spec_digest": "sha256:00",
-            "tool_version": "0", "captured_at": "2026-12-04T00:00:00Z",
-            "gpu": {"name": "NVIDIA H200", "uuid": uuid, "compute_capability": "9.0",
-                    "sm_count": 132, "driver_version": "580", "cuda_driver_api": "13.0",
-                    "nvrtc_version": "13.0"},
-            "compile_options": [],
-            "configs": [{"label": "a", "kernel": "k", "status": {"state": "passed"},
+        crate::measure::record::test_record(
+            uuid,
+            serde_json::json!([{"label": "a", "kernel": "k", "status": {"state": "passed"},
                          "block_size": 32, "smem_reserved": 0, "grid_size": 1, "registers": 8,
                          "static_smem": 0, "local_bytes": 0, "blocks_per_sm": 1,
                          "warps_per_sm": 1, "occupancy": 0.5, "waves": 1.0,
                          "timing": {"samples_ms": [ms], "median_ms": ms, "min_ms": ms,
-                                    "max_ms": ms, "rsd": 0.0, "converged": true}}]
-        }))
-        .unwrap()
+                                    "max_ms": ms, "rsd": 0.0, "converged": true}}]),
+        )
     }
 
     #[test]

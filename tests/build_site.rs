@@ -527,13 +527,20 @@ fn new_term_creates_a_draft_that_builds() {
     // Its placeholders fail `check`, each at its line and column, saying what to write.
     let path = root.join("content/terms/warp-divergence.md");
     let scaffold = std::fs::read_to_string(&path).unwrap();
+    // The title is the author's to write: "What is warp divergence?" reads well, but the
+    // same guess makes "What is warp?" of `new term warp`, so none is made.
+    let title = scaffold.lines().find(|l| l.starts_with("title:")).unwrap();
+    assert_eq!(
+        title,
+        "title: \"<<replace: the question the page answers, with the article warp divergence takes: What is a warp divergence? or What is warp divergence?>>\""
+    );
     let out = run(root, &["check"]);
     let said = stderr(&out);
     assert!(!out.status.success(), "{said}");
     assert_eq!(
         said.matches("placeholder left by `glossary new term`")
             .count(),
-        4,
+        5,
         "{said}"
     );
     let at = |needle: &str| {
@@ -553,6 +560,7 @@ fn new_term_creates_a_draft_that_builds() {
     assert!(!said.contains("must be an absolute http"), "{said}");
     // Written over, the draft checks, refused only for want of sign-offs.
     let written = scaffold
+        .replace(title, "title: What is warp divergence?")
         .replace(
             "\"<<replace: one sentence that defines warp divergence>>\"",
             "Lanes of one warp taking different branches.",

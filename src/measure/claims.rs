@@ -39,9 +39,12 @@ impl Judged {
 }
 
 /// Check one claim against every kept run of a citation (`library::Citation`'s record and
-/// history): the latest record first, then the history oldest first. `Ok` carries notes for a claim that holds; `Err` the
-/// numbers of the first run it does not hold on, naming that run when it is not the
-/// latest, with the threshold that would hold.
+/// history): the latest record first, then the history oldest first. `Ok` carries notes
+/// for a claim that holds, of the latest record only: that is the record the page cites
+/// and shows, so a note naming a row the page shows as converged (because an earlier run
+/// of it was not) would contradict the page. `Err` the numbers of the first run it does
+/// not hold on, naming that run when it is not the latest, with the threshold that would
+/// hold.
 pub fn check_claim(
     test: &ClaimTest,
     column: &str,
@@ -52,7 +55,7 @@ pub fn check_claim(
     if latest.verdict != Verdict::Holds {
         return Err(latest.refusal());
     }
-    let mut notes = latest.notes;
+    let notes = latest.notes;
     for run in history {
         let record = run
             .kept()
@@ -66,11 +69,6 @@ pub fn check_claim(
                 run.name(),
                 j.refusal()
             ));
-        }
-        for n in j.notes {
-            if !notes.contains(&n) {
-                notes.push(n);
-            }
         }
     }
     Ok(notes)

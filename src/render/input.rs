@@ -35,8 +35,14 @@ pub struct Assessment {
     pub body_calls: Box<[u32]>,
     /// Newest of the cited records' capture dates and the sources' checked dates.
     pub last_checked: Option<NaiveDate>,
-    /// Not reasons to refuse, but worth telling the author (old sources).
+    /// Not reasons to refuse, but the author's to fix (old sources): errors under
+    /// `check --strict`.
     pub warnings: Vec<String>,
+    /// What the cited records say of themselves (a row that stopped at the time cap
+    /// before converging, a record that predates intervals): the verification node's
+    /// concern, to re-measure, not the author's, so never an error under `--strict`.
+    /// `build --verbose` lists them.
+    pub notes: Vec<String>,
 }
 
 /// What an entry's page shows that its file alone does not say: made from the file and the

@@ -303,3 +303,25 @@ fn a_history_where_one_run_flips_a_claim_refuses_it_naming_the_run() {
     }];
     assert!(check_claim(&claim, "median_ms", &old_version.0, &old_version.1).is_ok());
 }
+
+#[test]
+fn notes_name_only_rows_unconverged_in_the_latest_record() {
+    // An earlier run whose `slow` row hit the time cap (8% spread, unconverged) and a
+    // latest record where both rows converged: the claim holds on both, and its notes
+    // are the latest record's, which has nothing to say.
+    let claim = ratio_above("slow", "fast", 1.01);
+    let mut earlier = two_rows(5);
+    earlier.configs[0] = row("slow", 1.30, 0.08, 400, 21);
+    assert!(earlier.configs[0].unconverged());
+    let history = vec![kept(earlier.clone(), "20261110T080000.000Z.json")];
+    let notes = check_claim(&claim, "median_ms", &two_rows(1), &history).unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+    // The same unconverged run as the latest record is named.
+    let notes = check_claim(&claim, "median_ms", &earlier, &[]).unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("row `slow`") && n.contains("without converging")),
+        "{notes:?}"
+    );
+}

@@ -752,7 +752,7 @@ fn time_cap_notes_are_counted_listed_with_verbose_and_never_strict_errors() {
     );
     std::fs::write(&path, text).unwrap();
     let note = "note terms/alpha: claim \"half takes over 20% longer than full\": row `half` stopped at the time cap without converging (rsd 2.00%)";
-    let count = "1 note on the cited records (the node's to re-measure): --verbose lists them";
+    let count = "1 note on the cited records (the node's to re-measure): `glossary build --verbose` or `check --verbose` lists them";
 
     let o = run(root, &["check", "--strict"]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));

@@ -183,7 +183,11 @@ impl BuildReport {
             ));
         }
         if !unlisted.is_empty() {
-            s.push_str(&format!("{}: --verbose lists them\n", unlisted.join(", ")));
+            // `serve` prints this too, and has no flag of its own for it.
+            s.push_str(&format!(
+                "{}: `glossary build --verbose` or `check --verbose` lists them\n",
+                unlisted.join(", ")
+            ));
         }
         s
     }

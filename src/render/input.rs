@@ -94,6 +94,14 @@ impl RenderInput<'_> {
     /// searches its drafts too, in its own index (its own folder); a site's index holds
     /// published entries only. The sitemap and feed list published entries only, always.
     pub fn searched(&self, id: &EntryId) -> bool {
+        self.listed(id)
+    }
+
+    /// Whether other pages may show anything of `id` (its name, summary, a link): it is
+    /// published, or this is a `--drafts` preview, where drafts are shown marked. Not every
+    /// page: `serve` keeps serving the page of an entry an edit withdrew, whose text no
+    /// signer has seen, so other pages leave it out as a build would.
+    pub fn listed(&self, id: &EntryId) -> bool {
         match self.drafts {
             true => self.pages.contains(id),
             false => self.published.contains(id),

@@ -347,17 +347,18 @@ pub fn entry_inline(input: &RenderInput<'_>, entry: &Entry, text: &str, root: &s
 }
 
 /// The link to `entry` as a list on another page shows it: its name, summary, aliases and
-/// note. None when `entry` has no page in this build (a refused entry in a site build): a
-/// page shows nothing of an entry that is not itself shown, not even its name, since that
-/// text was never signed by the entry's own signers (what they sign is what their page
-/// shows, and editing it withdraws the entry, and with it every list that quotes it).
+/// note. None unless `entry` is published (or this is a drafts preview:
+/// [`RenderInput::listed`]): a page shows nothing of an entry that is not published, not
+/// even its name, since that text was never signed by the entry's own signers (what they
+/// sign is what their page shows, and editing it withdraws the entry, and with it every
+/// list that quotes it).
 pub fn link_to(
     input: &RenderInput<'_>,
     entry: &Entry,
     note: Option<&str>,
     root_relative: bool,
 ) -> Option<LinkCtx> {
-    if !input.pages.contains(&entry.id) {
+    if !(input.listed(&entry.id) && input.pages.contains(&entry.id)) {
         return None;
     }
     let published = input.published.contains(&entry.id);

@@ -67,7 +67,7 @@ pub struct BuildReport {
     pub refused: Vec<(EntryId, Vec<Refusal>)>,
     /// Old sources: the author's to fix, errors under `check --strict`.
     pub warnings: Vec<(EntryId, String)>,
-    /// What cited records say of themselves (`Assessment::notes`): the node's concern.
+    /// Notes on measurements (`Assessment::notes`): not the author's to fix.
     pub notes: Vec<(EntryId, String)>,
     pub pages_written: usize,
 }
@@ -178,8 +178,8 @@ impl BuildReport {
         if !listed.notes && !self.notes.is_empty() {
             unlisted.push(count(
                 self.notes.len(),
-                "note on the cited records (the node's to re-measure)",
-                "notes on the cited records (the node's to re-measure)",
+                "note on measurements (not an error)",
+                "notes on measurements (not errors)",
             ));
         }
         if !unlisted.is_empty() {

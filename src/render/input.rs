@@ -38,10 +38,11 @@ pub struct Assessment {
     /// Not reasons to refuse, but the author's to fix (old sources): errors under
     /// `check --strict`.
     pub warnings: Vec<String>,
-    /// What the cited records say of themselves (a row that stopped at the time cap
-    /// before converging, a record that predates intervals): the verification node's
-    /// concern, to re-measure, not the author's, so never an error under `--strict`.
-    /// `build --verbose` lists them.
+    /// Notes on measurements that are not the author's to fix, so never errors under
+    /// `--strict`: what the cited records say of themselves (a row that stopped at the time
+    /// cap before converging, a record that predates intervals: the verification node's to
+    /// re-measure), and a fragile claim the entry accepts with `fragile_ok` (its reason
+    /// said, as the author decided). `build --verbose` and `check --verbose` list them.
     pub notes: Vec<String>,
 }
 

@@ -187,6 +187,7 @@ fn local_profile(
             p.mem_bytes = Some(m);
         }
         p.public_key = public_key;
+        p.previous_keys.clear();
         return Ok(p);
     }
     let gpu = gpu::Gpu::open()?;
@@ -196,6 +197,7 @@ fn local_profile(
         arch: gpu.arch.clone(),
         sm_count: gpu.info.sm_count,
         public_key,
+        previous_keys: Vec::new(),
         key: None,
         gpu_uuids: Vec::new(),
         l2_bytes: gpu.info.l2_bytes,

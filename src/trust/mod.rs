@@ -7,6 +7,7 @@
 pub mod contributed;
 pub mod node;
 pub mod people;
+pub mod rotation;
 pub mod sshsig;
 
 pub use people::{People, Person, PEOPLE_FILE};

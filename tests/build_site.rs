@@ -922,4 +922,13 @@ fn a_fragile_claim_refuses_the_entry_unless_it_says_why() {
     let s = stdout(&build(root, &[]));
     assert!(!s.contains("refused terms/alpha"), "{s}");
     assert!(root.join("site/terms/alpha/index.html").exists(), "{s}");
+    // The reason is a note, listed with --verbose, and not an error under --strict: the
+    // entry decided it.
+    let s = stdout(&build(root, &["--verbose"]));
+    assert!(
+        s.contains("note terms/alpha: claim \"half takes longer than full\": is fragile, accepted by the entry (the point is the direction, not the size)"),
+        "{s}"
+    );
+    let o = run(root, &["check", "--strict"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
 }

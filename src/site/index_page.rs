@@ -404,7 +404,7 @@ impl AzIndex {
                     id: Some(g.id.clone()),
                 }),
         );
-        // `link_to` leaves out what has no page in this build.
+        // `link_to` leaves out what other pages may not show (`RenderInput::listed`).
         let listed = |kind| {
             input
                 .content
@@ -525,8 +525,8 @@ fn row_keys(e: &Entry) -> impl Iterator<Item = RowKey> + '_ {
         .chain(std::iter::once(place(list_label(e), e.meta.aliases.len())))
 }
 
-/// A term's rows: one per alias (pointing at it), then its own; none for a term without a
-/// page in this build.
+/// A term's rows: one per alias (pointing at it), then its own; none for a term other
+/// pages may not show (`RenderInput::listed`: unpublished, outside a drafts preview).
 fn term_rows(input: &RenderInput<'_>, e: &Entry) -> Vec<(RowKey, IndexRow)> {
     let Some(link) = link_to(input, e, None, true) else {
         return Vec::new();

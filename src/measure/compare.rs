@@ -233,23 +233,34 @@ pub fn compare(old: &Record, new: &Record, tolerance: f64) -> Result<Comparison,
                 (Some(oc), Some(nc)) => untimed_differences(oc, nc, &mut notes),
                 _ => Vec::new(),
             };
+            // Launch status and reason the same on both sides, with nothing timed: the
+            // driver's answers are what there is to compare ("not launchable: block size
+            // above the kernel's limit" on both is the same answer).
             let untimed_both = matches!((oc, nc), (Some(oc), Some(nc))
                 if oc.timing.is_none() && nc.timing.is_none()
-                    && oc.status.problem().is_none() && nc.status.problem().is_none());
-            let (verdict, ratio) = match (o, n) {
-                _ if !differences.is_empty() => {
-                    notes.insert(0, format!("differs: {}", differences.join(", ")));
-                    (Change::Different, None)
-                }
-                (Some(o), Some(n)) => verdict::change(o, n, tolerance),
-                // Nothing timed on either side: the driver's answers and the counters are
-                // what there is to compare, and they matched.
-                _ if untimed_both => {
-                    notes.retain(|n| !n.ends_with("not timed"));
-                    notes.push("not timed: the driver's answers and counters match".into());
-                    (Change::Same, None)
-                }
-                _ => (Change::Ambiguous, None),
+                    && (oc.status.problem().is_none()
+                        || matches!(oc.status, super::record::ConfigStatus::NotLaunchable { .. }))
+                    && oc.status == nc.status);
+            let timed = match (o, n) {
+                (Some(o), Some(n)) => Some(verdict::change(o, n, tolerance)),
+                _ => None,
+            };
+            let ratio = timed.and_then(|t| t.1);
+            let verdict = if !differences.is_empty() {
+                notes.insert(0, format!("differs: {}", differences.join(", ")));
+                Change::Different
+            } else if let Some((change, _)) = timed {
+                change
+            } else if untimed_both {
+                // Nothing timed on either side, and the driver's answers and the counters
+                // matched.
+                notes.retain(|n| {
+                    !n.ends_with("not timed") && !n.starts_with("old: ") && !n.starts_with("new: ")
+                });
+                notes.push("not timed: the driver's answers and counters match".into());
+                Change::Same
+            } else {
+                Change::Ambiguous
             };
             RowChange {
                 label: label.to_string(),
@@ -344,6 +355,22 @@ mod tests {
             cmp.rows[1]
         );
         assert_eq!(cmp.counter_tolerance, COUNTER_TOLERANCE);
+    }
+
+    #[test]
+    fn the_same_not_launchable_answer_on_both_sides_is_the_same() {
+        let mut old = record("GPU-1", 32, 8, 90.0);
+        let refused = super::super::record::ConfigStatus::NotLaunchable {
+            reason: "block size above the kernel's 256 threads per block".into(),
+        };
+        old.configs[0].status = refused.clone();
+        let mut new = old.clone();
+        let cmp = compare(&old, &new, 0.05).unwrap();
+        assert_eq!(cmp.rows[0].verdict, Change::Same, "{:?}", cmp.rows[0]);
+        new.configs[0].status = super::super::record::ConfigStatus::Passed;
+        let cmp = compare(&old, &new, 0.05).unwrap();
+        assert_eq!(cmp.rows[0].verdict, Change::Different, "{:?}", cmp.rows[0]);
+        assert!(cmp.rows[0].notes[0].contains("status not launchable -> passed"));
     }
 
     #[test]

@@ -463,7 +463,7 @@ fn entry_template(
         .section_members(&e.id)
         .into_iter()
         .filter_map(|id| content.get(id))
-        .map(|m| link_to(input, m, None, false))
+        .filter_map(|m| link_to(input, m, None, false))
         .collect();
     let signoff = input.signoffs.get(&e.id);
     // The registered name; a draft may carry a signature of someone not (yet) registered.

@@ -143,8 +143,9 @@ fn edits_rebuilt_incrementally_match_a_full_build_byte_for_byte() {
         assert_eq!(session.report().published.len(), 40);
 
         // An edited body: the signatures no longer match, so the entry is refused. Without
-        // drafts its page goes, and links to it elsewhere (related lists, bodies, the index)
-        // turn into plain text; with drafts it is marked as a draft everywhere.
+        // drafts its page goes, other pages' lists (related terms, the index) drop it and
+        // links to it in bodies turn into plain text; with drafts it is marked as a draft
+        // everywhere.
         edit(&files[3], "## How it works", "## How it really works");
         let r = session.rebuild(&[files[3].clone()]).unwrap();
         r.write_to(&out).unwrap();

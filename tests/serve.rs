@@ -234,11 +234,25 @@ fn an_edit_that_withdraws_a_published_entry_shows_it_with_a_banner_and_logs_why(
     // The signed text changes: its sign-off no longer covers it.
     let entry = server.root.join("content/terms/warp-scheduler.md");
     let good = read(&entry);
-    std::fs::write(&entry, good.replace("Each cycle", "Every single cycle")).expect("edit");
+    let edited = good
+        .replace("Each cycle", "Every single cycle")
+        .replace("summary: The unit", "summary: Unsigned, the unit");
+    assert_ne!(edited, good.replace("Each cycle", "Every single cycle"));
+    std::fs::write(&entry, edited).expect("edit");
     wait_until("the withdrawn page to be served with its banner", || {
         let (status, body) = raw_get(&server.addr, page);
         status == 200 && body.contains("withdrawn-banner") && body.contains("Every single cycle")
     });
+    // Other pages leave it out, as a build would: occupancy's related terms no longer
+    // show its name or its summary, old or (never signed) new.
+    let related = "/terms/occupancy/";
+    wait_until("occupancy to drop the withdrawn term", || {
+        let (status, body) = raw_get(&server.addr, related);
+        status == 200 && !body.contains("warp-scheduler/index.html\">warp scheduler</a> —")
+    });
+    let (_, body) = raw_get(&server.addr, related);
+    assert!(!body.contains("Unsigned, the unit"), "{body}");
+    assert!(!body.contains("The unit of an SM that picks"), "{body}");
     let (_, body) = raw_get(&server.addr, page);
     assert!(body.contains("Withdrawn by an edit"), "{body}");
     assert!(
@@ -258,6 +272,11 @@ fn an_edit_that_withdraws_a_published_entry_shows_it_with_a_banner_and_logs_why(
     wait_until("the page published again", || {
         let (status, body) = raw_get(&server.addr, page);
         status == 200 && !body.contains("withdrawn-banner") && body.contains("Each cycle")
+    });
+    wait_until("occupancy to list it again", || {
+        raw_get(&server.addr, related)
+            .1
+            .contains("The unit of an SM that picks")
     });
 }
 

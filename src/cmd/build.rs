@@ -3,7 +3,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::pipeline::{build, BuildOptions};
+use crate::pipeline::{build, BuildOptions, Listed};
 
 #[derive(clap::Args, Debug)]
 pub struct BuildArgs {
@@ -18,6 +18,10 @@ pub struct BuildArgs {
     /// build refuses to write into a drafts folder, and the reverse.
     #[arg(long)]
     pub drafts: bool,
+    /// List every warning (old sources) and every note on the cited records (rows that
+    /// did not converge), not only how many there are.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 pub fn run(args: &BuildArgs) -> Result<()> {
@@ -30,7 +34,11 @@ pub fn run(args: &BuildArgs) -> Result<()> {
         base_url: None,
     };
     let report = build(&opts)?;
-    write!(std::io::stdout(), "{}", report.summary())?;
+    let listed = Listed {
+        warnings: args.verbose,
+        notes: args.verbose,
+    };
+    write!(std::io::stdout(), "{}", report.summary(listed))?;
     let layout = crate::config::Layout::new(&opts.root);
     let out = opts.out.unwrap_or_else(|| {
         if args.drafts {

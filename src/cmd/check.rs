@@ -3,16 +3,20 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use crate::pipeline::check;
+use crate::pipeline::{check, Listed};
 
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
-    /// Treat warnings (old sources) and stale measurements, unsupported or fragile claims as
-    /// errors.
+    /// Treat warnings (old sources) and stale measurements, unsupported or fragile claims
+    /// as errors: what is the author's to fix. Notes on the cited records (rows that did
+    /// not converge) are the node's concern and stay notes.
     #[arg(long)]
     pub strict: bool,
+    /// List every note on the cited records too, not only how many there are.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 /// Exit status 1 on any error, listing every one.
@@ -28,7 +32,12 @@ pub fn run(args: &CheckArgs) -> Result<()> {
             bail!("{} error(s)", all.len());
         }
     };
-    write!(std::io::stdout(), "{}", report.summary())?;
+    // The author's warnings always, as `check` is what an author runs before review.
+    let listed = Listed {
+        warnings: true,
+        notes: args.verbose,
+    };
+    write!(std::io::stdout(), "{}", report.summary(listed))?;
     if args.strict {
         let mut n = report.warnings.len();
         for (_, reasons) in &report.refused {

@@ -41,8 +41,14 @@ pub fn run(args: &NewArgs) -> Result<()> {
     let name = slug.replace('-', " ");
     let today = chrono::Local::now().date_naive();
     // Each `<<replace: ...>>` fails `check` at its line until the author writes there.
+    // The title too: whether it reads "What is a warp?" or "What is occupancy?" depends
+    // on the word, which a slug does not tell, so the scaffold offers both and guesses
+    // neither (a guessed "What is warp?" would be published as written once signed).
     let text = format!(
-        "---\ntitle: What is {name}?\nname: {name}\nsummary: \"{}\"\nrelated: []\nsources:\n  - title: \"{}\"\n    url: \"{}\"\n    checked: {today}\n---\n{}\n",
+        "---\ntitle: \"{}\"\nname: {name}\nsummary: \"{}\"\nrelated: []\nsources:\n  - title: \"{}\"\n    url: \"{}\"\n    checked: {today}\n---\n{}\n",
+        placeholder(&format!(
+            "the question the page answers, with the article {name} takes: What is a {name}? or What is {name}?"
+        )),
         placeholder(&format!("one sentence that defines {name}")),
         placeholder(&format!("the title of a page that documents {name}")),
         placeholder("that page's https address"),

@@ -93,7 +93,9 @@ impl Judged {
 /// history): the latest record first, then the history oldest first. `Ok` carries notes
 /// for a claim that holds and its smallest margin over the runs; `Err` the numbers of the
 /// first run it does not hold on, naming that run when it is not the latest, with the
-/// threshold that would hold.
+/// threshold that would hold. The notes are the latest record's only: that is the record
+/// the page cites and shows, so a note naming a row the page shows as converged (because
+/// an earlier run of it was not) would contradict the page.
 pub fn check_claim(
     test: &ClaimTest,
     column: &str,
@@ -107,7 +109,7 @@ pub fn check_claim(
     let mut timed = latest.timed;
     let mut margin = latest.margin;
     let mut tightest_run = "latest".to_string();
-    let mut notes = latest.notes;
+    let notes = latest.notes;
     for run in history {
         let record = run
             .kept()
@@ -126,11 +128,6 @@ pub fn check_claim(
         if !(j.margin >= margin) {
             margin = j.margin;
             tightest_run = run.name();
-        }
-        for n in j.notes {
-            if !notes.contains(&n) {
-                notes.push(n);
-            }
         }
     }
     Ok(Supported {

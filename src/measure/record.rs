@@ -329,6 +329,60 @@ impl ColumnValue {
             ColumnValue::Number { value, decimals } => format!("{value:.decimals$}"),
         }
     }
+
+    /// How [`ColumnValue::display`] shows a number: digits after the point, the factor
+    /// from the value to what is shown, and the unit after it. None for text.
+    fn shown_as(&self) -> Option<(usize, f64, &'static str)> {
+        match self {
+            ColumnValue::Text(_) => None,
+            ColumnValue::Integer(_) => Some((0, 1.0, "")),
+            ColumnValue::Fraction(_) => Some((1, 100.0, "%")),
+            ColumnValue::Number { decimals, .. } => Some((*decimals, 1.0, "")),
+        }
+    }
+
+    /// The value's 95% interval as every table and chart prints it after the value: ` ±h`,
+    /// `h` the larger distance from the value to an end, in the value's own unit and
+    /// digits. The one rule for intervals on a page (a chart draws the table's cell).
+    ///
+    /// `Narrow` when `h` rounds to zero at those digits: an interval narrower than the
+    /// last digit shown prints no `±`, since `±0.000` would read as an exact number; the
+    /// caller says so once under the table, with `h` in the digits it needs.
+    pub fn interval_text(&self, lo: f64, hi: f64) -> IntervalText {
+        let (Some(value), Some((decimals, scale, unit))) = (self.as_f64(), self.shown_as()) else {
+            return IntervalText::None;
+        };
+        let half = (value - lo).max(hi - value) * scale;
+        if !(half.is_finite() && half > 0.0) {
+            return IntervalText::None;
+        }
+        let text = format!("{half:.decimals$}");
+        if text.bytes().all(|b| b == b'0' || b == b'.') {
+            return IntervalText::Narrow(half, unit);
+        }
+        IntervalText::Shown(format!(" ±{text}{unit}"))
+    }
+}
+
+/// What [`ColumnValue::interval_text`] makes of an interval.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IntervalText {
+    /// Nothing to print: text, or no width.
+    None,
+    /// ` ±h`, to put after the value.
+    Shown(String),
+    /// Narrower than the last digit shown: the half-width as shown (scaled, with its unit).
+    Narrow(f64, &'static str),
+}
+
+/// `h` with one significant digit, for an interval narrower than the table's digits
+/// (`0.0003`): as many decimals as that digit needs.
+pub fn one_significant(h: f64) -> String {
+    if !(h.is_finite() && h > 0.0) {
+        return "0".to_string();
+    }
+    let decimals = (-h.log10().floor()).max(0.0) as usize;
+    format!("{h:.decimals$}")
 }
 
 /// Names every record has, with their headings (unit in parentheses). Params, metrics and
@@ -603,6 +657,44 @@ pub(crate) fn test_record(uuid: &str, configs: serde_json::Value) -> Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interval_prints_in_the_values_digits_or_not_at_all_when_narrower() {
+        let n = |value: f64, decimals: usize| ColumnValue::Number { value, decimals };
+        // Wide enough for the digits shown: the larger side, in those digits.
+        assert_eq!(
+            n(7.582, 3).interval_text(7.571, 7.590),
+            IntervalText::Shown(" ±0.011".into())
+        );
+        // Narrower than the last digit: no "±0.000", the width kept for the note.
+        match n(7.582, 3).interval_text(7.5818, 7.5823) {
+            IntervalText::Narrow(h, "") => {
+                assert!((h - 0.0003).abs() < 1e-9, "{h}");
+                assert_eq!(one_significant(h), "0.0003");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Half a unit of the last digit rounds up and shows.
+        assert_eq!(
+            n(1200.0, 1).interval_text(1199.9, 1200.0),
+            IntervalText::Shown(" ±0.1".into())
+        );
+        // A fraction is shown in percent, and so is its interval.
+        assert_eq!(
+            ColumnValue::Fraction(0.5).interval_text(0.48, 0.51),
+            IntervalText::Shown(" ±2.0%".into())
+        );
+        assert_eq!(
+            ColumnValue::Integer(12).interval_text(12.0, 12.0),
+            IntervalText::None
+        );
+        assert_eq!(
+            ColumnValue::Text("x".into()).interval_text(0.0, 1.0),
+            IntervalText::None
+        );
+        assert_eq!(one_significant(0.04), "0.04");
+        assert_eq!(one_significant(3.0), "3");
+    }
 
     fn record(median: f64) -> Record {
         Record {

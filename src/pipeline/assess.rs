@@ -233,7 +233,6 @@ pub(crate) fn assess_checked(
                 (today - s.checked).num_days()
             )
         })
-        .chain(claim_notes)
         .collect();
 
     Ok(Assessment {
@@ -245,6 +244,7 @@ pub(crate) fn assess_checked(
         body_calls: calls,
         last_checked,
         warnings,
+        notes: claim_notes,
     })
 }
 

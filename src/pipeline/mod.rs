@@ -65,8 +65,18 @@ impl BuildOptions {
 pub struct BuildReport {
     pub published: Vec<EntryId>,
     pub refused: Vec<(EntryId, Vec<Refusal>)>,
+    /// Old sources: the author's to fix, errors under `check --strict`.
     pub warnings: Vec<(EntryId, String)>,
+    /// Notes on measurements (`Assessment::notes`): not the author's to fix.
+    pub notes: Vec<(EntryId, String)>,
     pub pages_written: usize,
+}
+
+/// What [`BuildReport::summary`] lists line by line; the rest it counts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Listed {
+    pub warnings: bool,
+    pub notes: bool,
 }
 
 impl BuildReport {
@@ -111,6 +121,7 @@ impl BuildReport {
         let fresh = BuildReport::refusals_of(assessments);
         self.refused = fresh.refused;
         self.warnings = fresh.warnings;
+        self.notes = fresh.notes;
     }
 
     /// [`BuildReport::from_assessments`] without the published list.
@@ -123,12 +134,16 @@ impl BuildReport {
             for w in &a.warnings {
                 r.warnings.push((a.id.clone(), w.clone()));
             }
+            for n in &a.notes {
+                r.notes.push((a.id.clone(), n.clone()));
+            }
         }
         r
     }
 
-    /// The summary `build` prints: counts, then one line per refused entry.
-    pub fn summary(&self) -> String {
+    /// The summary `build` and `check` print: counts, one line per refused entry, then
+    /// each warning and note where `listed` asks for them, else how many there are.
+    pub fn summary(&self, listed: Listed) -> String {
         let mut s = format!(
             "published {}, refused {}\n",
             self.published.len(),
@@ -138,8 +153,41 @@ impl BuildReport {
             let reasons: Vec<String> = reasons.iter().map(|r| r.to_string()).collect();
             s.push_str(&format!("  refused {id}: {}\n", reasons.join("; ")));
         }
-        for (id, w) in &self.warnings {
-            s.push_str(&format!("  warning {id}: {w}\n"));
+        if listed.warnings {
+            for (id, w) in &self.warnings {
+                s.push_str(&format!("  warning {id}: {w}\n"));
+            }
+        }
+        if listed.notes {
+            for (id, n) in &self.notes {
+                s.push_str(&format!("  note {id}: {n}\n"));
+            }
+        }
+        let count = |n: usize, one: &str, many: &str| match n {
+            1 => format!("1 {one}"),
+            n => format!("{n} {many}"),
+        };
+        let mut unlisted = Vec::new();
+        if !listed.warnings && !self.warnings.is_empty() {
+            unlisted.push(count(
+                self.warnings.len(),
+                "warning (the author's to fix)",
+                "warnings (the author's to fix)",
+            ));
+        }
+        if !listed.notes && !self.notes.is_empty() {
+            unlisted.push(count(
+                self.notes.len(),
+                "note on measurements (not an error)",
+                "notes on measurements (not errors)",
+            ));
+        }
+        if !unlisted.is_empty() {
+            // `serve` prints this too, and has no flag of its own for it.
+            s.push_str(&format!(
+                "{}: `glossary build --verbose` or `check --verbose` lists them\n",
+                unlisted.join(", ")
+            ));
         }
         s
     }
@@ -641,6 +689,11 @@ mod tests {
             } else {
                 vec![]
             },
+            notes: if i.is_multiple_of(5) {
+                vec![format!("n{i}")]
+            } else {
+                vec![]
+            },
         };
         let n = 40;
         let mut assessments: Vec<Assessment> = (0..n).map(|i| assessment(i, i % 3 != 0)).collect();
@@ -664,7 +717,11 @@ mod tests {
             report.update(&assessments, &picked);
             let fresh = BuildReport::from_assessments(&assessments);
             assert_eq!(report.published, fresh.published, "edit {edit}");
-            assert_eq!(report.summary(), fresh.summary(), "edit {edit}");
+            let all = Listed {
+                warnings: true,
+                notes: true,
+            };
+            assert_eq!(report.summary(all), fresh.summary(all), "edit {edit}");
         }
     }
 
@@ -689,7 +746,11 @@ mod tests {
             let streamed = build_streaming(&opts("streamed")).unwrap();
             let streamed = streamed.expect("the project builds without errors");
             let whole = build_whole(&opts("whole")).unwrap();
-            assert_eq!(streamed.summary(), whole.summary());
+            let all = Listed {
+                warnings: true,
+                notes: true,
+            };
+            assert_eq!(streamed.summary(all), whole.summary(all));
             assert_eq!(streamed.pages_written, whole.pages_written);
             let (a, b) = (
                 snapshot(&tmp.path().join("streamed")),

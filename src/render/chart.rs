@@ -22,9 +22,20 @@ pub fn chart(table: &TableView, index: usize) -> Option<String> {
 /// column is charted.
 const PREFERRED_METRIC: &str = "GB/s";
 
-const WIDTH: f64 = 480.0;
-const LABEL_WIDTH: f64 = 110.0;
-const VALUE_WIDTH: f64 = 70.0;
+/// The bar chart's least width in SVG user units, drawn 1:1 in CSS px (`.bar-chart` in
+/// style.css: never scaled up, scaled down only to fit its box). 360 fits a 390 px phone's
+/// column (358 px) with the 13-unit text still drawn at 12.9 px.
+const WIDTH: f64 = 360.0;
+/// Width of one character of the bar chart's 13-unit text, taken generously: DejaVu Sans
+/// (system-ui's usual face on Linux) draws digits and `±` at 8.3 units, and most letters
+/// narrower. The label and value columns are sized from their longest text at this width,
+/// so no label or value runs past the chart's edge, whatever the font.
+const TEXT_CHAR: f64 = 8.5;
+/// Space between a label and its bar, and between a bar and its value.
+const GAP: f64 = 8.0;
+/// The least length the longest bar is given, for which the chart widens if its labels
+/// and values leave less.
+const MIN_BAR: f64 = 80.0;
 const ROW_HEIGHT: f64 = 26.0;
 const BAR_HEIGHT: f64 = 16.0;
 const TOP: f64 = 6.0;
@@ -59,6 +70,48 @@ fn listed<'b, 'a: 'b>(bars: impl Iterator<Item = &'b Bar<'a>>) -> String {
         out.push_str(b.shown);
     }
     out
+}
+
+/// The drawn width of `text` in the chart's text, at most.
+fn text_width(text: &str) -> f64 {
+    text.chars().count() as f64 * TEXT_CHAR
+}
+
+/// Where a bar chart's parts go, from its longest texts: the labels end (right-aligned)
+/// `GAP` before `bars_at`, the bars start there and take at most `bar_space`, each value
+/// follows its bar and ends inside `width`; the axis title, from `bars_at`, fits too.
+struct Columns {
+    bars_at: f64,
+    bar_space: f64,
+    width: f64,
+}
+
+impl Columns {
+    fn of<'a>(
+        labels: impl Iterator<Item = &'a str>,
+        values: impl Iterator<Item = &'a str>,
+        axis_title: &str,
+    ) -> Columns {
+        let bars_at = labels.map(text_width).fold(0.0, f64::max) + GAP;
+        let values = values.map(text_width).fold(0.0, f64::max) + GAP;
+        let width = WIDTH
+            .max(bars_at + MIN_BAR + values)
+            .max(bars_at + text_width(axis_title));
+        Columns {
+            bars_at,
+            bar_space: width - bars_at - values,
+            width,
+        }
+    }
+
+    /// A bar's length for `value` of the chart's largest, `max`.
+    fn bar(&self, value: f64, max: f64) -> f64 {
+        if max > 0.0 {
+            (value / max * self.bar_space).max(1.0)
+        } else {
+            1.0
+        }
+    }
 }
 
 /// One bar: the row's label and its value, both as the table shows them.
@@ -118,34 +171,38 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
         listed(bars.iter())
     );
     let height = AXIS + TOP * 2.0 + ROW_HEIGHT * bars.len() as f64;
-    let bar_space = WIDTH - LABEL_WIDTH - VALUE_WIDTH;
-    let mut svg = format!(
-        r#"<svg class="bar-chart" role="img" aria-label="{d}" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title>{d}</title>"#,
-        d = escape(&description)
-    );
     // The axis title names what the bars measure, with its unit: the column's heading
     // carries the unit ("GB/s", "median ms", "achieved occupancy (%)").
+    let axis = format!("{} →", axis_title(metric_name, table, metric));
+    let at = Columns::of(
+        bars.iter()
+            .map(|b| b.label.as_str())
+            .chain(std::iter::once(label_name)),
+        bars.iter().map(|b| b.shown),
+        &axis,
+    );
+    let (bars_at, width) = (Coord(at.bars_at), Coord(at.width));
+    let mut svg = format!(
+        r#"<svg class="bar-chart" role="img" aria-label="{d}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title>{d}</title>"#,
+        d = escape(&description)
+    );
     svg.push_str(&format!(
-        r#"<text class="chart-axis" x="{LABEL_WIDTH}" y="13">{axis} →</text><text class="chart-axis" x="{lx}" y="13" text-anchor="end">{label}</text>"#,
-        axis = escape(&axis_title(metric_name, table, metric)),
-        lx = LABEL_WIDTH - 8.0,
+        r#"<text class="chart-axis" x="{bars_at}" y="13">{axis}</text><text class="chart-axis" x="{lx}" y="13" text-anchor="end">{label}</text>"#,
+        axis = escape(&axis),
+        lx = Coord(at.bars_at - GAP),
         label = escape(label_name),
     ));
     for (i, b) in bars.iter().enumerate() {
         let y = AXIS + TOP + ROW_HEIGHT * i as f64;
-        let w = if max > 0.0 {
-            (b.value / max * bar_space).max(1.0)
-        } else {
-            1.0
-        };
+        let w = at.bar(b.value, max);
         let text_y = Coord(y + BAR_HEIGHT - 3.0);
         let _ = write!(
             svg,
-            r#"<text class="chart-label" x="{lx}" y="{text_y}" text-anchor="end">{label}</text><rect class="chart-bar" x="{LABEL_WIDTH}" y="{y}" width="{w:.1}" height="{BAR_HEIGHT}" rx="2"></rect><text class="chart-value" x="{vx:.1}" y="{text_y}">{shown}</text>"#,
-            lx = Coord(LABEL_WIDTH - 8.0),
+            r#"<text class="chart-label" x="{lx}" y="{text_y}" text-anchor="end">{label}</text><rect class="chart-bar" x="{bars_at}" y="{y}" width="{w:.1}" height="{BAR_HEIGHT}" rx="2"></rect><text class="chart-value" x="{vx:.1}" y="{text_y}">{shown}</text>"#,
+            lx = Coord(at.bars_at - GAP),
             label = escape(&b.label),
             y = Coord(y),
-            vx = LABEL_WIDTH + w + 6.0,
+            vx = at.bars_at + w + GAP,
             shown = escape(b.shown),
         );
     }
@@ -218,10 +275,14 @@ fn comparison_chart(table: &TableView) -> Option<String> {
     let rows = table.rows.len() as f64;
     let gap = ROW_HEIGHT - BAR_HEIGHT;
     let height = TOP * 2.0 + (BAR_HEIGHT + 4.0) * per_row * rows + gap * rows;
-    let label_width = LABEL_WIDTH + 40.0;
-    let bar_space = WIDTH - label_width - VALUE_WIDTH;
+    let at = Columns::of(
+        bars.iter().map(|(_, b)| b.label.as_str()),
+        bars.iter().map(|(_, b)| b.shown),
+        "",
+    );
+    let (bars_at, width) = (Coord(at.bars_at), Coord(at.width));
     let mut svg = format!(
-        r#"<svg class="bar-chart comparison-chart" role="img" aria-label="{d}" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title>{d}</title>"#,
+        r#"<svg class="bar-chart comparison-chart" role="img" aria-label="{d}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title>{d}</title>"#,
         d = escape(&description)
     );
     let mut y = TOP;
@@ -229,20 +290,15 @@ fn comparison_chart(table: &TableView) -> Option<String> {
         if k > 0 && *g == 0 {
             y += gap;
         }
-        let w = if max > 0.0 {
-            (b.value / max * bar_space).max(1.0)
-        } else {
-            1.0
-        };
+        let w = at.bar(b.value, max);
         let text_y = Coord(y + BAR_HEIGHT - 3.0);
         let _ = write!(
             svg,
-            r#"<text class="chart-label" x="{lx}" y="{text_y}" text-anchor="end">{label}</text><rect class="chart-bar node-{g}" x="{label_width}" y="{y}" width="{w:.1}" height="{BAR_HEIGHT}" rx="2"></rect><text class="chart-value" x="{vx:.1}" y="{text_y}">{shown}</text>"#,
-            lx = Coord(label_width - 8.0),
+            r#"<text class="chart-label" x="{lx}" y="{text_y}" text-anchor="end">{label}</text><rect class="chart-bar node-{g}" x="{bars_at}" y="{y}" width="{w:.1}" height="{BAR_HEIGHT}" rx="2"></rect><text class="chart-value" x="{vx:.1}" y="{text_y}">{shown}</text>"#,
+            lx = Coord(at.bars_at - GAP),
             label = escape(&b.label),
-            label_width = Coord(label_width),
             y = Coord(y),
-            vx = label_width + w + 6.0,
+            vx = at.bars_at + w + GAP,
             shown = escape(b.shown),
         );
         y += BAR_HEIGHT + 4.0;
@@ -663,6 +719,80 @@ mod tests {
             "{w:?}"
         );
         assert!(svg.contains(r#"class="chart-bar node-1""#));
+    }
+
+    /// Every text's extent as drawn at `TEXT_CHAR` a character: (left, right).
+    fn text_extents(svg: &str) -> Vec<(String, f64, f64)> {
+        svg.split("<text ")
+            .skip(1)
+            .map(|t| {
+                let attr = |name: &str| -> Option<f64> {
+                    t.split(&format!(" {name}=\""))
+                        .nth(1)?
+                        .split('"')
+                        .next()?
+                        .parse()
+                        .ok()
+                };
+                let x = attr("x").expect("every text has an x");
+                let text = t.split('>').nth(1).unwrap().split("</text").next().unwrap();
+                let w = text_width(text);
+                match t.contains("text-anchor=\"end\"") {
+                    true => (text.to_string(), x - w, x),
+                    false => (text.to_string(), x, x + w),
+                }
+            })
+            .collect()
+    }
+
+    fn width_of(svg: &str) -> f64 {
+        svg.split("width=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    }
+
+    #[test]
+    fn every_label_and_value_lies_inside_the_chart() {
+        // The warp-divergence table: long labels, values with intervals, and a bar that is
+        // the longest by far (its value is where "7.582 ±0." was cut off at 480 units).
+        let mut t = table(
+            &["label", "median ms"],
+            &[false, true],
+            &[
+                &["uniform", "0.241 ±0.001†"],
+                &["data-per-warp", "0.242 ±0.001†"],
+                &["half-warp", "0.478 ±0.002"],
+                &["per-lane-divergent", "7.582 ±0.013"],
+            ],
+        );
+        // The cells carry intervals and marks; the numbers are the values.
+        t.values = [0.241, 0.242, 0.478, 7.582]
+            .iter()
+            .map(|v| vec![None, Some(*v)])
+            .collect();
+        for svg in [bar_chart(&t).unwrap(), {
+            let mut wide = t.clone();
+            wide.rows[3][0] = "a label far longer than any this site has used so far".into();
+            wide.rows[3][1] = "123456.789 ±12.345†".into();
+            wide.values[3][1] = Some(123456.789);
+            bar_chart(&wide).unwrap()
+        }] {
+            let width = width_of(&svg);
+            assert!(width >= WIDTH, "{svg}");
+            for (text, left, right) in text_extents(&svg) {
+                assert!(
+                    left >= 0.0 && right <= width,
+                    "{text:?} at {left}..{right} of {width}: {svg}"
+                );
+            }
+        }
+        // The usual table keeps the least width, which fits a phone's column.
+        assert_eq!(width_of(&bar_chart(&t).unwrap()), WIDTH);
     }
 
     #[test]

@@ -14,12 +14,12 @@ use serde::Serialize;
 use super::escape::escape_into;
 use super::tables::TableView;
 
-/// A link to another page; `url` is None when that page is not part of this build, so
-/// templates show plain text instead of a dead link.
+/// A link to another page of this build: an entry without a page is left out of every
+/// list, name and all (`pages::link_to`).
 #[derive(Serialize, Clone)]
 pub struct LinkCtx {
     pub name: String,
-    pub url: Option<String>,
+    pub url: String,
     /// The summary as HTML for the showing page (inline Markdown rendered).
     pub summary: Option<String>,
     pub aliases: Vec<String>,
@@ -28,21 +28,16 @@ pub struct LinkCtx {
     pub draft: bool,
 }
 
-/// The link to an entry as the `link` macro of `entry_macros.html` writes it: an anchor
-/// where the page is part of the build, else the name alone; a draft marked.
+/// The link to an entry as the `link` macro of `entry_macros.html` writes it: an anchor,
+/// a draft (in a `--drafts` preview) marked.
 fn push_link(out: &mut String, item: &LinkCtx) {
-    match &item.url {
-        Some(url) => {
-            out.push_str("<a href=\"");
-            escape_into(out, url);
-            out.push_str("\">");
-            escape_into(out, &item.name);
-            out.push_str("</a>");
-            if item.draft {
-                out.push_str(" <span class=\"draft-tag\">draft</span>");
-            }
-        }
-        None => escape_into(out, &item.name),
+    out.push_str("<a href=\"");
+    escape_into(out, &item.url);
+    out.push_str("\">");
+    escape_into(out, &item.name);
+    out.push_str("</a>");
+    if item.draft {
+        out.push_str(" <span class=\"draft-tag\">draft</span>");
     }
 }
 
@@ -170,10 +165,10 @@ mod tests {
     use super::*;
     use crate::render::tables::ColumnGroup;
 
-    fn link(name: &str, url: Option<&str>, draft: bool) -> LinkCtx {
+    fn link(name: &str, url: &str, draft: bool) -> LinkCtx {
         LinkCtx {
             name: name.into(),
-            url: url.map(str::to_string),
+            url: url.into(),
             summary: Some("Fast <em>and</em> small.".into()),
             aliases: Vec::new(),
             note: Some("see \"warps\"".into()),
@@ -185,9 +180,9 @@ mod tests {
     #[test]
     fn lists_link_what_is_built_escape_text_and_mark_drafts() {
         let items = [
-            link("A & B", Some("../a/"), false),
-            link("Draft", Some("../d/"), true),
-            link("Left out", None, true),
+            link("A & B", "../a/", false),
+            link("Draft", "../d/", true),
+            link("Noted", "../n/", false),
         ];
         assert_eq!(
             related(&items[..1]),
@@ -197,11 +192,11 @@ mod tests {
         assert_eq!(
             terms(&items[1..]),
             "<li><a href=\"../d/\">Draft</a> <span class=\"draft-tag\">draft</span></li>\
-             <li>Left out</li>"
+             <li><a href=\"../n/\">Noted</a></li>"
         );
         assert_eq!(
             meet(&items[2..]),
-            "<li>Left out — see &quot;warps&quot;</li>"
+            "<li><a href=\"../n/\">Noted</a> — see &quot;warps&quot;</li>"
         );
         assert_eq!(related(&[]), "");
         let source = SourceCtx {

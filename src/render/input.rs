@@ -35,8 +35,15 @@ pub struct Assessment {
     pub body_calls: Box<[u32]>,
     /// Newest of the cited records' capture dates and the sources' checked dates.
     pub last_checked: Option<NaiveDate>,
-    /// Not reasons to refuse, but worth telling the author (old sources).
+    /// Not reasons to refuse, but the author's to fix (old sources): errors under
+    /// `check --strict`.
     pub warnings: Vec<String>,
+    /// Notes on measurements that are not the author's to fix, so never errors under
+    /// `--strict`: what the cited records say of themselves (a row that stopped at the time
+    /// cap before converging, a record that predates intervals: the verification node's to
+    /// re-measure), and a fragile claim the entry accepts with `fragile_ok` (its reason
+    /// said, as the author decided). `build --verbose` and `check --verbose` list them.
+    pub notes: Vec<String>,
 }
 
 /// What an entry's page shows that its file alone does not say: made from the file and the
@@ -88,6 +95,14 @@ impl RenderInput<'_> {
     /// searches its drafts too, in its own index (its own folder); a site's index holds
     /// published entries only. The sitemap and feed list published entries only, always.
     pub fn searched(&self, id: &EntryId) -> bool {
+        self.listed(id)
+    }
+
+    /// Whether other pages may show anything of `id` (its name, summary, a link): it is
+    /// published, or this is a `--drafts` preview, where drafts are shown marked. Not every
+    /// page: `serve` keeps serving the page of an entry an edit withdrew, whose text no
+    /// signer has seen, so other pages leave it out as a build would.
+    pub fn listed(&self, id: &EntryId) -> bool {
         match self.drafts {
             true => self.pages.contains(id),
             false => self.published.contains(id),

@@ -350,24 +350,32 @@ pub fn entry_inline(input: &RenderInput<'_>, entry: &Entry, text: &str, root: &s
     )
 }
 
+/// The link to `entry` as a list on another page shows it: its name, summary, aliases and
+/// note. None unless `entry` is published (or this is a drafts preview:
+/// [`RenderInput::listed`]): a page shows nothing of an entry that is not published, not
+/// even its name, since that text was never signed by the entry's own signers (what they
+/// sign is what their page shows, and editing it withdraws the entry, and with it every
+/// list that quotes it).
 pub fn link_to(
     input: &RenderInput<'_>,
     entry: &Entry,
     note: Option<&str>,
     root_relative: bool,
-) -> LinkCtx {
-    let linked = input.pages.contains(&entry.id);
+) -> Option<LinkCtx> {
+    if !(input.listed(&entry.id) && input.pages.contains(&entry.id)) {
+        return None;
+    }
     let published = input.published.contains(&entry.id);
     let root = if root_relative { "" } else { ENTRY_ROOT };
-    LinkCtx {
+    Some(LinkCtx {
         name: list_label(entry).to_string(),
-        url: linked.then(|| entry.id.page_url(root)),
+        url: entry.id.page_url(root),
         summary: Some(entry_inline(input, entry, &entry.meta.summary, root).html),
         aliases: entry.meta.aliases.clone(),
         note: note.map(str::to_string),
         day: entry.meta.day,
         draft: !published,
-    }
+    })
 }
 
 /// An entry's page before its template runs: the template's name and what it sees.
@@ -433,19 +441,19 @@ fn entry_template(
         .related
         .iter()
         .filter_map(|s| term(s))
-        .map(|t| link_to(input, t, None, false))
+        .filter_map(|t| link_to(input, t, None, false))
         .collect();
     let terms: Vec<LinkCtx> = e
         .meta
         .terms
         .iter()
-        .filter_map(|u| term(u.slug()).map(|t| link_to(input, t, u.note(), false)))
+        .filter_map(|u| term(u.slug()).and_then(|t| link_to(input, t, u.note(), false)))
         .collect();
     let meet: Vec<LinkCtx> = if e.id.kind == Kind::Term {
         content
             .uses_of(&e.id.slug)
             .filter(|(l, _)| l.id.kind == Kind::Lesson)
-            .map(|(l, note)| link_to(input, l, note, false))
+            .filter_map(|(l, note)| link_to(input, l, note, false))
             .collect()
     } else {
         Vec::new()
@@ -455,7 +463,7 @@ fn entry_template(
         .section_members(&e.id)
         .into_iter()
         .filter_map(|id| content.get(id))
-        .map(|m| link_to(input, m, None, false))
+        .filter_map(|m| link_to(input, m, None, false))
         .collect();
     let signoff = input.signoffs.get(&e.id);
     // The registered name; a draft may carry a signature of someone not (yet) registered.

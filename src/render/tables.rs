@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::content::TableRef;
-use crate::measure::record::TIMING_NAMES;
+use crate::measure::record::{one_significant, IntervalText, TIMING_NAMES};
 use crate::measure::{Citation, Staleness};
 
 #[derive(Debug, Clone, Serialize)]
@@ -183,6 +183,8 @@ pub fn table_view(
             })
     };
     let mut problems = Vec::new();
+    // The widest interval too narrow for the table's digits, for its note.
+    let mut narrow: Option<(f64, &'static str)> = None;
     // The widest spread among rows whose sampling hit its cap, for the footnote.
     let mut unconverged: Option<f64> = None;
     for row in &table.rows {
@@ -210,17 +212,16 @@ pub fn table_view(
                                 .filter(|e| !e.legacy && !e.estimate.is_point())
                                 .map(|e| e.estimate);
                             if let Some(e) = span {
-                                let decimals = match &v {
-                                    crate::measure::ColumnValue::Number { decimals, .. } => {
-                                        *decimals
+                                match v.interval_text(e.lo, e.hi) {
+                                    IntervalText::Shown(text) => cell.push_str(&text),
+                                    IntervalText::Narrow(h, unit) => {
+                                        let widest = narrow.get_or_insert((h, unit));
+                                        if h > widest.0 {
+                                            *widest = (h, unit);
+                                        }
                                     }
-                                    _ => 0,
-                                };
-                                let half = (e.value - e.lo).max(e.hi - e.value);
-                                let _ = std::fmt::Write::write_fmt(
-                                    &mut cell,
-                                    format_args!(" ±{half:.decimals$}"),
-                                );
+                                    IntervalText::None => {}
+                                }
                             }
                             cell.push_str(mark);
                             cells.push(cell);
@@ -244,6 +245,12 @@ pub fn table_view(
             }
             Err(why) => problems.push(why),
         }
+    }
+    if let Some((h, unit)) = narrow {
+        view.notes.push(format!(
+            "A number shown without ± has a 95% interval narrower than its last digit: at most ±{}{unit}.",
+            one_significant(h)
+        ));
     }
     if let Some(rsd) = unconverged {
         view.notes.push(format!(

@@ -217,7 +217,12 @@ fn update(site: Rebuilt) -> crate::Result<(SiteUpdate, String)> {
         files,
         removed: site.removed.iter().map(|p| url_key(p)).collect(),
     };
-    Ok((update, site.report.summary()))
+    // The author's warnings, as `check` lists them; the records' notes counted.
+    let listed = crate::pipeline::Listed {
+        warnings: true,
+        notes: false,
+    };
+    Ok((update, site.report.summary(listed)))
 }
 
 fn url_key(path: &Path) -> String {

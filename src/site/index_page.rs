@@ -404,19 +404,16 @@ impl AzIndex {
                     id: Some(g.id.clone()),
                 }),
         );
+        // `link_to` leaves out what other pages may not show (`RenderInput::listed`).
         let listed = |kind| {
             input
                 .content
                 .of_kind(kind)
-                .filter(|e| input.pages.contains(&e.id))
+                .filter_map(|e| link_to(input, e, None, true))
         };
-        let mut lessons: Vec<LinkCtx> = listed(Kind::Lesson)
-            .map(|e| link_to(input, e, None, true))
-            .collect();
+        let mut lessons: Vec<LinkCtx> = listed(Kind::Lesson).collect();
         lessons.sort_by_key(|l| (l.day, l.name.clone()));
-        let mut guides: Vec<LinkCtx> = listed(Kind::Guide)
-            .map(|e| link_to(input, e, None, true))
-            .collect();
+        let mut guides: Vec<LinkCtx> = listed(Kind::Guide).collect();
         guides.sort_by_key(|g| sort_key(&g.name));
         let contents = if input.navigation.has_sections(input.config) {
             input.navigation.sidebar(None, "")
@@ -531,9 +528,12 @@ fn row_keys(e: &Entry) -> impl Iterator<Item = RowKey> + '_ {
         .chain(std::iter::once(place(list_label(e), e.meta.aliases.len())))
 }
 
-/// A term's rows: one per alias (pointing at it), then its own.
+/// A term's rows: one per alias (pointing at it), then its own; none for a term other
+/// pages may not show (`RenderInput::listed`: unpublished, outside a drafts preview).
 fn term_rows(input: &RenderInput<'_>, e: &Entry) -> Vec<(RowKey, IndexRow)> {
-    let link = link_to(input, e, None, true);
+    let Some(link) = link_to(input, e, None, true) else {
+        return Vec::new();
+    };
     let mut keys = row_keys(e);
     let mut rows: Vec<(RowKey, IndexRow)> = Vec::with_capacity(e.meta.aliases.len() + 1);
     for (alias, key) in e.meta.aliases.iter().zip(&mut keys) {

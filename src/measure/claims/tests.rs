@@ -305,6 +305,32 @@ fn a_history_where_one_run_flips_a_claim_refuses_it_naming_the_run() {
 }
 
 #[test]
+fn notes_name_only_rows_unconverged_in_the_latest_record() {
+    // An earlier run whose `slow` row hit the time cap (8% spread, unconverged) and a
+    // latest record where both rows converged: the claim holds on both, and its notes
+    // are the latest record's, which has nothing to say.
+    let claim = ratio_above("slow", "fast", 1.01);
+    let mut earlier = two_rows(5);
+    earlier.configs[0] = row("slow", 1.30, 0.08, 400, 21);
+    assert!(earlier.configs[0].unconverged());
+    let history = vec![kept(earlier.clone(), "20261110T080000.000Z.json")];
+    let notes = check_claim(&claim, "median_ms", &two_rows(1), &history)
+        .unwrap()
+        .notes;
+    assert!(notes.is_empty(), "{notes:?}");
+    // The same unconverged run as the latest record is named.
+    let notes = check_claim(&claim, "median_ms", &earlier, &[])
+        .unwrap()
+        .notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("row `slow`") && n.contains("without converging")),
+        "{notes:?}"
+    );
+}
+
+#[test]
 fn a_claim_that_holds_by_less_than_the_band_is_fragile_on_the_run_that_is_tightest() {
     // slow/fast is about 1.06 [1.058, 1.062]: `above 1.02` clears by about 3.7%, inside a
     // 5% band; `above 1.0` clears by about 5.8%.

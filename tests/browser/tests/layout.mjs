@@ -112,6 +112,22 @@ export async function layoutProblems(page, { allColumnsVisible = false } = {}) {
         problems.push(`chart text "${text.textContent.trim().slice(0, 20)}" is drawn at ${px.toFixed(1)} px (under 12)`);
       }
     }
+    // Chart text is never cut: each label's and value's box lies inside its chart as the
+    // reader sees it, the SVG and the part of the chart's box on screen (a chart that
+    // scrolls sideways would hide the value at the end of its longest bar).
+    for (const svg of document.querySelectorAll('svg.bar-chart, svg.line-chart')) {
+      const s = svg.getBoundingClientRect();
+      const box = (svg.closest('.chart') || svg).getBoundingClientRect();
+      const left = Math.max(s.left, box.left, 0);
+      const right = Math.min(s.right, box.right, width);
+      for (const text of svg.querySelectorAll('text')) {
+        const r = text.getBoundingClientRect();
+        if (r.width === 0) continue;
+        if (r.left < left - 0.5 || r.right > right + 0.5 || r.top < s.top - 0.5 || r.bottom > s.bottom + 0.5) {
+          problems.push(`chart text "${text.textContent.trim().slice(0, 20)}" is cut off: ${r.left.toFixed(1)}..${r.right.toFixed(1)} px outside the chart's ${left.toFixed(1)}..${right.toFixed(1)}`);
+        }
+      }
+    }
     // Links work from disk: an internal link names a file, never a folder.
     for (const a of document.querySelectorAll('a[href]')) {
       const href = a.getAttribute('href');

@@ -287,7 +287,7 @@ describe('layout of the imported glossary (tests/fixtures/sites/imported, signed
 });
 
 describe('the layout checks catch each kind of fault', { skip: noChromium }, () => {
-  test('markup in a summary, overflow at 390 px, a break inside an option, small chart text', async () => {
+  test('markup in a summary, overflow at 390 px, a break inside an option, small chart text, a cut chart value', async () => {
     const browser = await launch();
     const page = await browser.newPage({ viewport: { width: 390, height: 900 } });
     const css = 'file://' + path.join(repo, 'templates/static/style.css');
@@ -297,11 +297,12 @@ describe('the layout checks catch each kind of fault', { skip: noChromium }, () 
       <ul class="sources"><li><a style="overflow-wrap: normal; white-space: nowrap" href="https://x.example/">https://docs.example.org/cuda/a-very-long-path/that-does-not-wrap/at-all</a></li></ul>
       <p style="width: 5rem">use <code style="white-space: normal">--maxrregcount=64</code> here</p>
       <div class="chart"><svg class="bar-chart" style="min-width: 0; width: 200px" viewBox="0 0 480 40"><text class="chart-label" x="10" y="20">label</text></svg></div>
+      <div class="chart"><svg class="bar-chart" width="360" height="40" viewBox="0 0 360 40"><rect class="chart-bar" x="100" y="10" width="200" height="16"></rect><text class="chart-value" x="306" y="23">7.582 ±0.013</text></svg></div>
     </main>`);
     await page.goto('file://' + file);
     const problems = await layoutProblems(page);
     await browser.close();
-    const kinds = [/summary shows "launch_bounds" as emphasis/, /overflows the page by/, /option "--maxrregcount=64" breaks/, /chart text "label" is drawn at/];
+    const kinds = [/summary shows "launch_bounds" as emphasis/, /overflows the page by/, /option "--maxrregcount=64" breaks/, /chart text "label" is drawn at/, /chart text "7.582 ±0.013" is cut off/];
     for (const kind of kinds) {
       assert.ok(problems.some((p) => kind.test(p)), `${kind} in ${JSON.stringify(problems)}`);
     }

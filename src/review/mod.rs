@@ -15,6 +15,7 @@ mod digest;
 mod error;
 mod gate;
 mod input;
+mod log;
 mod resolve;
 mod sign;
 mod signature_file;
@@ -27,6 +28,7 @@ pub use digest::{cited_records, signed_digest, signed_material, SignedMaterial, 
 pub use error::ReviewError;
 pub use gate::{check_signature, check_signoffs, decide, Facts, Refusal, SignatureChecks, Verdict};
 pub use input::ReviewInput;
+pub use log::{log_path, LoggedVersion, LOG_DIR};
 pub use resolve::resolve_entry;
 pub use sign::{
     check_signer, ready_for, save_signed, sign, signature_for, signer_person, signing_key, Signed,

@@ -104,7 +104,9 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
     };
     let invalid = |role: Role| {
         refusals.iter().find_map(|r| match r {
-            Refusal::UnknownSigner { role: rr, .. } | Refusal::BadSignature { role: rr, .. }
+            Refusal::UnknownSigner { role: rr, .. }
+            | Refusal::BadSignature { role: rr, .. }
+            | Refusal::NameChanged { role: rr, .. }
                 if *rr == role =>
             {
                 Some(r.to_string())
@@ -156,6 +158,21 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
             Refusal::UnknownSigner { role, .. } | Refusal::BadSignature { role, .. } => Some((
                 if *role == Role::Author { 0 } else { 1 },
                 format!("{role} signature that counts ({r})"),
+            )),
+            Refusal::NameChanged { role, .. } => Some((
+                if *role == Role::Author { 0 } else { 1 },
+                format!("{role} re-signature ({r})"),
+            )),
+            Refusal::RolledBack { roles, .. } => Some((
+                if roles.contains(&Role::Author) { 0 } else { 1 },
+                format!(
+                    "{} re-signature ({r})",
+                    roles
+                        .iter()
+                        .map(Role::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ),
             )),
             Refusal::SamePerson { .. } => Some((2, "a reviewer other than the author".to_string())),
             Refusal::StaleMeasurement { .. } | Refusal::UnsupportedClaim { .. } => None,
@@ -361,9 +378,13 @@ mod tests {
         let time = chrono::DateTime::parse_from_rfc3339("2026-04-02T10:00:00Z")
             .unwrap()
             .to_utc();
-        let msg = statement(&e.id, role, person, &digest, &time);
+        let name = people()
+            .get(person)
+            .map_or_else(|| person.to_string(), |p| p.name.clone());
+        let msg = statement(&e.id, role, person, &name, &digest, &time);
         Signature {
             person: person.into(),
+            name,
             time,
             digest,
             signature: key(k).sign(REVIEW_NAMESPACE, msg.as_bytes()).unwrap(),
@@ -371,7 +392,11 @@ mod tests {
     }
 
     fn status(author: Option<Signature>, reviewer: Option<Signature>) -> EntryStatus {
-        let s = SignOff { author, reviewer };
+        let s = SignOff {
+            author,
+            reviewer,
+            ..Default::default()
+        };
         status_of(Some(&s), &[])
     }
 

@@ -15,9 +15,10 @@ use super::signoff::{statement, SignOff, Signature};
 
 /// What the gate is told about one entry. Gathered by the check stage; the gate itself
 /// reads no files.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Facts<'a> {
-    pub entry: &'a EntryId,
+    /// An entry, or a static file (`static/x.html`, `review::static_file`).
+    pub entry: &'a dyn fmt::Display,
     pub signoff: Option<&'a SignOff>,
     /// The registry every signature is checked against.
     pub people: &'a People,
@@ -172,7 +173,7 @@ impl Verdict {
 /// Check one signature against the registry: the person it names must be registered and
 /// one of their keys must have signed this entry, role, digest and time.
 pub fn check_signature<'p>(
-    entry: &EntryId,
+    entry: &dyn fmt::Display,
     role: Role,
     sig: &Signature,
     people: &'p People,

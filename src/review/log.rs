@@ -22,7 +22,6 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::atomic::{write_file, Durability};
-use crate::content::EntryId;
 use crate::error::{Error, Location, Result};
 use crate::trust::file::{read_trust_text, MAX_TRUST_FILE_BYTES};
 
@@ -48,12 +47,9 @@ struct Line {
     reviewer: Signature,
 }
 
-/// Where an entry's log lives.
-pub fn log_path(reviews_dir: &Path, id: &EntryId) -> PathBuf {
-    reviews_dir
-        .join(LOG_DIR)
-        .join(id.kind.dir())
-        .join(format!("{}.jsonl", id.slug))
+/// Where the log of an entry (`terms/occupancy`) or a static file (`static/x.html`) lives.
+pub fn log_path(reviews_dir: &Path, id: &dyn std::fmt::Display) -> PathBuf {
+    reviews_dir.join(LOG_DIR).join(format!("{id}.jsonl"))
 }
 
 /// The version both roles signed that `signoff` is, if it is one.
@@ -65,7 +61,7 @@ fn both_signed(signoff: &SignOff) -> Option<(&Signature, &Signature, DateTime<Ut
 /// The latest version in `id`'s log; None when it has no log. Every line is read (the
 /// latest by time, not by position, so reordering lines changes nothing); a line that does
 /// not parse is an error at its line, as is a log that is a symlink or too large.
-pub fn latest(reviews_dir: &Path, id: &EntryId) -> Result<Option<LoggedVersion>> {
+pub fn latest(reviews_dir: &Path, id: &dyn std::fmt::Display) -> Result<Option<LoggedVersion>> {
     let path = log_path(reviews_dir, id);
     let text = match read_trust_text(&path, MAX_TRUST_FILE_BYTES) {
         Ok(t) => t,
@@ -99,7 +95,7 @@ pub fn latest(reviews_dir: &Path, id: &EntryId) -> Result<Option<LoggedVersion>>
 
 /// After a signing: if `signoff` is now a version both roles signed, and not the one the
 /// log already ends with, add it to `id`'s log. True if a line was added.
-pub fn record(reviews_dir: &Path, id: &EntryId, signoff: &SignOff) -> Result<bool> {
+pub fn record(reviews_dir: &Path, id: &dyn std::fmt::Display, signoff: &SignOff) -> Result<bool> {
     let Some((author, reviewer, signed)) = both_signed(signoff) else {
         return Ok(false);
     };
@@ -149,7 +145,7 @@ pub fn rollback(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::content::Kind;
+    use crate::content::{EntryId, Kind};
 
     fn sig(person: &str, digest: &str, secs: i64) -> Signature {
         Signature {

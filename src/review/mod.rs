@@ -21,6 +21,7 @@ mod sign;
 mod signature_file;
 mod signatures;
 mod signoff;
+mod static_file;
 mod status;
 
 pub use diff::{cell_changes, explain_changes, CellChange, SinceSigned};
@@ -38,6 +39,10 @@ pub use signatures::{
     save_text, signoff_path, text_path, SignOffs, TEXTS_DIR,
 };
 pub use signoff::{statement, Role, SignOff, Signature};
+pub use static_file::{
+    load_static_signoff, sign_static, static_diff, static_material, static_name,
+    static_signoff_path, static_verdict, StaticSigned, STATIC_DIR,
+};
 pub use status::{
     entry_status, status_report, EntryStatus, Gated, SignerStatus, State, StatusReport,
 };

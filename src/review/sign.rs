@@ -131,7 +131,7 @@ pub fn signature_for(
 /// Refuse one person in both roles. Checked at sign time so the mistake is caught by the
 /// person making it, not at the next build (which refuses it too).
 pub fn check_signer(
-    entry: &EntryId,
+    entry: &dyn std::fmt::Display,
     existing: &SignOff,
     role: Role,
     person: &str,

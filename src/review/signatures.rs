@@ -55,14 +55,19 @@ fn load_signoffs_of(
     let mut files = Vec::new();
     let texts = reviews_dir.join(TEXTS_DIR);
     let logs = reviews_dir.join(super::log::LOG_DIR);
-    // The signed texts (one file per signature) and the sign-off logs (read with the
-    // signature file they belong to) are not signature files: not walked.
+    let statics = reviews_dir.join(super::static_file::STATIC_DIR);
+    // The signed texts (one file per signature), the sign-off logs (read with the
+    // signature file they belong to) and static files' signatures (read by the build's
+    // static gate) are not entries' signature files: not walked.
     for item in WalkDir::new(reviews_dir)
         .min_depth(1)
         .sort_by(crate::content::by_file_name)
         .into_iter()
         .filter_entry(|i| {
-            i.path() != texts && i.path() != logs && !crate::content::is_side_file(i.file_name())
+            i.path() != texts
+                && i.path() != logs
+                && i.path() != statics
+                && !crate::content::is_side_file(i.file_name())
         })
     {
         match item {

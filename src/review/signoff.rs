@@ -8,6 +8,7 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+#[allow(unused_imports)]
 use crate::content::EntryId;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -54,8 +55,10 @@ impl Signature {
 /// display name, which digest, when. A signature copied to another entry, role or person,
 /// or with another name, digest or time, no longer verifies. The name is quoted (Rust's
 /// debug form), so no name can end its line and pass for another field.
+/// `entry` is an [`EntryId`] (`terms/occupancy`) or a static file (`static/x.html`); the
+/// two never spell the same.
 pub fn statement(
-    entry: &EntryId,
+    entry: &dyn fmt::Display,
     role: Role,
     person: &str,
     name: &str,

@@ -7,8 +7,6 @@ use std::fmt::Write as _;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use crate::content::Entry;
-
 use crate::trust::People;
 
 use super::gate::{Refusal, Verdict};
@@ -75,9 +73,12 @@ pub struct StatusReport {
 
 /// What status reads about one entry: the gate's verdict, and the signatures and material
 /// it was decided on. The pipeline assembles these from the same assessment a build uses.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Gated<'a> {
-    pub entry: &'a Entry,
+    /// The entry's id, or a static file's name (`static/x.html`).
+    pub entry: &'a dyn std::fmt::Display,
+    /// The entry's title; a static file's is its kind.
+    pub title: &'a str,
     pub signoff: Option<&'a SignOff>,
     pub verdict: &'a Verdict,
     /// The digest of what a signature made now would cover.
@@ -201,8 +202,8 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
         .collect();
 
     EntryStatus {
-        entry: g.entry.id.to_string(),
-        title: g.entry.meta.title.clone(),
+        entry: g.entry.to_string(),
+        title: g.title.to_string(),
         state,
         author: author_s,
         reviewer: reviewer_s,
@@ -358,7 +359,8 @@ mod tests {
             checked: None,
         });
         entry_status(Gated {
-            entry: &entry,
+            entry: &entry.id,
+            title: &entry.meta.title,
             signoff,
             verdict: &verdict,
             digest: &material.digest,

@@ -10,6 +10,7 @@ pub mod assemble;
 pub mod body_links;
 pub mod feed;
 pub mod index_page;
+mod inert;
 mod leb128;
 pub mod published;
 pub mod redirects;

@@ -312,7 +312,7 @@ impl StatusReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::content::{EntryId, Kind};
+    use crate::content::{Entry, EntryId, Kind};
     use crate::review::signoff::statement;
     use crate::review::{decide, signed_material, Facts};
     use crate::trust::{Signer, REVIEW_NAMESPACE};

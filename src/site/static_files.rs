@@ -33,14 +33,10 @@ pub const GENERATED: &[&str] = &[
     "guides",
     "sections",
     "reproduce",
-    NODES_FILE,
+    crate::trust::node_list::NODES_FILE,
     ".glossary-site",
     ".glossary-drafts",
 ];
-
-/// The node list the build writes at the site root (`pipeline::nodes`): each node's key,
-/// which `glossary reproduce` pins per origin.
-pub const NODES_FILE: &str = "nodes.json";
 
 /// What `static/` gives the site.
 #[derive(Default)]

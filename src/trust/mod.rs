@@ -7,6 +7,7 @@
 pub mod contributed;
 pub mod file;
 pub mod node;
+pub mod node_list;
 pub mod people;
 pub mod sshsig;
 

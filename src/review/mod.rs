@@ -36,12 +36,12 @@ pub use sign::{
 };
 pub use signatures::{
     load_all_signoffs, load_signoff, load_signoffs, load_text, save_signoff, save_signoffs,
-    save_text, signoff_path, text_path, SignOffs, TEXTS_DIR,
+    save_text, signoff_path, text_path, SignOffs, STATIC_DIR, TEXTS_DIR,
 };
 pub use signoff::{statement, Role, SignOff, Signature};
 pub use static_file::{
     load_static_signoff, sign_static, static_diff, static_material, static_name,
-    static_signoff_path, static_verdict, StaticSigned, STATIC_DIR,
+    static_signoff_path, static_verdict, StaticSigned,
 };
 pub use status::{
     entry_status, status_report, EntryStatus, Gated, SignerStatus, State, StatusReport,

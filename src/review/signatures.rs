@@ -20,6 +20,9 @@ use super::signoff::SignOff;
 
 /// The folder of signed texts under the reviews folder.
 pub const TEXTS_DIR: &str = "texts";
+/// The folder of `static/` files' signatures under the reviews folder
+/// (`static_file`): not entries' signature files.
+pub const STATIC_DIR: &str = "static";
 
 pub type SignOffs = BTreeMap<EntryId, SignOff>;
 
@@ -55,7 +58,7 @@ fn load_signoffs_of(
     let mut files = Vec::new();
     let texts = reviews_dir.join(TEXTS_DIR);
     let logs = reviews_dir.join(super::log::LOG_DIR);
-    let statics = reviews_dir.join(super::static_file::STATIC_DIR);
+    let statics = reviews_dir.join(STATIC_DIR);
     // The signed texts (one file per signature), the sign-off logs (read with the
     // signature file they belong to) and static files' signatures (read by the build's
     // static gate) are not entries' signature files: not walked.

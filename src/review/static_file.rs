@@ -23,11 +23,8 @@ use crate::trust::{People, Person, Signer};
 use super::digest::{SignedMaterial, SignedText};
 use super::error::ReviewError;
 use super::gate::{decide, Facts, Verdict};
-use super::signatures::{load_text, save_text, text_path};
+use super::signatures::{load_text, save_text, text_path, STATIC_DIR};
 use super::signoff::{statement, Role, SignOff, Signature};
-
-/// The folder of static files' signatures under the reviews folder.
-pub const STATIC_DIR: &str = "static";
 
 /// How a static file is named in statements, logs and messages: `static/<path>`.
 pub fn static_name(rel: &str) -> String {

@@ -246,6 +246,19 @@ fn a_symlinked_registry_or_signature_file_is_refused_by_name() {
 
     std::fs::remove_file(site.path("content/reviews/terms/warp.yaml")).unwrap();
     std::fs::rename(&moved, site.path("content/reviews/terms/warp.yaml")).unwrap();
+    // glossary.toml, which holds the nodes' keys, likewise.
+    let config = outside.path().join("glossary.toml");
+    std::fs::rename(site.path("glossary.toml"), &config).unwrap();
+    std::os::unix::fs::symlink(&config, site.path("glossary.toml")).unwrap();
+    let b = site.run(&["build"]);
+    assert!(!b.ok, "{b:?}");
+    assert!(
+        b.stderr.contains("glossary.toml") && b.stderr.contains("is a symlink"),
+        "{b:?}"
+    );
+    std::fs::remove_file(site.path("glossary.toml")).unwrap();
+    std::fs::rename(&config, site.path("glossary.toml")).unwrap();
+
     let people = outside.path().join("people.toml");
     std::fs::rename(site.path("content/people.toml"), &people).unwrap();
     std::os::unix::fs::symlink(&people, site.path("content/people.toml")).unwrap();
@@ -255,4 +268,27 @@ fn a_symlinked_registry_or_signature_file_is_refused_by_name() {
         b.stderr.contains("content/people.toml: is a symlink"),
         "{b:?}"
     );
+}
+
+/// Every top-level name a build writes is one `static/` may not use: a static file can
+/// neither replace nor hide among generated files (issue 37: `static/reproduce/...` was
+/// ignored silently).
+#[test]
+fn static_may_use_no_name_the_build_writes() {
+    let dir = support::valid_site();
+    let root = dir.path();
+    support::sign_valid_site(root);
+    let out = support::run(root, &["build"]);
+    assert!(out.status.success(), "{}", support::text(&out));
+    assert!(
+        root.join("site/reproduce").is_dir(),
+        "the fixture writes bundles"
+    );
+    for item in std::fs::read_dir(root.join("site")).unwrap() {
+        let name = item.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(
+            glossary::site::static_files::GENERATED.contains(&name.as_str()),
+            "the build writes {name}, which static/ could still use"
+        );
+    }
 }

@@ -325,6 +325,13 @@ impl Session {
             ["content", "reviews", crate::review::TEXTS_DIR, _] => Change::Ignore,
             // Who may sign decides every verdict.
             ["content", crate::trust::PEOPLE_FILE] => Change::Full,
+            // An entry's sign-off log is read with its signature file.
+            ["content", "reviews", crate::review::LOG_DIR, dir, file] => {
+                match (Kind::from_dir(dir), file.strip_suffix(".jsonl")) {
+                    (Some(kind), Some(slug)) => Change::Signatures(EntryId::new(kind, slug)),
+                    _ => Change::Full,
+                }
+            }
             ["content", "reviews", dir, file] => {
                 match (Kind::from_dir(dir), file.strip_suffix(".yaml")) {
                     (Some(kind), Some(slug)) => Change::Signatures(EntryId::new(kind, slug)),

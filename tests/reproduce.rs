@@ -224,6 +224,13 @@ fn a_bundle_served_on_loopback_checks_and_plans() {
         said.contains("digests match") && said.contains("2 configs planned"),
         "{said}"
     );
+    // The node's key is the one the served site's nodes.json lists, remembered now.
+    assert!(
+        said.contains(&format!(
+            "trusted as the key http://{addr}/nodes.json lists, remembered now (first use)"
+        )),
+        "{said}"
+    );
     let said = text(&missing);
     assert!(!missing.status.success());
     assert!(said.contains("not a glossary experiment bundle"), "{said}");

@@ -1090,11 +1090,15 @@ fn write_live(dest: &Path, bytes: &[u8]) -> Result<bool> {
     write_file_if_changed(dest, bytes, Durability::Cached)
 }
 
-/// The experiment bundles among `files` (see `pipeline::bundles`).
+/// The experiment bundles among `files`, and the node list made with them (see
+/// `pipeline::bundles`).
 fn bundle_files(files: &[OutputFile]) -> BTreeMap<PathBuf, Vec<u8>> {
     files
         .iter()
-        .filter(|f| f.path.starts_with(crate::measure::bundle::SITE_DIR))
+        .filter(|f| {
+            f.path.starts_with(crate::measure::bundle::SITE_DIR)
+                || f.path == Path::new(crate::trust::node_list::NODES_FILE)
+        })
         .map(|f| (f.path.clone(), f.bytes.clone()))
         .collect()
 }

@@ -121,6 +121,11 @@ pub struct Node {
     /// key signed it (see `trust::node`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub public_key: Option<String>,
+    /// Keys the node signed with before `public_key`, each with the time it was retired
+    /// (`glossary verify rotate-key` moves the current key here). A record signed with one
+    /// of them is trusted only if it was captured before that key's retirement.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_keys: Vec<PreviousKey>,
     /// Where the node's private key is on the machine that runs `verify` (`~/` expanded,
     /// relative to the project root otherwise). The key itself is never in the repository.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -146,6 +151,49 @@ pub struct Node {
     /// "measured by <name>'s <GPU>".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contributed_by: Option<String>,
+}
+
+/// A key a node used to sign with: `previous_keys = [{key = "ssh-ed25519 ...", retired =
+/// 2026-12-02T00:00:00Z}]`.
+#[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PreviousKey {
+    pub key: String,
+    /// When the key stopped signing: a TOML date-time (or an RFC 3339 string), UTC.
+    #[serde(deserialize_with = "retired_at", serialize_with = "rfc3339")]
+    pub retired: chrono::DateTime<chrono::Utc>,
+}
+
+/// A TOML date-time (what glossary.toml holds) or an RFC 3339 string (what a bundle's
+/// JSON copy of the profile holds), with an offset: a retirement without a time zone
+/// would move by hours between readers.
+fn retired_at<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<chrono::DateTime<chrono::Utc>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Toml(toml::value::Datetime),
+        Text(String),
+    }
+    let text = match Either::deserialize(d)? {
+        Either::Toml(t) => t.to_string(),
+        Either::Text(t) => t,
+    };
+    chrono::DateTime::parse_from_rfc3339(&text)
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .map_err(|e| {
+            serde::de::Error::custom(format!(
+                "retired = {text}: {e}; write a date-time with its offset, as 2026-12-02T00:00:00Z"
+            ))
+        })
+}
+
+fn rfc3339<S: serde::Serializer>(
+    t: &chrono::DateTime<chrono::Utc>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
 }
 
 /// Where a node's GPU lives in a Slurm cluster: `[nodes.<name>.slurm]` in glossary.toml.

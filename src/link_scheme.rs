@@ -27,19 +27,24 @@ pub fn check(dest: &str) -> Result<(), String> {
             c as u32
         ));
     }
-    let decoded = percent_encoding::percent_decode_str(dest).decode_utf8_lossy();
-    for form in [dest, decoded.as_ref()] {
-        if let Some(scheme) = scheme(form) {
-            if !ALLOWED.contains(&scheme.as_str()) {
-                return Err(format!(
-                    "has the scheme `{}:`; only http:, https:, mailto:, relative and #fragment \
-                     links are allowed",
-                    scheme.escape_debug()
-                ));
-            }
-        }
+    if let Some(scheme) = refused_scheme(dest) {
+        return Err(format!(
+            "has the scheme `{}:`; only http:, https:, mailto:, relative and #fragment \
+             links are allowed",
+            scheme.escape_debug()
+        ));
     }
     Ok(())
+}
+
+/// The scheme of `dest` (as written or percent-decoded) that is not allowed, if any.
+pub fn refused_scheme(dest: &str) -> Option<String> {
+    let decoded = percent_encoding::percent_decode_str(dest).decode_utf8_lossy();
+    let refused = [dest, decoded.as_ref()]
+        .into_iter()
+        .filter_map(scheme)
+        .find(|s| !ALLOWED.contains(&s.as_str()));
+    refused
 }
 
 /// `dest` as a message shows it: escaped (`\t`, `\u{1b}`), and cut to 80 characters.

@@ -310,7 +310,7 @@ fn every_image_reference_is_checked_at_its_line() {
         (first + 2, "image `/img/a.png` is an absolute path"),
         (
             first + 3,
-            "image `data:image/png;base64,AAAA` has the scheme `data:`; only http:, https:, mailto:",
+            "image `data:image/png;base64,AAAA` has the scheme `data:`; images must be local files",
         ),
         (first + 4, "image `empty-alt.svg` has no alt text"),
     ] {

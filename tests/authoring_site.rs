@@ -305,6 +305,90 @@ fn summaries_render_inline_markdown_wherever_they_appear() {
     );
 }
 
+/// A site that sets no footer and no description says nothing it cannot back: no line
+/// about measured numbers (this site has none), no empty description.
+#[test]
+fn without_a_footer_or_description_the_pages_claim_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    site(dir.path());
+    let config = CONFIG
+        .lines()
+        .filter(|l| !l.starts_with("footer") && !l.starts_with("description"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    write(dir.path(), "glossary.toml", &config);
+    let out = build(dir.path(), &["--drafts"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for page in ["index.html", "terms/sm/index.html"] {
+        let html = read(&dir.path().join("site-drafts").join(page));
+        let footer = &html[html.find("<footer").expect("a footer")..];
+        assert!(!footer.contains("measured"), "{page}: {footer}");
+        assert!(
+            !html.contains("<meta name=\"description\" content=\"\">"),
+            "{page}"
+        );
+        assert!(!html.contains("<p class=\"lede\"></p>"), "{page}");
+    }
+}
+
+/// `content/index.md` is the home page's own text, above the contents: links relative to
+/// the site root, figures checked and copied, ids kept off the page's own; its mistakes
+/// are errors at its lines.
+#[test]
+fn content_index_md_gives_the_home_page_a_body_above_the_contents() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    site(dir.path());
+    write(
+        dir.path(),
+        "content/figures/box.svg",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 10 10\"><rect width=\"10\" height=\"10\"/></svg>",
+    );
+    write(
+        dir.path(),
+        "content/index.md",
+        "Start with the [SM](terms/sm/).\n\n## Contents\n\n![A box](figures/box.svg \"The *box*\")\n",
+    );
+    let out = build(dir.path(), &["--drafts"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let site = dir.path().join("site-drafts");
+    let index = read(&site.join("index.html"));
+    let home = index
+        .find("<div class=\"body home\">")
+        .expect("the home text");
+    let contents = index.find("<h2 id=\"contents\">").expect("the contents");
+    assert!(home < contents, "the home text comes above the contents");
+    assert!(
+        index.contains("Start with the <a href=\"terms/sm/index.html\">SM</a>."),
+        "{index}"
+    );
+    // The author's `## Contents` keeps off the page's own `#contents`.
+    assert!(
+        index.contains("<h2 id=\"contents-1\">Contents</h2>"),
+        "{index}"
+    );
+    assert!(
+        index.contains("<figcaption>The <em>box</em></figcaption>"),
+        "{index}"
+    );
+    assert!(site.join("media/figures/box.svg").is_file());
+    // Mistakes in it are errors at its lines, all in one run.
+    write(
+        dir.path(),
+        "content/index.md",
+        "See [nothing](terms/nothing/).\n\n<script>alert(1)</script>\n\n![Remote](https://example.org/x.png)\n",
+    );
+    let out = build(dir.path(), &["--drafts"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    for want in [
+        "content/index.md:1:1: link to missing page `terms/nothing`",
+        "content/index.md:3:1: raw HTML is not allowed",
+        "content/index.md:5:1: image `https://example.org/x.png` is not a file of this project",
+    ] {
+        assert!(err.contains(want), "expected `{want}` in:\n{err}");
+    }
+}
+
 #[test]
 fn the_footer_comes_from_glossary_toml_with_links_for_each_depth() {
     let (_dir, site) = built(true);
@@ -411,6 +495,63 @@ fn an_alias_that_names_another_entry_is_an_error() {
         ),
         "{err}"
     );
+}
+
+/// A clash is reported in the file that made it, the one changed last: a new term named
+/// like an old entry's alias is the new term's error, and so is a new alias that an old
+/// entry already had (whichever file sorts first).
+#[test]
+fn an_alias_clash_is_reported_in_the_file_changed_last() {
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let age = |root: &Path, rel: &str| {
+        std::fs::File::options()
+            .write(true)
+            .open(root.join(rel))
+            .and_then(|f| f.set_modified(past))
+            .expect("set mtime");
+    };
+    // The old entry sorts last and has the alias; the new one's name is the alias.
+    let err = broken(|root| {
+        write(
+            root,
+            "content/terms/zz-old.md",
+            "---\ntitle: What is an old term?\nname: old term\naliases: [Newcomer]\nsummary: s\n---\nx\n",
+        );
+        age(root, "content/terms/zz-old.md");
+        write(
+            root,
+            "content/terms/aa-new.md",
+            "---\ntitle: What is a newcomer?\nname: Newcomer\nsummary: s\n---\nx\n",
+        );
+    });
+    assert!(
+        err.contains(
+            "content/terms/aa-new.md:3:1: name `Newcomer` clashes with the alias `Newcomer` of `terms/zz-old`"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("zz-old.md:"), "{err}");
+    // Two aliases: the new file sorts first, so the old one would be reached second.
+    let err = broken(|root| {
+        write(
+            root,
+            "content/terms/zz-old.md",
+            "---\ntitle: What is an old term?\nname: old term\naliases: [OT]\nsummary: s\n---\nx\n",
+        );
+        age(root, "content/terms/zz-old.md");
+        write(
+            root,
+            "content/terms/aa-new.md",
+            "---\ntitle: What is a new term?\nname: new term\naliases: [OT]\nsummary: s\n---\nx\n",
+        );
+    });
+    assert!(
+        err.contains(
+            "content/terms/aa-new.md:4:1: alias `OT` clashes with the alias `OT` of `terms/zz-old`"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("zz-old.md:"), "{err}");
 }
 
 #[test]

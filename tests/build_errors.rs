@@ -365,7 +365,15 @@ fn links_with_a_scheme_other_than_http_https_mailto_are_errors_at_their_line() {
                 (5, format!("`license`: link `{shown}` {why}")),
                 (11, format!("link `{shown}` {why}")),
                 (13, format!("link `{shown}` {why}")),
-                (17, format!("image `{shown}` {why}")),
+                (
+                    17,
+                    format!(
+                        "image `{shown}` has the scheme `{scheme}:`; images must be local files \
+                         of this project (beside the entry or in content/figures/), or http: or \
+                         https: URLs with `allow_remote_images = true` under [content] in \
+                         glossary.toml"
+                    ),
+                ),
                 (19, format!("link `{auto_shown}` has the scheme `")),
             ] {
                 let want = format!("{}{what}", at(line));

@@ -734,3 +734,54 @@ fn every_page_carries_the_content_security_policy_and_nothing_inline() {
         }
     }
 }
+
+/// A claim that holds by less than the experiment's reproducibility band (5% unless the
+/// experiment sets another) refuses the entry as fragile, naming the margin and the band,
+/// and fails `check --strict`; `fragile_ok: <why>` lets it stand.
+#[test]
+fn a_fragile_claim_refuses_the_entry_unless_it_says_why() {
+    let site = valid_site();
+    let root = site.path();
+    let path = root.join("content/terms/alpha.md");
+    let original = std::fs::read_to_string(&path).unwrap();
+    // half/full is 1.5 in the fixture: `above: 1.45` clears by about 3.4%, `above: 1.3`
+    // by about 15%.
+    let claim = |above: &str, ok: &str| {
+        original.replace(
+            "diagram:",
+            &format!("claims:\n  - says: half takes longer than full\n    column: median_ms\n    ratio: [half, full]\n    above: {above}\n{ok}diagram:"),
+        )
+    };
+    std::fs::write(&path, claim("1.45", "")).unwrap();
+    sign_by_two(root, Kind::Term, "alpha");
+    let s = stdout(&build(root, &[]));
+    assert!(
+        s.contains("claim \"half takes longer than full\" is fragile: its conservative interval clears the threshold by")
+            && s.contains("less than the experiment's 5% reproducibility band"),
+        "{s}"
+    );
+    assert!(!root.join("site/terms/alpha/index.html").exists(), "{s}");
+    let strict = run(root, &["check", "--strict"]);
+    assert!(!strict.status.success(), "{}", stdout(&strict));
+
+    // A wider margin is not fragile.
+    std::fs::write(&path, claim("1.3", "")).unwrap();
+    sign_by_two(root, Kind::Term, "alpha");
+    let s = stdout(&build(root, &[]));
+    assert!(!s.contains("is fragile"), "{s}");
+    assert!(root.join("site/terms/alpha/index.html").exists(), "{s}");
+
+    // Said why: published.
+    std::fs::write(
+        &path,
+        claim(
+            "1.45",
+            "    fragile_ok: the point is the direction, not the size\n",
+        ),
+    )
+    .unwrap();
+    sign_by_two(root, Kind::Term, "alpha");
+    let s = stdout(&build(root, &[]));
+    assert!(!s.contains("refused terms/alpha"), "{s}");
+    assert!(root.join("site/terms/alpha/index.html").exists(), "{s}");
+}

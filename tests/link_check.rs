@@ -41,6 +41,43 @@ fn link_to_missing_page_names_file_and_line() {
     );
 }
 
+/// A link to an old address that an entry now redirects from names the entry that lives
+/// there now; and a missing path is shown as written, without a slash added.
+#[test]
+fn link_to_an_old_path_names_the_entry_that_moved_from_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    small_site(dir.path());
+    let moved = dir.path().join("content/terms/warp-scheduler.md");
+    let text = read(&moved).replacen(
+        "---\n",
+        "---\nredirect_from: [/gpu-glossary/device-software/warp-scheduler]\n",
+        1,
+    );
+    std::fs::write(&moved, text).expect("edit");
+    let linking = dir.path().join("content/guides/fixture-guide.md");
+    let mut text = read(&linking);
+    text.push_str("\nOld: [it](/gpu-glossary/device-software/warp-scheduler).\n");
+    let old_line = text.lines().count();
+    text.push_str("\nGone: [it](/gpu-glossary/device-software/nothing).\n");
+    let gone_line = text.lines().count();
+    std::fs::write(&linking, text).expect("edit");
+    let out = build(dir.path(), &["--drafts"]);
+    assert!(!out.status.success(), "build should fail");
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "guides/fixture-guide.md:{old_line}:1: link to `/gpu-glossary/device-software/warp-scheduler`, an old path of `terms/warp-scheduler` (its `redirect_from`): link to the entry itself, `/terms/warp-scheduler/`"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "guides/fixture-guide.md:{gone_line}:1: link to missing page `/gpu-glossary/device-software/nothing`"
+        )),
+        "{err}"
+    );
+}
+
 #[test]
 fn link_to_missing_heading_names_file_and_line() {
     let (err, line, _dir) = build_with_link(

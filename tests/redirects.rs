@@ -55,6 +55,31 @@ fn each_old_path_gets_a_redirect_page_to_the_entry() {
     assert!(!read(root, "site/sitemap.xml").contains("gpu-glossary"));
 }
 
+/// A preview of a migration tries its old URLs before anything is signed: `build --drafts`
+/// writes the redirect pages of the drafts it shows; a plain build, which publishes none of
+/// them, writes none.
+#[test]
+fn a_drafts_build_writes_the_redirect_pages_of_its_drafts() {
+    let dir = valid_site();
+    let root = dir.path();
+    add_front_matter(
+        root,
+        "content/terms/alpha.md",
+        "redirect_from: [/gpu-glossary/basics/alpha]\n",
+    );
+    let out = run(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = read(root, "site-drafts/gpu-glossary/basics/alpha/index.html");
+    assert!(
+        html.contains("url=../../../terms/alpha/index.html"),
+        "{html}"
+    );
+    assert!(root.join("site-drafts/terms/alpha/index.html").is_file());
+    let out = run(root, &["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!root.join("site/gpu-glossary").exists());
+}
+
 #[test]
 fn clashing_and_unsafe_paths_are_errors_at_their_lines_all_in_one_run() {
     let dir = valid_site();

@@ -69,6 +69,61 @@ fn a_signed_section_page_is_at_the_section_url_and_heads_its_group() {
     assert!(!guides.contains("sections/basics"), "{guides}");
 }
 
+/// A section page lists the section's pages below its body: name and summary, in the
+/// section's order (`order:` first), and only pages the build publishes, as the sidebar
+/// does.
+#[test]
+fn a_section_page_lists_its_published_terms_in_order_below_its_body() {
+    let dir = site_with_sections();
+    let root = dir.path();
+    for (slug, order, summary) in [
+        ("alpha", 2, "Alpha is the first test term."),
+        ("beta", 1, "beta is a test term."),
+        ("gamma", 3, "gamma is a test term."),
+    ] {
+        let path = format!("content/terms/{slug}.md");
+        let mut text = read(root, &path).replacen("---\n", &format!("---\norder: {order}\n"), 1);
+        if slug == "gamma" {
+            text = text.replacen("---\n", "---\nsection: basics\n", 1);
+        }
+        assert!(text.contains(summary));
+        write(root, &path, &text);
+    }
+    // gamma is in the section but unsigned: not published, not listed.
+    for slug in ["alpha", "beta", "delta"] {
+        sign_by_two(root, Kind::Term, slug);
+    }
+    sign_by_two(root, Kind::Section, "basics");
+    let out = run(root, &["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let page = read(root, "site/sections/basics/index.html");
+    let body = page.find("This section introduces").expect("the body");
+    let list = page
+        .find("<h2 id=\"in-this-section\">In this section</h2>")
+        .expect("the list");
+    assert!(body < list, "the list comes below the body");
+    let list = &page[list..page[list..].find("</section>").unwrap() + list];
+    assert_eq!(
+        list.matches("<li>").count(),
+        2,
+        "alpha and beta, not the unpublished gamma: {list}"
+    );
+    let beta = list.find("<a href=\"../../terms/beta/index.html\">beta</a> — <span class=\"summary\">beta is a test term.</span>");
+    let alpha = list.find("<a href=\"../../terms/alpha/index.html\">alpha</a> — <span class=\"summary\">Alpha is the first test term.</span>");
+    assert!(beta.is_some() && alpha.is_some(), "{list}");
+    assert!(beta < alpha, "in the section's order: {list}");
+    assert!(!list.contains("gamma"), "{list}");
+    // A drafts preview lists what it shows: gamma too, marked.
+    let out = run(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let page = read(root, "site-drafts/sections/basics/index.html");
+    let list = &page[page.find("id=\"in-this-section\"").expect("the list")..];
+    assert!(
+        list.contains("terms/gamma/index.html\">gamma</a> <span class=\"draft-tag\">draft</span>"),
+        "{list}"
+    );
+}
+
 #[test]
 fn an_unsigned_section_page_is_gated_and_the_group_title_stays_text() {
     let dir = site_with_sections();

@@ -36,8 +36,14 @@ fn start(drafts: bool) -> Server {
 
 /// With extra `serve` arguments (the hidden `--test-...` limits).
 fn start_with(drafts: bool, extra: &[&str]) -> Server {
+    start_prepared(drafts, extra, |_| {})
+}
+
+/// With the fixture site changed by `prepare` before serve starts.
+fn start_prepared(drafts: bool, extra: &[&str], prepare: impl FnOnce(&std::path::Path)) -> Server {
     let dir = tempfile::tempdir().expect("temp dir");
     small_site(dir.path());
+    prepare(dir.path());
     let root = dir.path().to_path_buf();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_glossary"));
     cmd.args(["serve", "--port", "0", "--root"]).arg(&root);
@@ -112,6 +118,29 @@ fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// A preview of a migration tries its old URLs: `serve --drafts` serves the redirect pages
+/// of drafts too, and a plain `serve` (which shows only published entries) does not.
+#[test]
+fn serve_drafts_serves_a_drafts_redirect_pages() {
+    let prepare = |root: &std::path::Path| {
+        let file = root.join("content/terms/unsigned-draft.md");
+        let text = std::fs::read_to_string(&file).expect("fixture draft");
+        let text = text.replacen("---\n", "---\nredirect_from: [/old/unsigned-draft]\n", 1);
+        std::fs::write(&file, text).expect("write draft");
+    };
+    let server = start_prepared(true, &[], prepare);
+    let (status, body) = raw_get(&server.addr, "/old/unsigned-draft/");
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("url=../../terms/unsigned-draft/index.html"),
+        "{body}"
+    );
+    drop(server);
+    let server = start_prepared(false, &[], prepare);
+    let (status, _) = raw_get(&server.addr, "/old/unsigned-draft/");
+    assert_eq!(status, 404);
 }
 
 #[test]

@@ -9,7 +9,8 @@ use crate::pipeline::check;
 pub struct CheckArgs {
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
-    /// Treat warnings (old sources) and stale measurements or unsupported claims as errors.
+    /// Treat warnings (old sources) and stale measurements, unsupported or fragile claims as
+    /// errors.
     #[arg(long)]
     pub strict: bool,
 }
@@ -31,19 +32,10 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     if args.strict {
         let mut n = report.warnings.len();
         for (_, reasons) in &report.refused {
-            n += reasons
-                .iter()
-                .filter(|r| {
-                    matches!(
-                        r,
-                        crate::review::Refusal::StaleMeasurement { .. }
-                            | crate::review::Refusal::UnsupportedClaim { .. }
-                    )
-                })
-                .count();
+            n += reasons.iter().filter(|r| r.is_about_measurements()).count();
         }
         if n > 0 {
-            bail!("{n} problem(s) under --strict (warnings, stale measurements or unsupported claims)");
+            bail!("{n} problem(s) under --strict (warnings, stale measurements, unsupported or fragile claims)");
         }
     }
     writeln!(std::io::stdout(), "check passed")?;

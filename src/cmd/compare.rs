@@ -1,4 +1,4 @@
-//! `glossary compare OLD.json NEW.json [--fail-on slower|faster|ambiguous|any]`: every row
+//! `glossary compare OLD.json NEW.json [--fail-on slower|faster|ambiguous|different|any]`: every row
 //! of two records of one experiment, both intervals, and a verdict.
 
 use std::io::Write;
@@ -33,6 +33,7 @@ pub enum FailOn {
     Slower,
     Faster,
     Ambiguous,
+    Different,
     Any,
 }
 
@@ -42,6 +43,7 @@ impl FailOn {
             FailOn::Slower => c == Change::Slower,
             FailOn::Faster => c == Change::Faster,
             FailOn::Ambiguous => c == Change::Ambiguous,
+            FailOn::Different => c == Change::Different,
             FailOn::Any => c != Change::Same,
         }
     }
@@ -98,13 +100,14 @@ fn print_table(
 ) -> std::io::Result<()> {
     writeln!(
         out,
-        "{}: old captured {} on {}, new captured {} on {}; SAME within ±{:.1}% (median ms, 95% intervals; ratio new/old, conservative)",
+        "{}: old captured {} on {}, new captured {} on {}; SAME within ±{:.1}% (median ms, 95% intervals; ratio new/old, conservative); the driver's answers must match exactly and counters (ncu) within ±{:.1}%, else DIFFERENT",
         cmp.experiment,
         old.captured_at.format("%Y-%m-%d %H:%M UTC"),
         old.gpu.uuid,
         new.captured_at.format("%Y-%m-%d %H:%M UTC"),
         new.gpu.uuid,
-        cmp.tolerance * 100.0
+        cmp.tolerance * 100.0,
+        cmp.counter_tolerance * 100.0
     )?;
     writeln!(
         out,
@@ -133,10 +136,11 @@ fn print_table(
     let count = |c: Change| cmp.rows.iter().filter(|r| r.verdict == c).count();
     writeln!(
         out,
-        "{} SAME, {} FASTER, {} SLOWER, {} AMBIGUOUS",
+        "{} SAME, {} FASTER, {} SLOWER, {} AMBIGUOUS, {} DIFFERENT",
         count(Change::Same),
         count(Change::Faster),
         count(Change::Slower),
-        count(Change::Ambiguous)
+        count(Change::Ambiguous),
+        count(Change::Different)
     )
 }

@@ -17,6 +17,9 @@ pub enum FleetCommand {
     Plan(PlanArgs),
     /// Hand the plan to a batch scheduler: one job array per node, a task per experiment.
     Submit(SubmitArgs),
+    /// Give a node a new signing key: its current public_key moves to previous_keys with
+    /// the time it was retired, so the runs it signed stay trusted.
+    RotateKey(super::rotate_key::RotateKeyArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -71,6 +74,7 @@ pub fn run(cmd: &FleetCommand) -> Result<()> {
     match cmd {
         FleetCommand::Plan(a) => plan(a),
         FleetCommand::Submit(a) => submit(a),
+        FleetCommand::RotateKey(a) => super::rotate_key::run(a),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod occupancy;
 pub mod records;
 pub mod reproduce;
 pub mod review;
+pub mod rotate_key;
 pub mod serve;
 pub mod verify;
 

@@ -117,7 +117,12 @@ fn run_history(args: &HistoryArgs) -> Result<()> {
     if nodes.is_empty() {
         bail!("{} has no records on any node", args.id);
     }
+    let entries = crate::content::load_content_collecting(&Layout::new(&args.root).content())
+        .0
+        .entries;
+    let band = exp.spec.timing.tolerance();
     let mut views = Vec::new();
+    let mut summaries = Vec::new();
     for node in &nodes {
         let profile = config.node(node)?;
         let trust = |bytes: &[u8],
@@ -132,7 +137,19 @@ fn run_history(args: &HistoryArgs) -> Result<()> {
             spec_digest: &exp.digest,
             trust: &trust,
         };
-        for run in all_runs(&exp.records_dir(), &exp.record_path(node), &check)? {
+        let runs = all_runs(&exp.records_dir(), &exp.record_path(node), &check)?;
+        let kept: Vec<(String, &crate::measure::Record)> = runs
+            .iter()
+            .filter_map(|r| match &r.state {
+                RunState::Kept(rec) => Some((r.name(), rec.as_ref())),
+                _ => None,
+            })
+            .collect();
+        summaries.push(crate::measure::units::unit_spread(node, &kept));
+        summaries.extend(crate::measure::claims::on_runs(
+            &entries, &exp.id, node, &kept, band,
+        ));
+        for run in &runs {
             let (state, problem) = match &run.state {
                 RunState::Kept(_) => ("kept", None),
                 RunState::OtherVersion(_) => ("other_version", None),
@@ -204,6 +221,9 @@ fn run_history(args: &HistoryArgs) -> Result<()> {
                 }
             );
         }
+    }
+    for line in summaries.iter().flat_map(|s| s.lines()) {
+        let _ = writeln!(out, "{line}");
     }
     Ok(())
 }

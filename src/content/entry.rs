@@ -414,6 +414,11 @@ pub struct Claim {
     pub below: Option<f64>,
     #[serde(default)]
     pub above: Option<f64>,
+    /// Why this claim may be published although it is fragile (its interval clears the
+    /// threshold by less than the experiment's reproducibility band, so another GPU of
+    /// the model may not support it): the reason is shown with the warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fragile_ok: Option<String>,
 }
 
 /// The checked form of a claim.

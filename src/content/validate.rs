@@ -165,24 +165,26 @@ fn check_aliases(entries: &[Entry]) -> Vec<Error> {
     for (e, _, seen) in &keyed {
         for alias in seen {
             let a = alias.written;
-            let message = if let Some((other, _)) =
+            let (other, first, message) = if let Some((other, first)) =
                 of_another(names.get(alias.spelling.as_str()), e)
                     .or_else(|| of_another(aliases.get(alias.spelling.as_str()), e))
             {
-                format!(
+                let message = format!(
                     "alias `{a}` is already a name or alias of `{}` ({})",
                     other.id,
                     other.path.display()
-                )
+                );
+                (other, first, message)
             } else if let Some((other, first)) = look_alike(&looks, e, alias) {
-                format!(
+                let message = format!(
                     "alias `{a}` looks the same as `{}`, a name or alias of `{}` ({}), but is \
                      spelled with other characters ({}): a reader could not tell them apart",
                     first.written,
                     other.id,
                     other.path.display(),
                     alias.differing(first)
-                )
+                );
+                (other, first, message)
             } else {
                 aliases.insert(&alias.spelling, (e, alias));
                 if let Some(key) = &alias.key {
@@ -190,6 +192,32 @@ fn check_aliases(entries: &[Entry]) -> Vec<Error> {
                 }
                 continue;
             };
+            // The clash is reported where it was made: in the file changed last. The other
+            // file was fine before; an author who just added a term whose name an old
+            // entry had as an alias should not be sent to the old entry.
+            if modified_later(&other.path, &e.path) {
+                let is_name = is_named(other) && first.written == other.name();
+                let (what, at) = if is_name {
+                    ("name", line_of_name(other))
+                } else {
+                    let line = split_front_matter(&other.path, &other.raw)
+                        .ok()
+                        .and_then(|s| line_of_alias(&s, first.written));
+                    ("alias", line.map(|line| Location { line, column: 1 }))
+                };
+                errors.push(Error::content(
+                    &other.path,
+                    at,
+                    format!(
+                        "{what} `{}` clashes with the alias `{a}` of `{}` ({}), which was there \
+                         before this file changed: rename or drop one of them",
+                        first.written,
+                        e.id,
+                        e.path.display()
+                    ),
+                ));
+                continue;
+            }
             let line = split_front_matter(&e.path, &e.raw)
                 .ok()
                 .and_then(|s| line_of_alias(&s, a));
@@ -201,6 +229,13 @@ fn check_aliases(entries: &[Entry]) -> Vec<Error> {
         }
     }
     errors
+}
+
+/// Whether file `a` was modified after file `b` (false when either time is unknown, or
+/// they are equal).
+fn modified_later(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let time = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    matches!((time(a), time(b)), (Some(ta), Some(tb)) if ta > tb)
 }
 
 /// A name or alias, with the entry that has it.

@@ -342,12 +342,13 @@ fn check(
             let sig = read_bounded(&sig_path, MAX_SIGNATURE_BYTES)
                 .ok()
                 .and_then(|b| String::from_utf8(b).ok());
-            if let Err(why) = crate::trust::node::verify_record(
+            if let Err(why) = crate::trust::node::verify_node_record(
                 &record.node,
-                profile.public_key.as_deref(),
+                profile,
                 &bytes,
                 sig.as_deref(),
                 &sig_path,
+                record.captured_at,
             ) {
                 reasons.push(format!("record not signed by node {}: {why}", record.node));
             }

@@ -218,12 +218,13 @@ impl Bundle {
                 current: experiment.digest.clone(),
             });
         }
-        crate::trust::node::verify_record(
+        crate::trust::node::verify_node_record(
             &self.node,
-            self.profile.public_key.as_deref(),
+            &self.profile,
             self.record.text.as_bytes(),
             Some(&self.signature),
             Path::new("the bundle's signature"),
+            record.captured_at,
         )
         .map_err(|why| BundleError::Signature {
             node: self.node.clone(),

@@ -23,6 +23,57 @@ pub struct Judged {
     /// Things the reader of a holding claim should know (rows that did not converge, a
     /// record that predates intervals).
     pub notes: Vec<String>,
+    /// How far the conservative interval clears the threshold, relative to it
+    /// ([`verdict::margin`]; the tighter bound of two); negative when it does not hold.
+    pub margin: f64,
+    /// Whether the claim reads a timed value (one with an interval, sampled): only those
+    /// move between runs by up to the experiment's band. Exact values (the driver's
+    /// answers, the launch, counters) are the same on every run of a GPU model, or are
+    /// `compare`d with their own tolerance, and are held to every kept run as they are.
+    pub timed: bool,
+}
+
+impl Judged {
+    /// The fragile-claim rule on this run ([`verdict::clears_band`]): `Some` with what to
+    /// say when the claim holds by less than `band`.
+    pub fn fragile(&self, band: f64) -> Option<String> {
+        (self.verdict == Verdict::Holds && self.timed && !verdict::clears_band(self.margin, band))
+            .then(|| fragile_note(self.margin, band))
+    }
+}
+
+/// "clears its threshold by 1.9%, less than the experiment's 5% reproducibility band".
+pub fn fragile_note(margin: f64, band: f64) -> String {
+    format!(
+        "its conservative interval clears the threshold by {:.1}%, less than the experiment's {:.0}% reproducibility band: another GPU of the model may not support it; state a threshold with a wider margin, pick rows further apart, or give `fragile_ok: <why>`",
+        margin * 100.0,
+        band * 100.0
+    )
+}
+
+/// A claim that holds on every kept run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Supported {
+    pub notes: Vec<String>,
+    /// The smallest [`Judged::margin`] over the runs, and the run it is on (`latest`, or a
+    /// history run's name).
+    pub margin: f64,
+    pub tightest_run: String,
+    /// [`Judged::timed`] on any run: whether the band applies.
+    pub timed: bool,
+}
+
+impl Supported {
+    /// The fragile-claim rule over every kept run (what [`Judged::fragile`] says of one).
+    pub fn fragile(&self, band: f64) -> Option<String> {
+        (self.timed && !verdict::clears_band(self.margin, band)).then(|| {
+            format!(
+                "{} (tightest on run {})",
+                fragile_note(self.margin, band),
+                self.tightest_run
+            )
+        })
+    }
 }
 
 impl Judged {
@@ -39,19 +90,23 @@ impl Judged {
 }
 
 /// Check one claim against every kept run of a citation (`library::Citation`'s record and
-/// history): the latest record first, then the history oldest first. `Ok` carries notes for a claim that holds; `Err` the
-/// numbers of the first run it does not hold on, naming that run when it is not the
-/// latest, with the threshold that would hold.
+/// history): the latest record first, then the history oldest first. `Ok` carries notes
+/// for a claim that holds and its smallest margin over the runs; `Err` the numbers of the
+/// first run it does not hold on, naming that run when it is not the latest, with the
+/// threshold that would hold.
 pub fn check_claim(
     test: &ClaimTest,
     column: &str,
     latest: &Record,
     history: &[Run],
-) -> Result<Vec<String>, String> {
+) -> Result<Supported, String> {
     let latest = judge(test, column, latest)?;
     if latest.verdict != Verdict::Holds {
         return Err(latest.refusal());
     }
+    let mut timed = latest.timed;
+    let mut margin = latest.margin;
+    let mut tightest_run = "latest".to_string();
     let mut notes = latest.notes;
     for run in history {
         let record = run
@@ -67,19 +122,30 @@ pub fn check_claim(
                 j.refusal()
             ));
         }
+        timed |= j.timed;
+        if !(j.margin >= margin) {
+            margin = j.margin;
+            tightest_run = run.name();
+        }
         for n in j.notes {
             if !notes.contains(&n) {
                 notes.push(n);
             }
         }
     }
-    Ok(notes)
+    Ok(Supported {
+        notes,
+        margin,
+        tightest_run,
+        timed,
+    })
 }
 
 /// Judge one claim on one record. `Err`: the record cannot answer (a row missing or
 /// failed, a value without an interval).
 pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, String> {
     let mut notes = Vec::new();
+    let timed = std::cell::Cell::new(false);
     let mut value = |row: &str| -> Result<Estimate, String> {
         let cfg = record
             .config(row)
@@ -104,6 +170,9 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
                         notes.push(n);
                     }
                 }
+                if e.timed {
+                    timed.set(true);
+                }
                 if let Some(n) = unconverged {
                     if !e.estimate.is_point() {
                         notes.push(n);
@@ -118,7 +187,7 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
             )),
         }
     };
-    let (verdict, shown, advice) = match test {
+    let (verdict, shown, advice, margin) = match test {
         ClaimTest::Within { rows, tolerance } => {
             let values = rows
                 .iter()
@@ -139,6 +208,7 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
                     Verdict::Fails,
                     format!("{column}: {listed}; no spread (a value at or under zero)"),
                     String::new(),
+                    f64::NAN,
                 ),
                 Some(s) => {
                     let v = verdict::at_most(s, *tolerance);
@@ -158,7 +228,12 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
                             s.hi
                         ),
                     };
-                    (v, shown, advice)
+                    (
+                        v,
+                        shown,
+                        advice,
+                        verdict::margin(s, Side::Below, *tolerance),
+                    )
                 }
             }
         }
@@ -175,6 +250,7 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
                     Verdict::Fails,
                     format!("{base}: no ratio (`{to}`'s interval reaches zero)"),
                     String::new(),
+                    f64::NAN,
                 ),
                 Some(r) => {
                     let conservative = if r.is_point() {
@@ -182,19 +258,25 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
                     } else {
                         " (conservative: [of.lo / to.hi, of.hi / to.lo])".into()
                     };
-                    let (v, bound, advice) = bounds(r, *below, *above);
+                    let (v, bound, advice, margin) = bounds(r, *below, *above);
                     (
                         v,
                         format!("{base}, ratio {r:.3}{conservative}{bound}"),
                         advice,
+                        margin,
                     )
                 }
             }
         }
         ClaimTest::Value { row, below, above } => {
             let v = value(row)?;
-            let (verdict, bound, advice) = bounds(v, *below, *above);
-            (verdict, format!("{column}: {row} = {v:.4}{bound}"), advice)
+            let (verdict, bound, advice, margin) = bounds(v, *below, *above);
+            (
+                verdict,
+                format!("{column}: {row} = {v:.4}{bound}"),
+                advice,
+                margin,
+            )
         }
     };
     Ok(Judged {
@@ -202,6 +284,8 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
         shown,
         advice,
         notes,
+        margin,
+        timed: timed.get(),
     })
 }
 
@@ -246,12 +330,65 @@ pub fn preview(
     out
 }
 
-/// Both bounds of a `below`/`above` claim: the worse verdict, with the bound it is about.
-fn bounds(e: Estimate, below: Option<f64>, above: Option<f64>) -> (Verdict, String, String) {
+/// Every claim citing `experiment` on `node`, judged on each kept run, for `records
+/// history`: one block per claim, a line per run with its verdict and margin, marked
+/// fragile by the build's rule ([`Judged::fragile`]).
+pub fn on_runs(
+    entries: &[crate::content::Entry],
+    experiment: &str,
+    node: &str,
+    runs: &[(String, &Record)],
+    band: f64,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in entries {
+        for claim in &entry.meta.claims {
+            let Ok(test) = claim.test() else { continue };
+            if entry.meta.claim_record(claim) != Some((experiment.to_string(), node.to_string())) {
+                continue;
+            }
+            let mut block = format!("\nclaim of {}: \"{}\"", entry.id, claim.says);
+            if let Some(why) = &claim.fragile_ok {
+                block.push_str(&format!(" (fragile_ok: {why})"));
+            }
+            for (name, record) in runs {
+                let line = match judge(&test, &claim.column, record) {
+                    Err(why) => format!("cannot be checked: {why}"),
+                    Ok(j) => {
+                        let fragile = if j.fragile(band).is_some() {
+                            format!(", FRAGILE (band {:.0}%)", band * 100.0)
+                        } else {
+                            String::new()
+                        };
+                        format!(
+                            "{} by {:.1}%{fragile} on GPU {}: {}",
+                            j.verdict,
+                            j.margin * 100.0,
+                            record.gpu.uuid,
+                            j.shown
+                        )
+                    }
+                };
+                block.push_str(&format!("\n  {name}: {line}"));
+            }
+            out.push(block);
+        }
+    }
+    out
+}
+
+/// Both bounds of a `below`/`above` claim: the worse verdict, with the bound it is about,
+/// and the smaller margin.
+fn bounds(e: Estimate, below: Option<f64>, above: Option<f64>) -> (Verdict, String, String, f64) {
     let decimals = if e.value.abs() >= 100.0 { 1 } else { 3 };
     let mut worst = (Verdict::Holds, String::new(), String::new());
+    let mut margin = f64::INFINITY;
     for (side, t) in [(Side::Below, below), (Side::Above, above)] {
         let Some(t) = t else { continue };
+        let m = verdict::margin(e, side, t);
+        if !(m >= margin) {
+            margin = m;
+        }
         let v = verdict::bound(e, side, t);
         let rank = |v: Verdict| match v {
             Verdict::Holds => 0,
@@ -276,7 +413,7 @@ fn bounds(e: Estimate, below: Option<f64>, above: Option<f64>) -> (Verdict, Stri
             );
         }
     }
-    worst
+    (worst.0, worst.1, worst.2, margin)
 }
 
 #[cfg(test)]

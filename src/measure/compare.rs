@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::record::{NoEstimate, Record};
+use super::record::{ConfigRecord, NoEstimate, Record};
 use super::verdict::{self, Change, Estimate};
 
 /// One row of a comparison.
@@ -49,7 +49,104 @@ impl From<Span> for Estimate {
 pub struct Comparison {
     pub experiment: String,
     pub tolerance: f64,
+    /// The band for counters (ncu values, and metrics made from them): [`COUNTER_TOLERANCE`].
+    pub counter_tolerance: f64,
     pub rows: Vec<RowChange>,
+}
+
+/// How far a counter (an ncu value, achieved occupancy, a metric computed from them) may
+/// differ between two records, relative, and still be the same. Counters of one kernel on
+/// one GPU model mostly agree exactly (the committed runs: 0-0.05% for DRAM bytes, bank
+/// conflicts, sectors, branch uniformity; achieved occupancy within 0.5 points); cache hit
+/// counts near a cache's capacity are the exception (L2 at 32-80 MiB moved up to 18%
+/// between runs on one H200), and are reported DIFFERENT, as they are.
+pub const COUNTER_TOLERANCE: f64 = 0.05;
+
+/// What the driver answered and the launch did, which must match exactly; then the
+/// counters, within [`COUNTER_TOLERANCE`]. Each difference named, `field old -> new`.
+/// A value only one record holds (a run without ncu) is a note, not a difference.
+fn untimed_differences(
+    old: &ConfigRecord,
+    new: &ConfigRecord,
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let status = |c: &ConfigRecord| match &c.status {
+        super::record::ConfigStatus::Passed => "passed",
+        super::record::ConfigStatus::Failed { .. } => "failed",
+        super::record::ConfigStatus::NotLaunchable { .. } => "not launchable",
+    };
+    if status(old) != status(new) {
+        out.push(format!("status {} -> {}", status(old), status(new)));
+    }
+    let exact: [(&str, f64, f64); 6] = [
+        ("registers", old.registers.into(), new.registers.into()),
+        (
+            "static_smem",
+            old.static_smem.into(),
+            new.static_smem.into(),
+        ),
+        (
+            "local_bytes",
+            old.local_bytes.into(),
+            new.local_bytes.into(),
+        ),
+        (
+            "blocks_per_sm",
+            old.blocks_per_sm.into(),
+            new.blocks_per_sm.into(),
+        ),
+        (
+            "warps_per_sm",
+            old.warps_per_sm.into(),
+            new.warps_per_sm.into(),
+        ),
+        ("occupancy", old.occupancy, new.occupancy),
+    ];
+    for (name, o, n) in exact {
+        if o != n {
+            out.push(format!("{name} {o} -> {n}"));
+        }
+    }
+    let mut counter = |name: &str, o: Option<f64>, n: Option<f64>, exact: bool| match (o, n) {
+        (Some(o), Some(n)) => {
+            let differs = if exact {
+                o != n
+            } else if o == n {
+                false
+            } else {
+                o == 0.0 || !((n / o - 1.0).abs() <= COUNTER_TOLERANCE)
+            };
+            if differs {
+                out.push(format!("{name} {o} -> {n}"));
+            }
+        }
+        (Some(_), None) => notes.push(format!("{name} not in the new record")),
+        (None, Some(_)) => notes.push(format!("{name} not in the old record")),
+        (None, None) => {}
+    };
+    counter(
+        "achieved_occupancy",
+        old.achieved_occupancy,
+        new.achieved_occupancy,
+        false,
+    );
+    for (name, q) in &old.quantities {
+        // Timed metrics are compared through the time they are read from (the row's
+        // median and its band above), not again here.
+        if q.timed {
+            continue;
+        }
+        let exact = q.source == "driver";
+        let n = new.quantities.get(name).and_then(|q| q.value);
+        counter(name, q.value, n, exact);
+    }
+    for (name, q) in &new.quantities {
+        if !q.timed && !old.quantities.contains_key(name) && q.value.is_some() {
+            notes.push(format!("{name} not in the old record"));
+        }
+    }
+    out
 }
 
 /// Why two records cannot be compared.
@@ -131,9 +228,39 @@ pub fn compare(old: &Record, new: &Record, tolerance: f64) -> Result<Comparison,
                 }
             };
             let (o, n) = (median(old, "old"), median(new, "new"));
-            let (verdict, ratio) = match (o, n) {
-                (Some(o), Some(n)) => verdict::change(o, n, tolerance),
-                _ => (Change::Ambiguous, None),
+            let (oc, nc) = (old.config(label), new.config(label));
+            let differences = match (oc, nc) {
+                (Some(oc), Some(nc)) => untimed_differences(oc, nc, &mut notes),
+                _ => Vec::new(),
+            };
+            // Launch status and reason the same on both sides, with nothing timed: the
+            // driver's answers are what there is to compare ("not launchable: block size
+            // above the kernel's limit" on both is the same answer).
+            let untimed_both = matches!((oc, nc), (Some(oc), Some(nc))
+                if oc.timing.is_none() && nc.timing.is_none()
+                    && (oc.status.problem().is_none()
+                        || matches!(oc.status, super::record::ConfigStatus::NotLaunchable { .. }))
+                    && oc.status == nc.status);
+            let timed = match (o, n) {
+                (Some(o), Some(n)) => Some(verdict::change(o, n, tolerance)),
+                _ => None,
+            };
+            let ratio = timed.and_then(|t| t.1);
+            let verdict = if !differences.is_empty() {
+                notes.insert(0, format!("differs: {}", differences.join(", ")));
+                Change::Different
+            } else if let Some((change, _)) = timed {
+                change
+            } else if untimed_both {
+                // Nothing timed on either side, and the driver's answers and the counters
+                // matched.
+                notes.retain(|n| {
+                    !n.ends_with("not timed") && !n.starts_with("old: ") && !n.starts_with("new: ")
+                });
+                notes.push("not timed: the driver's answers and counters match".into());
+                Change::Same
+            } else {
+                Change::Ambiguous
             };
             RowChange {
                 label: label.to_string(),
@@ -148,6 +275,113 @@ pub fn compare(old: &Record, new: &Record, tolerance: f64) -> Result<Comparison,
     Ok(Comparison {
         experiment: new.experiment.clone(),
         tolerance,
+        counter_tolerance: COUNTER_TOLERANCE,
         rows,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of one untimed (occupancy-mode) row and one timed row with an ncu counter.
+    fn record(uuid: &str, registers: u32, blocks: u32, hits: f64) -> Record {
+        serde_json::from_value(serde_json::json!({
+            "schema": 2, "experiment": "e", "node": "h200", "spec_digest": "sha256:00",
+            "tool_version": "0", "captured_at": "2026-12-04T00:00:00Z",
+            "gpu": {"name": "NVIDIA H200", "uuid": uuid, "compute_capability": "9.0",
+                    "sm_count": 132, "driver_version": "580", "cuda_driver_api": "13.0",
+                    "nvrtc_version": "13.0"},
+            "compile_options": [],
+            "configs": [
+                {"label": "occ", "kernel": "k", "status": {"state": "passed"},
+                 "block_size": 256, "smem_reserved": 0, "grid_size": 1,
+                 "registers": registers, "static_smem": 0, "local_bytes": 0,
+                 "blocks_per_sm": blocks, "warps_per_sm": blocks * 8,
+                 "occupancy": f64::from(blocks * 8) / 64.0, "waves": 1.0},
+                {"label": "timed", "kernel": "k", "status": {"state": "passed"},
+                 "block_size": 256, "smem_reserved": 0, "grid_size": 1, "registers": 32,
+                 "static_smem": 0, "local_bytes": 0, "blocks_per_sm": 8, "warps_per_sm": 64,
+                 "occupancy": 1.0, "waves": 1.0,
+                 "quantities": {"hits": {"value": hits, "unit": "%", "source": "ncu"}},
+                 "timing": {"samples_ms": [1.0], "median_ms": 1.0, "min_ms": 1.0,
+                            "max_ms": 1.0, "rsd": 0.0, "converged": true,
+                            "interval": {"method": "m", "confidence": 0.95, "coverage": 0.95,
+                                         "ranks": [1, 1], "lo": 0.999, "hi": 1.001}}}
+            ]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn untimed_rows_are_the_same_when_the_drivers_answers_match() {
+        let cmp = compare(
+            &record("GPU-1", 32, 8, 90.0),
+            &record("GPU-2", 32, 8, 91.0),
+            0.05,
+        )
+        .unwrap();
+        assert_eq!(cmp.rows[0].verdict, Change::Same, "{:?}", cmp.rows[0]);
+        assert_eq!(cmp.rows[1].verdict, Change::Same, "{:?}", cmp.rows[1]);
+    }
+
+    #[test]
+    fn a_different_driver_answer_or_counter_is_different_naming_the_fields() {
+        let cmp = compare(
+            &record("GPU-1", 32, 8, 90.0),
+            &record("GPU-2", 40, 6, 90.0),
+            0.05,
+        )
+        .unwrap();
+        let occ = &cmp.rows[0];
+        assert_eq!(occ.verdict, Change::Different, "{occ:?}");
+        let said = occ.notes.join("; ");
+        assert!(
+            said.contains("registers 32 -> 40") && said.contains("blocks_per_sm 8 -> 6"),
+            "{said}"
+        );
+        // An ncu counter beyond its own band makes a timed row DIFFERENT, though its time
+        // is the same.
+        let cmp = compare(
+            &record("GPU-1", 32, 8, 90.0),
+            &record("GPU-2", 32, 8, 80.0),
+            0.05,
+        )
+        .unwrap();
+        assert_eq!(cmp.rows[1].verdict, Change::Different, "{:?}", cmp.rows[1]);
+        assert!(
+            cmp.rows[1].notes[0].contains("hits 90 -> 80"),
+            "{:?}",
+            cmp.rows[1]
+        );
+        assert_eq!(cmp.counter_tolerance, COUNTER_TOLERANCE);
+    }
+
+    #[test]
+    fn the_same_not_launchable_answer_on_both_sides_is_the_same() {
+        let mut old = record("GPU-1", 32, 8, 90.0);
+        let refused = super::super::record::ConfigStatus::NotLaunchable {
+            reason: "block size above the kernel's 256 threads per block".into(),
+        };
+        old.configs[0].status = refused.clone();
+        let mut new = old.clone();
+        let cmp = compare(&old, &new, 0.05).unwrap();
+        assert_eq!(cmp.rows[0].verdict, Change::Same, "{:?}", cmp.rows[0]);
+        new.configs[0].status = super::super::record::ConfigStatus::Passed;
+        let cmp = compare(&old, &new, 0.05).unwrap();
+        assert_eq!(cmp.rows[0].verdict, Change::Different, "{:?}", cmp.rows[0]);
+        assert!(cmp.rows[0].notes[0].contains("status not launchable -> passed"));
+    }
+
+    #[test]
+    fn a_counter_missing_on_one_side_is_a_note_not_a_difference() {
+        let mut new = record("GPU-2", 32, 8, 90.0);
+        new.configs[1].quantities.clear();
+        let cmp = compare(&record("GPU-1", 32, 8, 90.0), &new, 0.05).unwrap();
+        assert_eq!(cmp.rows[1].verdict, Change::Same, "{:?}", cmp.rows[1]);
+        assert!(cmp.rows[1]
+            .notes
+            .iter()
+            .any(|n| n == "hits not in the new record"));
+    }
 }

@@ -240,12 +240,13 @@ impl Library {
             // Checked first: no other field of a record means anything unless the node
             // signed it.
             let signed = loaded.signed.get_or_init(|| {
-                crate::trust::node::verify_record(
+                crate::trust::node::verify_node_record(
                     node,
-                    profile.public_key.as_deref(),
+                    profile,
                     &loaded.bytes,
                     loaded.signature.as_deref(),
                     &loaded.sig_path,
+                    record.captured_at,
                 )
             });
             if let Err(why) = signed {
@@ -297,7 +298,7 @@ pub fn run_trust(
     sig_path: &Path,
     record: &Record,
 ) -> std::result::Result<(), String> {
-    crate::trust::node::verify_record(node, profile.public_key.as_deref(), bytes, sig, sig_path)
+    crate::trust::node::verify_node_record(node, profile, bytes, sig, sig_path, record.captured_at)
         .map_err(|why| format!("not signed by node {node}: {why}"))?;
     node_mismatch(node, profile, record).map_err(|s| s.to_string())
 }

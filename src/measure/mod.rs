@@ -10,6 +10,7 @@ pub mod library;
 pub mod record;
 pub mod run;
 pub mod spec;
+pub mod units;
 pub mod verdict;
 
 pub use library::{Citation, Library, Staleness};

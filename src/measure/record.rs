@@ -431,15 +431,17 @@ impl ConfigRecord {
     pub fn estimate(&self, name: &str, schema: u32) -> Result<Estimated, NoEstimate> {
         let legacy = schema < SCHEMA_WITH_INTERVALS;
         let value = self.number(name).ok_or(NoEstimate::Missing)?;
-        let point = |legacy| Estimated {
+        let point = |legacy, timed| Estimated {
             estimate: Estimate::point(value),
             legacy,
+            timed,
         };
         let timed = |interval: Option<(f64, f64)>, why: String| match (interval, legacy) {
-            (_, true) => Ok(point(true)),
+            (_, true) => Ok(point(true, true)),
             (Some((lo, hi)), false) => Ok(Estimated {
                 estimate: Estimate::new(value, lo, hi),
                 legacy: false,
+                timed: true,
             }),
             (None, false) => Err(NoEstimate::NoInterval(why)),
         };
@@ -467,7 +469,7 @@ impl ConfigRecord {
                         _ => format!("`{name}`'s expression gives no interval (it reads a time statistic other than the median, or divides by an interval that spans zero)"),
                     },
                 ),
-                _ => Ok(point(false)),
+                _ => Ok(point(false, false)),
             },
         }
     }
@@ -485,6 +487,10 @@ pub struct Estimated {
     pub estimate: Estimate,
     /// Read as a point from a schema-1 record, which predates intervals: re-measure.
     pub legacy: bool,
+    /// A time or a metric of time: sampled, so it moves between runs by up to the
+    /// experiment's reproducibility band. False for exact values (params, the launch,
+    /// the driver's answers, ncu counters, metrics of those).
+    pub timed: bool,
 }
 
 /// Why [`ConfigRecord::estimate`] has no estimate.

@@ -22,6 +22,12 @@
 //!   the band's edges.
 //! - [`DEFAULT_TOLERANCE`]: the band an experiment gets unless its `timing:` sets
 //!   `reproducibility:`.
+//! - [`margin`], [`clears_band`]: how far a holding bound's conservative end clears its
+//!   threshold, and whether that is at least the reproducibility band. Two runs of one
+//!   experiment may differ by up to the band and still be the SAME, so a claim that
+//!   clears its threshold by less is *fragile*: the same GPU model elsewhere may not
+//!   support it (issue 38: two L2 claims held by 1.9% and 3.7% on one H200 and failed on
+//!   another).
 //!
 //! Every function is pure and deterministic; NaN anywhere fails (a number that is not a
 //! number supports nothing).
@@ -194,6 +200,34 @@ impl Verdict {
     }
 }
 
+/// How far `e`'s conservative end clears `threshold` on `side`, relative to the
+/// threshold: `(lo - t) / |t|` above, `(t - hi) / |t|` below. Negative when the bound
+/// does not hold; infinite for a threshold of zero that holds (no band can move a
+/// value across zero by a relative amount).
+pub fn margin(e: Estimate, side: Side, threshold: f64) -> f64 {
+    let gap = match side {
+        Side::Above => e.lo - threshold,
+        Side::Below => threshold - e.hi,
+    };
+    if e.is_nan() || threshold.is_nan() {
+        f64::NAN
+    } else if threshold == 0.0 {
+        if gap > 0.0 {
+            f64::INFINITY
+        } else {
+            f64::NEG_INFINITY
+        }
+    } else {
+        gap / threshold.abs()
+    }
+}
+
+/// Whether a margin is at least the band two runs may differ by: the one rule for a
+/// fragile claim, used by build, check, reproduce and `records history`. NaN never clears.
+pub fn clears_band(margin: f64, band: f64) -> bool {
+    margin >= band
+}
+
 /// Interval division: the conservative ratio A/B. For positive A and B this is
 /// `[A.lo / B.hi, A.hi / B.lo]`. None when B's interval contains zero (the ratio is
 /// unbounded) or a number is NaN.
@@ -235,6 +269,9 @@ pub enum Change {
     Slower,
     /// The ratio's interval crosses one of the band's edges.
     Ambiguous,
+    /// What is not timed differs: the driver's answers (registers, blocks per SM,
+    /// occupancy, launch status) are not the same, or a counter (ncu) is beyond its band.
+    Different,
 }
 
 impl fmt::Display for Change {
@@ -244,6 +281,7 @@ impl fmt::Display for Change {
             Change::Faster => "FASTER",
             Change::Slower => "SLOWER",
             Change::Ambiguous => "AMBIGUOUS",
+            Change::Different => "DIFFERENT",
         })
     }
 }
@@ -302,6 +340,32 @@ mod tests {
         assert!(below(r, 1.06)
             .advice(r, Side::Below, 3)
             .contains("above 1.066"));
+    }
+
+    #[test]
+    fn a_margin_is_the_conservative_end_past_the_threshold_relative_to_it() {
+        // Issue 38's L2 claim: cyc16/cyc1024 conservative [2.037, ...] against `above: 2`.
+        let r = e(2.04, 2.037, 2.043);
+        let m = margin(r, Side::Above, 2.0);
+        assert!((m - 0.0185).abs() < 1e-9, "{m}");
+        assert!(
+            !clears_band(m, DEFAULT_TOLERANCE),
+            "a 1.85% margin is fragile"
+        );
+        assert!(clears_band(margin(r, Side::Above, 1.9), DEFAULT_TOLERANCE));
+        // Below: the interval's top end counts.
+        let hit = e(66.1, 65.0, 67.0);
+        assert!((margin(hit, Side::Below, 75.0) - 8.0 / 75.0).abs() < 1e-12);
+        assert!(margin(hit, Side::Below, 66.5) < 0.0);
+        assert!(!clears_band(f64::NAN, 0.05));
+        assert_eq!(
+            margin(Estimate::point(1.0), Side::Above, 0.0),
+            f64::INFINITY
+        );
+        // A spread of at most 3% against a 10% tolerance: the spread is the estimate and
+        // the tolerance its threshold, as for any bound below.
+        let s = e(0.02, 0.0, 0.03);
+        assert!((margin(s, Side::Below, 0.10) - 0.7).abs() < 1e-12);
     }
 
     #[test]

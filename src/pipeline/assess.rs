@@ -134,6 +134,7 @@ pub(crate) fn assess_checked(
     } = page_content(project, entry)?;
 
     let mut unsupported = Vec::new();
+    let mut fragile = Vec::new();
     let mut claim_notes: Vec<String> = Vec::new();
     for claim in &entry.meta.claims {
         let Ok(test) = claim.test() else { continue }; // rejected at load
@@ -142,7 +143,19 @@ pub(crate) fn assess_checked(
         };
         match citations.get(&(exp.clone(), node.clone())) {
             Some(Ok(c)) => match check_claim(&test, &claim.column, &c.record, &c.history) {
-                Ok(notes) => {
+                Ok(supported) => {
+                    let band = c.experiment.spec.timing.tolerance();
+                    let fragile_why = supported.fragile(band);
+                    let mut notes = supported.notes;
+                    if let Some(why) = fragile_why {
+                        match &claim.fragile_ok {
+                            // Said why: published, and the warning keeps saying it.
+                            Some(reason) => notes.push(format!(
+                                "is fragile, accepted by the entry ({reason}): {why}"
+                            )),
+                            None => fragile.push((claim.says.clone(), why)),
+                        }
+                    }
                     for n in notes {
                         let n = if n.starts_with(LEGACY_NOTE) {
                             n
@@ -187,6 +200,7 @@ pub(crate) fn assess_checked(
         digest: &digest,
         stale: &stale,
         unsupported: &unsupported,
+        fragile: &fragile,
         checked,
     });
     // A withdrawn sign-off names what changed (the gate compares digests only).

@@ -1064,6 +1064,10 @@ impl State {
                 .iter()
                 .map(|u| EntryId::new(Kind::Term, u.slug())),
         );
+        // Its section's page lists it, with its summary.
+        if e.id.kind != Kind::Section {
+            ids.extend(e.section().map(|s| EntryId::new(Kind::Section, s)));
+        }
         ids
     }
 }

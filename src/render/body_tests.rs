@@ -69,6 +69,23 @@ mod captions {
         assert!(r.html.contains("<p>see <img src=\"w.svg\""), "{}", r.html);
     }
 
+    /// `themed-image://` (a converter's placeholder for a themed figure) is no link scheme
+    /// problem to the author: the message says images are local files and names the setting.
+    #[test]
+    fn an_image_with_a_refused_scheme_says_images_are_local_files() {
+        let r = body("![Warp](themed-image://warp.svg)\n", &[]);
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        let (line, message) = &r.problems[0];
+        assert_eq!(*line, 10);
+        assert!(
+            message.starts_with("image `themed-image://warp.svg` has the scheme `themed-image:`; images must be local files")
+                && message.contains("content/figures/")
+                && message.contains("`allow_remote_images = true`"),
+            "{message}"
+        );
+        assert!(!r.html.contains("themed-image"), "{}", r.html);
+    }
+
     #[test]
     fn a_caption_with_block_markdown_is_a_problem_at_its_line() {
         let r = body("\n![A](w.svg \"# big\")\n", &[]);

@@ -166,7 +166,9 @@ fn link_href(dest: &str, cx: &InlineContext<'_>) -> (Option<LinkTarget>, Option<
         LinkTarget::SamePage { anchor: a } => {
             Some(format!("{}{}index.html#{a}", cx.root, cx.written_at))
         }
-        LinkTarget::Other { path, anchor: a } => {
+        LinkTarget::Other {
+            path, anchor: a, ..
+        } => {
             let file = if path.is_empty() || path.ends_with('/') {
                 format!("{path}index.html")
             } else {

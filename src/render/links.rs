@@ -14,6 +14,9 @@ pub enum LinkTarget {
     Other {
         path: String,
         anchor: Option<String>,
+        /// The path as a message shows it: from the site root, with a trailing slash only
+        /// where the author wrote one (`/gpu-glossary/warp`, not `.../warp/`).
+        shown: String,
     },
     /// A relative link that climbs above the site root.
     OutsideSite { dest: String },
@@ -39,6 +42,7 @@ pub fn resolve_link(page_path: &str, dest: &str) -> LinkTarget {
         };
     }
     let path = decode(path);
+    let path_written: &str = &path;
     let mut segments: Vec<&str> = if path.starts_with('/') {
         Vec::new()
     } else {
@@ -69,11 +73,19 @@ pub fn resolve_link(page_path: &str, dest: &str) -> LinkTarget {
         }
     }
     let mut path = segments.join("/");
+    let mut shown = format!("/{path}");
+    if !path.is_empty() && path_written.ends_with('/') {
+        shown.push('/');
+    }
     let is_file = segments.last().is_some_and(|s| s.contains('.'));
     if !path.is_empty() && !is_file {
         path.push('/');
     }
-    LinkTarget::Other { path, anchor }
+    LinkTarget::Other {
+        path,
+        anchor,
+        shown,
+    }
 }
 
 /// The href to write for an internal link `dest` on the page at `page_path`: relative to

@@ -530,10 +530,19 @@ fn image_html(
     line: usize,
 ) -> Option<String> {
     if let Err(why) = crate::link_scheme::check(dest) {
-        out.problems.push((
-            line,
-            format!("image `{}` {why}", crate::link_scheme::shown(dest)),
-        ));
+        let shown = crate::link_scheme::shown(dest);
+        // A scheme no link may have (`themed-image://`, `javascript:`): say what an image
+        // may be, not what a link may be.
+        let message = match crate::link_scheme::refused_scheme(dest) {
+            Some(scheme) => format!(
+                "image `{shown}` has the scheme `{}:`; images must be local files of this \
+                 project (beside the entry or in content/figures/), or http: or https: URLs \
+                 with `allow_remote_images = true` under [content] in glossary.toml",
+                scheme.escape_debug()
+            ),
+            None => format!("image `{shown}` {why}"),
+        };
+        out.problems.push((line, message));
         return None;
     }
     let Some((entry_path, figures)) = &policy.figures else {

@@ -299,6 +299,22 @@ impl Navigation {
         )
     }
 
+    /// The pages a section's own page lists below its body: the rest of its group, in
+    /// reading order (what the sidebar lists under it, from the same pages of the build).
+    /// Empty for any other page.
+    pub fn section_members(&self, id: &EntryId) -> Vec<&EntryId> {
+        let Some(&i) = self.position.get(id).filter(|_| id.kind == Kind::Section) else {
+            return Vec::new();
+        };
+        match self.groups.iter().find(|g| g.start == i) {
+            Some(g) => self.order[g.start + 1..g.end]
+                .iter()
+                .map(|(id, _)| id)
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
     /// Whether any section is declared and used: the index then lists the contents.
     pub fn has_sections(&self, config: &Config) -> bool {
         let titles: HashSet<&str> = config.sections.iter().map(|s| s.title.as_str()).collect();

@@ -26,7 +26,7 @@ pub struct SiteCtx<'a> {
     title: &'a str,
     base_url: &'a str,
     description: &'a str,
-    /// glossary.toml's `footer`, rendered for the page's depth; None: the template's own.
+    /// glossary.toml's `footer`, rendered for the page's depth; None: no footer line.
     footer: Option<String>,
     /// A `--drafts` preview: every page carries `noindex` and the preview banner.
     drafts_preview: bool,
@@ -103,11 +103,15 @@ struct PageCtx<'a> {
     related: Vec<LinkCtx>,
     meet: Vec<LinkCtx>,
     terms: Vec<LinkCtx>,
+    /// A section's page: the pages of the section, in its order (name and summary).
+    members: Vec<LinkCtx>,
     sources: Vec<SourceCtx>,
-    /// `related`, `meet`, `terms` and `sources` as `<li>` items (`entry_lists`).
+    /// `related`, `meet`, `terms`, `members` and `sources` as `<li>` items
+    /// (`entry_lists`).
     related_list: String,
     meet_list: String,
     terms_list: String,
+    members_list: String,
     sources_list: String,
     byline: BylineCtx,
 }
@@ -446,6 +450,13 @@ fn entry_template(
     } else {
         Vec::new()
     };
+    let members: Vec<LinkCtx> = input
+        .navigation
+        .section_members(&e.id)
+        .into_iter()
+        .filter_map(|id| content.get(id))
+        .map(|m| link_to(input, m, None, false))
+        .collect();
     let signoff = input.signoffs.get(&e.id);
     // The registered name; a draft may carry a signature of someone not (yet) registered.
     let name_of = |s: Option<&crate::review::Signature>| {
@@ -525,10 +536,12 @@ fn entry_template(
         related_list: super::entry_lists::related(&related),
         meet_list: super::entry_lists::meet(&meet),
         terms_list: super::entry_lists::terms(&terms),
+        members_list: super::entry_lists::related(&members),
         sources_list: super::entry_lists::sources(&sources),
         related,
         meet,
         terms,
+        members,
         sources,
         byline,
     };

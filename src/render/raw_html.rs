@@ -1,14 +1,23 @@
 //! Raw HTML in a body when glossary.toml does not set `allow_html`: GitHub's rule, small.
 //! HTML comments are dropped; a few inline tags that cannot carry script, style or a link
-//! ([`SAFE_TAGS`], and `title` on `<abbr>`) are kept; anything else is refused, once per
-//! HTML block (at its first line) or per inline tag.
+//! ([`SUBSET`], each with the one attribute it may have) are kept; anything else is
+//! refused, once per HTML block (at its first line) or per inline tag. The book's table of
+//! the subset is checked against [`SUBSET`] (`tests/book_reference.rs`).
 //!
 //! This module only decides whether the author's HTML is inside the allow-list; what is kept
 //! is still sanitized with the page by ammonia (`markdown::sanitize`), so a mistake here
 //! cannot put a script on a page.
 
-/// The inline tags a body may use without `allow_html`.
-pub const SAFE_TAGS: &[&str] = &["small", "sub", "sup", "kbd", "br", "abbr"];
+/// The inline tags a body may use without `allow_html`, each with the attributes it may
+/// carry (one at a time, quoted).
+pub const SUBSET: &[(&str, &[&str])] = &[
+    ("small", &[]),
+    ("sub", &[]),
+    ("sup", &[]),
+    ("kbd", &[]),
+    ("br", &[]),
+    ("abbr", &["title"]),
+];
 
 /// The HTML to keep for `html` (a whole HTML block, or one inline tag or comment), with its
 /// comments dropped; Err(why) when it holds anything outside the allow-list.
@@ -41,8 +50,8 @@ pub fn allowed_subset(html: &str) -> Result<String, String> {
             return Err(format!(
                 "raw HTML is not allowed in a body (`{shown}`):{which} outside what a body may \
                  hold without `allow_html = true` under [content] in glossary.toml (HTML \
-                 comments, dropped, and <{}>, with `title` on <abbr>); write Markdown instead",
-                SAFE_TAGS.join(">, <")
+                 comments, dropped, and {}); write Markdown instead",
+                subset_in_words()
             ));
         }
         kept.push_str(tag);
@@ -100,6 +109,18 @@ pub fn remote_resources(html: &str) -> Vec<String> {
     found
 }
 
+/// [`SUBSET`] as a message says it: "<small>, <sub>, ..., <abbr> (with `title`)".
+fn subset_in_words() -> String {
+    SUBSET
+        .iter()
+        .map(|(tag, attrs)| match attrs {
+            [] => format!("<{tag}>"),
+            attrs => format!("<{tag}> (with `{}`)", attrs.join("`, `")),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The length of the tag `s` starts with (up to and including its `>`), if `s` starts one:
 /// `<` then a letter or `/` or `!`/`?` (declarations and processing instructions, refused
 /// as tags), as HTML's tokenizer reads a tag open.
@@ -136,14 +157,16 @@ fn tag_allowed(tag: &str) -> bool {
         .unwrap_or(inner.len());
     let name = inner[..name_len].to_ascii_lowercase();
     let attrs = inner[name_len..].trim().trim_end_matches('/').trim();
-    SAFE_TAGS.contains(&name.as_str())
-        && (attrs.is_empty() || (!closing && name == "abbr" && is_title_attribute(attrs)))
+    let Some((_, allowed)) = SUBSET.iter().find(|(tag, _)| *tag == name) else {
+        return false;
+    };
+    attrs.is_empty() || (!closing && allowed.iter().any(|a| is_attribute(attrs, a)))
 }
 
-/// `title="..."` or `title='...'`, nothing else.
-fn is_title_attribute(attrs: &str) -> bool {
+/// `NAME="..."` or `NAME='...'`, nothing else.
+fn is_attribute(attrs: &str, name: &str) -> bool {
     let Some(value) = attrs
-        .strip_prefix("title")
+        .strip_prefix(name)
         .map(str::trim_start)
         .and_then(|v| v.strip_prefix('='))
         .map(str::trim_start)

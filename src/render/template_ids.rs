@@ -33,6 +33,13 @@ impl TemplateIds {
         ids
     }
 
+    /// The ids of template `name` (`index.html`) and everything it reaches.
+    pub fn of_template(tera: &Tera, name: &str) -> HashSet<String> {
+        let mut ids = HashSet::new();
+        collect(tera, name, &mut HashSet::new(), &mut ids);
+        ids
+    }
+
     /// The ids the page template of `kind` uses.
     pub fn of_kind(&self, kind: Kind) -> &HashSet<String> {
         let i = Kind::ALL.iter().position(|k| *k == kind).unwrap_or(0);

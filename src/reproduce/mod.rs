@@ -108,14 +108,20 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
         );
     };
     let key_fingerprint = crate::trust::sshsig::fingerprint(&node_key);
+    let mut bundle = bundle;
     let pinned = pin::pin(
         &req.source,
         &bundle.node,
         &node_key,
+        &bundle.profile.previous_keys,
         req.trust_key.as_deref(),
         pin::known_nodes_file().as_deref(),
         &|url| Ok(fetch::fetch(url)?),
     )?;
+    if pinned == pin::Pinned::TrustKey {
+        // Only the key the reader trusts counts: none the bundle names as retired.
+        bundle.profile.previous_keys.clear();
+    }
     let work = tempfile::tempdir()?;
     let checked = bundle.check(work.path())?;
     let mut report = Report {
@@ -211,6 +217,7 @@ fn local_profile(
             p.mem_bytes = Some(m);
         }
         p.public_key = public_key;
+        p.previous_keys.clear();
         return Ok(p);
     }
     let gpu = gpu::Gpu::open()?;
@@ -220,6 +227,7 @@ fn local_profile(
         arch: gpu.arch.clone(),
         sm_count: gpu.info.sm_count,
         public_key,
+        previous_keys: Vec::new(),
         key: None,
         gpu_uuids: Vec::new(),
         l2_bytes: gpu.info.l2_bytes,

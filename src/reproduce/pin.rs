@@ -74,10 +74,15 @@ pub fn site_of(url: &str) -> String {
 
 /// Decide whether `key`, the bundle's key for `node`, is trusted; `fetch_list` fetches the
 /// site's node list (a URL source only). Every refusal says what to do.
+/// `previous` is the bundle profile's retired keys: from a site, each must be one the
+/// site's list names with the same retirement; with `--trust-key` the caller drops them
+/// (only the trusted key counts).
+#[allow(clippy::too_many_arguments)]
 pub fn pin(
     source: &str,
     node: &str,
     key: &PublicKey,
+    previous: &[crate::config::PreviousKey],
     trust_key: Option<&str>,
     known_nodes: Option<&Path>,
     fetch_list: &dyn Fn(&str) -> anyhow::Result<Vec<u8>>,
@@ -118,6 +123,23 @@ pub fn pin(
             "the bundle's record of node {node} is signed by key {fp}, but {list_url} lists {} for it: refused, nothing run",
             fingerprint(&listed_key)
         );
+    }
+    // A retired key in the bundle's profile would let a record it signs verify: each must
+    // be one the site lists, retired at the same time.
+    for p in previous {
+        let same = |l: &crate::config::PreviousKey| {
+            l.retired == p.retired
+                && parse_public_key(&l.key).ok().and_then(|k| key_material(&k))
+                    == parse_public_key(&p.key).ok().and_then(|k| key_material(&k))
+        };
+        if !listed.previous_keys.iter().any(same) {
+            let shown = parse_public_key(&p.key)
+                .map(|k| fingerprint(&k))
+                .unwrap_or_else(|_| p.key.chars().take(40).collect());
+            anyhow::bail!(
+                "the bundle's profile of node {node} names a retired key {shown} that {list_url} does not list: refused, nothing run"
+            );
+        }
     }
     let Some(file) = known_nodes else {
         anyhow::bail!("no home folder to remember node keys in (set HOME or XDG_CONFIG_HOME), and no --trust-key: refused");
@@ -243,6 +265,7 @@ mod tests {
             url,
             "h200",
             &good,
+            &[],
             None,
             Some(&known),
             &site_lists(good.clone()),
@@ -253,6 +276,7 @@ mod tests {
             url,
             "h200",
             &good,
+            &[],
             None,
             Some(&known),
             &site_lists(good.clone()),
@@ -264,6 +288,7 @@ mod tests {
             url,
             "h200",
             &evil,
+            &[],
             None,
             Some(&known),
             &site_lists(good.clone()),
@@ -281,6 +306,7 @@ mod tests {
             url,
             "h200",
             &evil,
+            &[],
             None,
             Some(&known),
             &site_lists(evil.clone()),
@@ -294,16 +320,43 @@ mod tests {
     fn a_file_needs_a_trusted_key_and_gets_only_that_one() {
         let (good, evil) = (key(1), key(2));
         let no_fetch = |_: &str| -> anyhow::Result<Vec<u8>> { panic!("a file fetches nothing") };
-        let e = pin("bundle.json", "h200", &evil, None, None, &no_fetch).unwrap_err();
+        let e = pin("bundle.json", "h200", &evil, &[], None, None, &no_fetch).unwrap_err();
         assert!(e.to_string().contains("pass --trust-key"), "{e}");
         let fp = fingerprint(&good);
         assert_eq!(
-            pin("bundle.json", "h200", &good, Some(&fp), None, &no_fetch).unwrap(),
+            pin(
+                "bundle.json",
+                "h200",
+                &good,
+                &[],
+                Some(&fp),
+                None,
+                &no_fetch
+            )
+            .unwrap(),
             Pinned::TrustKey
         );
         let line = good.to_openssh().unwrap();
-        assert!(pin("bundle.json", "h200", &good, Some(&line), None, &no_fetch).is_ok());
-        let e = pin("bundle.json", "h200", &evil, Some(&fp), None, &no_fetch).unwrap_err();
+        assert!(pin(
+            "bundle.json",
+            "h200",
+            &good,
+            &[],
+            Some(&line),
+            None,
+            &no_fetch
+        )
+        .is_ok());
+        let e = pin(
+            "bundle.json",
+            "h200",
+            &evil,
+            &[],
+            Some(&fp),
+            None,
+            &no_fetch,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("not the key you trust"), "{e}");
     }
 }

@@ -28,6 +28,9 @@ pub struct Facts<'a> {
     pub stale: &'a [(String, String)],
     /// Claims the record does not support: (the claim's sentence, the numbers).
     pub unsupported: &'a [(String, String)],
+    /// Claims that hold by less than their experiment's reproducibility band and do not
+    /// say why that is acceptable (`fragile_ok`): (the claim's sentence, the margin).
+    pub fragile: &'a [(String, String)],
     /// The signatures of `signoff`, already checked ([`check_signoffs`]); None: `decide`
     /// checks them itself.
     pub checked: Option<&'a SignatureChecks>,
@@ -88,6 +91,25 @@ pub enum Refusal {
         says: String,
         numbers: String,
     },
+    /// Holds on every kept run, by less than the band runs may differ by.
+    FragileClaim {
+        says: String,
+        why: String,
+    },
+}
+
+impl Refusal {
+    /// A refusal about what the entry's records support (a stale citation, a claim the
+    /// runs do not support or support by less than the band), which no signature fixes:
+    /// the one list for `review sign`, `review status` and `check --strict`.
+    pub fn is_about_measurements(&self) -> bool {
+        matches!(
+            self,
+            Refusal::StaleMeasurement { .. }
+                | Refusal::UnsupportedClaim { .. }
+                | Refusal::FragileClaim { .. }
+        )
+    }
 }
 
 impl fmt::Display for Refusal {
@@ -145,6 +167,9 @@ impl fmt::Display for PlainRefusal<'_> {
             ),
             Refusal::UnsupportedClaim { says, numbers } => {
                 write!(f, "claim \"{says}\" is not supported by the record: {numbers}")
+            }
+            Refusal::FragileClaim { says, why } => {
+                write!(f, "claim \"{says}\" is fragile: {why}")
             }
         }
     }
@@ -374,6 +399,12 @@ pub fn decide(facts: Facts<'_>) -> Verdict {
             numbers: numbers.clone(),
         });
     }
+    for (says, why) in facts.fragile {
+        refusals.push(Refusal::FragileClaim {
+            says: says.clone(),
+            why: why.clone(),
+        });
+    }
     Verdict { refusals }
 }
 
@@ -434,6 +465,7 @@ mod tests {
             digest: "d1",
             stale: &[],
             unsupported: &[],
+            fragile: &[],
             checked: None,
         })
     }
@@ -569,6 +601,7 @@ mod tests {
                 digest: "d1",
                 stale: &[],
                 unsupported: &[],
+                fragile: &[],
                 checked: None,
             })
         };

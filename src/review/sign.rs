@@ -198,12 +198,7 @@ pub fn ready_for(
     role: Role,
     person: &Person,
 ) -> bool {
-    let unfixable = verdict.refusals.iter().any(|r| {
-        matches!(
-            r,
-            Refusal::StaleMeasurement { .. } | Refusal::UnsupportedClaim { .. }
-        )
-    });
+    let unfixable = verdict.refusals.iter().any(Refusal::is_about_measurements);
     if unfixable {
         return false;
     }

@@ -90,6 +90,7 @@ pub fn static_verdict(
         digest: &material.digest,
         stale: &[],
         unsupported: &[],
+        fragile: &[],
         checked: None,
     }))
 }

@@ -176,7 +176,9 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
                 ),
             )),
             Refusal::SamePerson { .. } => Some((2, "a reviewer other than the author".to_string())),
-            Refusal::StaleMeasurement { .. } | Refusal::UnsupportedClaim { .. } => None,
+            Refusal::StaleMeasurement { .. }
+            | Refusal::UnsupportedClaim { .. }
+            | Refusal::FragileClaim { .. } => None,
         })
         .collect();
     missing.sort_by_key(|(order, _)| *order);
@@ -192,12 +194,7 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
 
     let refusals = refusals
         .iter()
-        .filter(|r| {
-            matches!(
-                r,
-                Refusal::StaleMeasurement { .. } | Refusal::UnsupportedClaim { .. }
-            )
-        })
+        .filter(|r| r.is_about_measurements())
         .map(|r| r.to_string())
         .collect();
 
@@ -356,6 +353,7 @@ mod tests {
             digest: &material.digest,
             stale,
             unsupported: &[],
+            fragile: &[],
             checked: None,
         });
         entry_status(Gated {

@@ -113,8 +113,17 @@ pub fn render_site_into_with(
             errors
         })
         .collect();
+    // The home page's own text (`content/index.md`): its errors with the pages', its
+    // images copied with theirs.
+    let mut home = super::home::home(input);
+    if let Some(h) = &mut home {
+        errors.append(&mut h.errors);
+    }
     // Figures the pages show, each file once, and the project's static/ files.
     let mut copies: std::collections::BTreeMap<&str, &std::path::Path> = Default::default();
+    for (source, site_path) in home.iter().flat_map(|h| &h.copies) {
+        copies.insert(site_path, source);
+    }
     for (e, r) in entries.iter().zip(&outlines) {
         if input.pages.contains(&e.id) {
             for (source, site_path) in &r.copies {

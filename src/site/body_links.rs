@@ -67,24 +67,46 @@ pub fn check_links<'h>(
                 at(*line),
                 format!("link `{dest}` points outside the site"),
             )),
-            LinkTarget::Other { path, .. } => {
+            LinkTarget::Other { path, shown, .. } => {
                 let known = path.is_empty()
                     || SITE_WIDE_FILES.contains(&path.as_str())
                     || path
                         .strip_prefix("static/")
                         .is_some_and(|f| input.layout.templates().join("static").join(f).is_file());
                 if !known {
-                    errors.push(Error::content(
-                        &entry.path,
-                        at(*line),
-                        format!("link to missing page `/{path}`"),
-                    ));
+                    let message = match moved_to(&input.content.entries, path) {
+                        Some(now) => format!(
+                            "link to `{shown}`, an old path of `{}` (its `redirect_from`): link \
+                             to the entry itself, `/{}`",
+                            now.id,
+                            now.id.url_path()
+                        ),
+                        None => format!("link to missing page `{shown}`"),
+                    };
+                    errors.push(Error::content(&entry.path, at(*line), message));
                 }
             }
             LinkTarget::External => {}
         }
     }
     errors
+}
+
+/// The entry that names site path `path` (as [`LinkTarget::Other`] holds it) in its
+/// `redirect_from`: a link written to a page's old address. Asked only for a link that
+/// reaches no page, so a scan of the entries costs nothing on a good build.
+fn moved_to<'e>(entries: &'e [Entry], path: &str) -> Option<&'e Entry> {
+    let file = if path.ends_with('/') {
+        format!("{path}index.html")
+    } else {
+        path.to_string()
+    };
+    entries.iter().find(|e| {
+        e.meta
+            .redirect_from
+            .iter()
+            .any(|raw| crate::content::redirect_file(raw).is_ok_and(|f| f == file))
+    })
 }
 
 /// Link errors in an entry's one-line Markdown fields (summary, credit, licence), at the

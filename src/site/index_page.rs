@@ -433,6 +433,9 @@ impl AzIndex {
             "canonical",
             &format!("{}/", input.config.base_url.trim_end_matches('/')),
         );
+        // Its errors are the build's (`assemble`); here only its HTML.
+        let home = super::home::home(input).map(|h| h.html);
+        ctx.insert("home", &home);
         ctx.insert("contents", &contents);
         ctx.insert("jump", &jump);
         ctx.insert("letters", &groups);

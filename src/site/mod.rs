@@ -9,6 +9,7 @@
 pub mod assemble;
 pub mod body_links;
 pub mod feed;
+pub mod home;
 pub mod index_page;
 mod inert;
 mod leb128;

@@ -1,7 +1,8 @@
 //! Files about the whole site rather than one entry: the search index, `sitemap.xml`, the
 //! Atom feed, the search page, `404.html` and redirect pages. Only published entries appear
-//! in the sitemap, feed and redirects; a `--drafts` preview never leaks a draft into what
-//! search engines or feed readers see. Its search index, in its own folder, lists what the
+//! in the sitemap and feed; a `--drafts` preview never leaks a draft into what search
+//! engines or feed readers see. Redirects lead to the pages a build writes: published
+//! entries, and in a preview (every page `noindex`) its drafts too. Its search index, in its own folder, lists what the
 //! preview shows, drafts included (`RenderInput::searched`).
 
 use std::path::PathBuf;
@@ -59,8 +60,8 @@ fn render_site_wide_until_into(
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<Option<()>> {
     let config = input.config;
-    // The search index lists what the build shows; the sitemap, feed and redirects only
-    // what is published, preview or not.
+    // The search index lists what the build shows; the sitemap and feed only what is
+    // published, preview or not.
     let searched = pages;
     let published: Vec<PublishedPage<'_>> = pages
         .iter()
@@ -88,7 +89,11 @@ fn render_site_wide_until_into(
             )
         },
         || -> Result<Vec<OutputFile>> {
-            let mut made = super::redirects::redirect_pages(&config.base_url, pages);
+            // A preview redirects from the old paths of every entry it shows, so a
+            // migration's old URLs can be tried before anything is signed; a deployable
+            // site only to published pages.
+            let redirected = if input.drafts { searched } else { pages };
+            let mut made = super::redirects::redirect_pages(&config.base_url, redirected);
             for (template, path, root) in [
                 ("404.html", "404.html", not_found_root(&config.base_url)),
                 // Without script the search page points at the index, which already lists

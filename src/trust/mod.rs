@@ -9,6 +9,7 @@ pub mod file;
 pub mod node;
 pub mod node_list;
 pub mod people;
+pub mod rotation;
 pub mod sshsig;
 
 pub use file::{read_trust_file, read_trust_text, TrustFileError};

@@ -20,34 +20,47 @@ use super::sshsig::{self, Signer, SshError, RECORD_NAMESPACE};
 /// `config_path`.
 pub fn check_node_keys(config: &Config, config_path: &Path) -> Vec<Error> {
     let mut errors = Vec::new();
-    let mut owner: std::collections::BTreeMap<[u8; 32], &str> = Default::default();
+    let mut owner: std::collections::BTreeMap<[u8; 32], String> = Default::default();
     for (node, profile) in &config.nodes {
-        let Some(text) = profile.public_key.as_deref() else {
-            continue;
-        };
         let at = config.public_key_at.get(node).copied();
-        let mut err = |message: String| errors.push(Error::content(config_path, at, message));
-        let key = match sshsig::parse_public_key(text) {
-            Ok(k) => k,
-            Err(e) => {
-                err(format!("[nodes.{node}] public_key: {e}"));
-                continue;
+        let current = profile
+            .public_key
+            .as_deref()
+            .map(|k| (k, "public_key".to_string()));
+        let previous = profile
+            .previous_keys
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.key.as_str(), format!("previous_keys[{i}]")));
+        for (text, field) in current.into_iter().chain(previous) {
+            let mut err = |message: String| errors.push(Error::content(config_path, at, message));
+            let key = match sshsig::parse_public_key(text) {
+                Ok(k) => k,
+                Err(e) => {
+                    err(format!("[nodes.{node}] {field}: {e}"));
+                    continue;
+                }
+            };
+            if let Some(point) = sshsig::key_material(&key) {
+                let me = if field == "public_key" {
+                    node.clone()
+                } else {
+                    format!("{node} ({field})")
+                };
+                if let Some(other) = owner.insert(point, me) {
+                    err(format!(
+                        "[nodes.{node}] {field} is key {}, which node {other} has too (the same Ed25519 key, in any encoding): each node signs its records with a key of its own, or either signs as the other, and a rotation needs a new key",
+                        sshsig::fingerprint(&key)
+                    ));
+                    continue;
+                }
             }
-        };
-        if let Some(point) = sshsig::key_material(&key) {
-            if let Some(other) = owner.insert(point, node) {
+            if let Some(why) = sshsig::key_problem(&key) {
                 err(format!(
-                    "[nodes.{node}] public_key is key {}, which node {other} has too (the same Ed25519 key, in any encoding): each node signs its records with a key of its own, or either signs as the other",
+                    "[nodes.{node}] {field}: key {} {why}",
                     sshsig::fingerprint(&key)
                 ));
-                continue;
             }
-        }
-        if let Some(why) = sshsig::key_problem(&key) {
-            err(format!(
-                "[nodes.{node}] public_key: key {} {why}",
-                sshsig::fingerprint(&key)
-            ));
         }
     }
     errors
@@ -131,6 +144,69 @@ pub fn verify_record(
         &format!("node {node}"),
     )
     .map_err(|e| format!("its signature {e}"))
+}
+
+/// Whether `bytes` carry `node`'s signature, by its current key or by a key it retired
+/// after the record was captured. The one rule for a node's records (latest, history,
+/// imports): a key rotation keeps every run the old key signed while it was the node's,
+/// and a retired key (lost, or leaked) signs nothing captured after its retirement.
+///
+/// `captured_at` is read from the record; it is trusted because the key that signed the
+/// bytes holding it is checked here. A holder of a retired key can still sign a record
+/// dated before the retirement: retiring a key bounds what it can add going forward only
+/// when it was not stolen (remove it from `previous_keys` to distrust everything it
+/// signed).
+pub fn verify_node_record(
+    node: &str,
+    profile: &crate::config::Node,
+    bytes: &[u8],
+    signature: Option<&str>,
+    sig_path: &Path,
+    captured_at: chrono::DateTime<chrono::Utc>,
+) -> Result<(), String> {
+    let current = verify_record(
+        node,
+        profile.public_key.as_deref(),
+        bytes,
+        signature,
+        sig_path,
+    );
+    let (Err(why), Some(signature)) = (&current, signature) else {
+        return current;
+    };
+    let Ok(parsed) = sshsig::parse_signature(signature) else {
+        return current;
+    };
+    for previous in &profile.previous_keys {
+        let Ok(key) = sshsig::parse_public_key(&previous.key) else {
+            continue; // refused when glossary.toml is loaded (check_node_keys)
+        };
+        if parsed.public_key_data() != key.key_data() {
+            continue;
+        }
+        let fingerprint = sshsig::fingerprint(&key);
+        if captured_at >= previous.retired {
+            return Err(format!(
+                "its signature was made with key {fingerprint}, which node {node} retired on {} (previous_keys), but the record says it was captured on {}, after that",
+                previous.retired.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                captured_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ));
+        }
+        if let Some(problem) = sshsig::key_problem(&key) {
+            return Err(format!(
+                "node {node}'s previous key {fingerprint} {problem}"
+            ));
+        }
+        return parsed
+            .verify(
+                RECORD_NAMESPACE,
+                bytes,
+                std::slice::from_ref(&key),
+                &format!("node {node}"),
+            )
+            .map_err(|e| format!("its signature (by previous key {fingerprint}) {e}"));
+    }
+    Err(why.clone())
 }
 
 /// A node's private key: `--key FILE`, else the profile's `key` path (`~/` expanded,
@@ -371,5 +447,95 @@ mod tests {
             Some(&key.public_key().to_openssh().unwrap()),
         );
         assert!(ok.is_ok());
+    }
+
+    fn at(t: &str) -> chrono::DateTime<chrono::Utc> {
+        chrono::DateTime::parse_from_rfc3339(t)
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+    }
+
+    fn profile(current: &Signer, previous: &[(&Signer, &str)]) -> crate::config::Node {
+        crate::config::Node {
+            gpu: "NVIDIA H200".into(),
+            compute_capability: "9.0".into(),
+            arch: "sm_90".into(),
+            sm_count: 132,
+            public_key: Some(current.public_key().to_openssh().unwrap()),
+            previous_keys: previous
+                .iter()
+                .map(|(k, t)| crate::config::PreviousKey {
+                    key: k.public_key().to_openssh().unwrap(),
+                    retired: at(t),
+                })
+                .collect(),
+            key: None,
+            gpu_uuids: vec![],
+            l2_bytes: None,
+            mem_bytes: None,
+            slurm: None,
+            contributed_by: None,
+        }
+    }
+
+    #[test]
+    fn a_retired_key_vouches_only_for_records_captured_before_its_retirement() {
+        let old = Signer::ed25519_from_seed(&[1; 32], "old").unwrap();
+        let new = Signer::ed25519_from_seed(&[2; 32], "new").unwrap();
+        let stranger = Signer::ed25519_from_seed(&[3; 32], "x").unwrap();
+        let p = profile(&new, &[(&old, "2026-12-04T00:00:00Z")]);
+        let bytes = b"{}";
+        let path = Path::new("records/h200.json.sig");
+        let by = |k: &Signer| k.sign(RECORD_NAMESPACE, bytes).unwrap();
+        let check = |sig: &str, captured: &str| {
+            verify_node_record("h200", &p, bytes, Some(sig), path, at(captured))
+        };
+        assert_eq!(check(&by(&new), "2026-12-05T00:00:00Z"), Ok(()));
+        assert_eq!(check(&by(&old), "2026-12-03T06:00:00Z"), Ok(()));
+        let e = check(&by(&old), "2026-12-04T00:00:00Z").unwrap_err();
+        assert!(
+            e.contains("retired on 2026-12-04T00:00:00Z") && e.contains("after that"),
+            "{e}"
+        );
+        let e = check(&by(&stranger), "2026-12-03T06:00:00Z").unwrap_err();
+        assert!(e.contains("not registered to node h200"), "{e}");
+        // An edited record does not verify under the old key either.
+        let e = verify_node_record(
+            "h200",
+            &p,
+            b"{ }",
+            Some(&by(&old)),
+            path,
+            at("2026-12-01T00:00:00Z"),
+        )
+        .unwrap_err();
+        assert!(e.contains("previous key"), "{e}");
+        // Without the previous key listed, the old run is refused as before a rotation.
+        let bare = profile(&new, &[]);
+        let e = verify_node_record(
+            "h200",
+            &bare,
+            bytes,
+            Some(&by(&old)),
+            path,
+            at("2026-12-03T06:00:00Z"),
+        )
+        .unwrap_err();
+        assert!(e.contains("not registered"), "{e}");
+    }
+
+    #[test]
+    fn a_previous_key_shared_with_another_node_is_refused() {
+        let a = Signer::ed25519_from_seed(&[4; 32], "a").unwrap();
+        let b = Signer::ed25519_from_seed(&[5; 32], "b").unwrap();
+        let mut config: Config =
+            toml::from_str("title = \"t\"\nbase_url = \"https://x.example\"\n").unwrap();
+        config
+            .nodes
+            .insert("h200".into(), profile(&a, &[(&b, "2026-12-04T00:00:00Z")]));
+        config.nodes.insert("t4".into(), profile(&b, &[]));
+        let e = check_node_keys(&config, Path::new("glossary.toml"));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].to_string().contains("previous_keys[0]"), "{e:?}");
     }
 }

@@ -27,6 +27,10 @@ pub struct ListedNode {
     pub public_key: String,
     /// `SHA256:...`, as `ssh-keygen -l` prints it.
     pub fingerprint: String,
+    /// Keys the node retired, with when (`glossary verify rotate-key`): a bundle's profile
+    /// may name only these as its previous keys.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_keys: Vec<crate::config::PreviousKey>,
 }
 
 /// The list of `config`'s nodes that have a usable public key.
@@ -42,6 +46,7 @@ pub fn node_list(config: &Config) -> NodeList {
                 ListedNode {
                     public_key: line.trim().to_string(),
                     fingerprint: sshsig::fingerprint(&key),
+                    previous_keys: node.previous_keys.clone(),
                 },
             ))
         })

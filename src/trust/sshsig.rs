@@ -421,6 +421,11 @@ fn decode_pem(pem: &str) -> Result<SshSig, ssh_key::Error> {
 }
 
 impl Parsed {
+    /// The key the signature says made it (not yet checked against anything).
+    pub fn public_key_data(&self) -> &ssh_key::public::KeyData {
+        self.0.public_key()
+    }
+
     pub fn fingerprint(&self) -> String {
         self.0.public_key().fingerprint(HashAlg::Sha256).to_string()
     }

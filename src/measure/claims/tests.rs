@@ -303,3 +303,66 @@ fn a_history_where_one_run_flips_a_claim_refuses_it_naming_the_run() {
     }];
     assert!(check_claim(&claim, "median_ms", &old_version.0, &old_version.1).is_ok());
 }
+
+#[test]
+fn a_claim_that_holds_by_less_than_the_band_is_fragile_on_the_run_that_is_tightest() {
+    // slow/fast is about 1.06 [1.058, 1.062]: `above 1.02` clears by about 3.7%, inside a
+    // 5% band; `above 1.0` clears by about 5.8%.
+    let tight = ratio_above("slow", "fast", 1.02);
+    let wide = ratio_above("slow", "fast", 1.0);
+    let history = vec![kept(two_rows(5), "20261110T080000.000Z.json")];
+    let s = check_claim(&tight, "median_ms", &two_rows(1), &history).unwrap();
+    assert!(s.timed);
+    assert!(s.margin > 0.03 && s.margin < 0.05, "{s:?}");
+    let why = s.fragile(0.05).expect("fragile inside a 5% band");
+    assert!(
+        why.contains("less than the experiment's 5% reproducibility band"),
+        "{why}"
+    );
+    assert!(why.contains("fragile_ok"), "{why}");
+    // The same claim under a 2% band clears it; the wide one clears 5%.
+    assert_eq!(s.fragile(0.02), None);
+    let s = check_claim(&wide, "median_ms", &two_rows(1), &history).unwrap();
+    assert_eq!(s.fragile(0.05), None, "{s:?}");
+    // The rule on one run, as reproduce applies it.
+    let j = judge(&tight, "median_ms", &two_rows(1)).unwrap();
+    assert!(j.fragile(0.05).is_some());
+    // The tightest run is named: a history run 4% apart is tighter than the latest.
+    let closer = record(
+        vec![
+            row("slow", 1.04, 0.005, 200, 21),
+            row("fast", 1.00, 0.005, 200, 22),
+        ],
+        "2026-11-20T08:00:00Z",
+    );
+    let s = check_claim(
+        &wide,
+        "median_ms",
+        &two_rows(1),
+        &[kept(closer, "20261120T080000.000Z.json")],
+    )
+    .unwrap();
+    assert!(
+        s.tightest_run.contains("20261120T080000.000Z.json"),
+        "{s:?}"
+    );
+    assert!(s.fragile(0.05).is_some(), "{s:?}");
+}
+
+#[test]
+fn an_exact_value_is_not_held_to_the_timing_band() {
+    // A driver's or counter's value is a point: the same on every run of the model.
+    let mut r = two_rows(1);
+    r.configs[0]
+        .quantities
+        .insert("conflicts".into(), Quantity::metric(31.0, "", None, 0));
+    let claim = ClaimTest::Value {
+        row: "slow".into(),
+        below: None,
+        above: Some(30.9),
+    };
+    let j = judge(&claim, "conflicts", &r).unwrap();
+    assert_eq!(j.verdict, Verdict::Holds);
+    assert!(!j.timed && j.margin < 0.01, "{j:?}");
+    assert_eq!(j.fragile(0.05), None);
+}

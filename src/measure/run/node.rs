@@ -82,6 +82,7 @@ mod tests {
             arch: "sm_75".into(),
             sm_count: 40,
             public_key: None,
+            previous_keys: Vec::new(),
             key: None,
             gpu_uuids: Vec::new(),
             l2_bytes: None,

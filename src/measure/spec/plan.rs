@@ -217,6 +217,24 @@ impl Env {
                 .or_else(|| self.nums.get(n).map(Num::to_string))
         }
     }
+
+    /// The same names for a `label` template: a string value is spelled as the default
+    /// label spells it ([`in_label`]), so `{variant}` with `tiled_padded` is `tiled-padded`.
+    fn label_template(&self) -> impl Fn(&str) -> Option<String> + '_ {
+        move |n| {
+            self.strings
+                .get(n)
+                .map(|s| in_label(s))
+                .or_else(|| self.nums.get(n).map(Num::to_string))
+        }
+    }
+}
+
+/// How a string axis value (a kernel name's part, `tiled_padded`) is written in a
+/// configuration label, whose alphabet is lowercase letters, digits and '-': one rule for
+/// the default label and a `label` template.
+fn in_label(value: &str) -> String {
+    value.replace('_', "-").to_lowercase()
 }
 
 fn lookup<'a>(env: &'a BTreeMap<String, Num>) -> impl Fn(&str) -> Option<Num> + 'a {
@@ -426,7 +444,7 @@ pub fn plan(spec: &ExperimentSpec, device: &DeviceVars) -> Result<Vec<ConfigPlan
         };
         let label = match (&point.label, &spec.label) {
             (Some(l), _) => Ok(l.clone()),
-            (None, Some(t)) => fill_template(t, &env.template()),
+            (None, Some(t)) => fill_template(t, &env.label_template()),
             (None, None) if spec.axes.is_empty() => Ok("default".to_string()),
             // A number axis shows its name and value (`block128`), a string axis its
             // value (`tiled`).
@@ -434,7 +452,7 @@ pub fn plan(spec: &ExperimentSpec, device: &DeviceVars) -> Result<Vec<ConfigPlan
                 .axes
                 .keys()
                 .map(|k| match strings.get(k) {
-                    Some(s) => s.replace('_', "-"),
+                    Some(s) => in_label(s),
                     None => format!("{}{}", k.replace('_', "-"), params[k]),
                 })
                 .collect::<Vec<_>>()

@@ -397,7 +397,8 @@ fn the_repository_experiments_plan_without_a_gpu() {
 fn the_books_example_parses_and_plans() {
     let chapter = include_str!("../../../docs/src/experiments.md");
     let section = &chapter[chapter.find("## A complete example").unwrap()..];
-    let start = section.find("```yaml\n").unwrap() + "```yaml\n".len();
+    let fence = section.find("```yaml").unwrap();
+    let start = fence + section[fence..].find('\n').unwrap() + 1;
     let yaml = &section[start..start + section[start..].find("```").unwrap()];
     let spec = parse(yaml).unwrap();
     let plans = plan(&spec, &h200()).unwrap();
@@ -409,6 +410,25 @@ fn the_books_example_parses_and_plans() {
     assert_eq!(plans[3].params["grid_cap"], 264);
     assert_eq!(plans[0].params["grid_cap"], 132 * 32);
     assert_eq!(plans[3].launches[0].kernel, "scale_ept4");
+    // The string-axis example: labels as the chapter says, kernel names with their `_`.
+    let section = &chapter[chapter.find("## String axes").unwrap()..];
+    let fence = section.find("```yaml").unwrap();
+    let start = fence + section[fence..].find('\n').unwrap() + 1;
+    let yaml = &section[start..start + section[start..].find("```").unwrap()];
+    let plans = plan(&parse(yaml).unwrap(), &h200()).unwrap();
+    let labels: Vec<&str> = plans.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "naive-b128",
+            "naive-b256",
+            "unrolled-4-b128",
+            "unrolled-4-b256",
+            "grid-stride-b128",
+            "grid-stride-b256"
+        ]
+    );
+    assert_eq!(plans[2].launches[0].kernel, "scale_unrolled_4");
 }
 
 /// The scaffold with three kernels to choose by a string axis.
@@ -469,16 +489,14 @@ fn string_axes_name_kernels_labels_and_compile_options() {
             "label: \"{variant}-b{block}-t{tile}\"\noverrides:\n  - where: {variant: tiled}\n    set: {tile: 32}\naxes:",
         )
         .replace("  n: 1 << 24", "  tile: 1\n  n: 1 << 24");
-    let problems = plan(&parse(&text).unwrap(), &h200()).unwrap_err();
-    assert_eq!(
-        problems[0].message,
-        "generated label `padded_2-b128-t1` must be lowercase letters, digits and '-'"
-    );
-    let text = text.replace("padded_2", "padded");
+    // `{variant}` spells `padded_2` as the default label does, `padded-2`; the kernel
+    // name, a template too, keeps the `_`.
     let plans = plan(&parse(&text).unwrap(), &h200()).unwrap();
     let labels: Vec<&str> = plans.iter().map(|p| p.label.as_str()).collect();
     assert_eq!(labels[0], "naive-b128-t1");
     assert_eq!(labels[2], "tiled-b128-t32");
+    assert_eq!(labels[4], "padded-2-b128-t1");
+    assert_eq!(plans[4].launches[0].kernel, "scale_padded_2");
 }
 
 #[test]

@@ -209,6 +209,43 @@ mod tests {
         );
     }
 
+    /// Every coloured token as (class, text), in order.
+    fn coloured(html: &str) -> Vec<(String, String)> {
+        html.split("<span class=\"")
+            .skip(1)
+            .filter_map(|s| {
+                let (class, rest) = s.split_once("\">")?;
+                let (text, _) = rest.split_once("</span>")?;
+                Some((class.to_string(), text.to_string()))
+            })
+            .collect()
+    }
+
+    /// C++ namespaces and templates in a `cuda` fence come out as a `cpp` fence colours
+    /// them: a template header's `template`, `typename` and `class` are types there, as
+    /// in C++'s grammar; a qualified name (`wmma::mma_sync`) is plain in both. (Elsewhere
+    /// the CUDA grammar keeps its own lexical kinds, pinned by the tests above.)
+    #[test]
+    fn cpp_in_a_cuda_block_is_coloured_as_cpp_colours_it() {
+        let mut differ = Vec::new();
+        for code in [
+            "wmma::mma_sync(c, a, b, c);\n",
+            "template <typename T>\nT twice(T x) { return x + x; }\n",
+            "namespace cg = cooperative_groups;\ncg::thread_block block = cg::this_thread_block();\n",
+            "wmma::fragment<wmma::matrix_a, 16, 16, 16, float, wmma::row_major> a;\n",
+            "std::vector<float> v(n);\nstatic_cast<int>(v.size());\n",
+            "template <int K, class Op>\nvoid f();\ntemplate <typename T, typename U = T>\nU g(T x);\n",
+            "template <typename T, int N = sizeof(T)>\nvoid k(T* x) { x[0] = N; }\n",
+        ] {
+            let cuda = coloured(&syntect("cuda", code));
+            let cpp = coloured(&syntect("cpp", code));
+            if cuda != cpp {
+                differ.push(format!("{code}\n  cuda: {cuda:?}\n  cpp:  {cpp:?}"));
+            }
+        }
+        assert!(differ.is_empty(), "{}", differ.join("\n"));
+    }
+
     #[test]
     fn cuda_grammar_leaves_a_shift_outside_a_launch() {
         let h = syntect(

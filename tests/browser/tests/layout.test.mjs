@@ -185,6 +185,81 @@ describe('layout of the imported glossary (tests/fixtures/sites/imported, signed
     await page.close();
   });
 
+  test('a section page lists its terms, name and summary in the section\'s order, below its body', async () => {
+    for (const width of WIDTHS) {
+      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      await page.goto('file://' + path.join(site, 'sections/device-hardware/index.html'));
+      const found = await page.evaluate(() => {
+        const body = document.querySelector('.entry > .body');
+        const list = document.querySelector('.section-members');
+        const items = Array.from(list.querySelectorAll('li')).map((li) => ({
+          name: li.querySelector('a').textContent,
+          summary: li.querySelector('.summary')?.textContent ?? '',
+        }));
+        // The sidebar's group for this section, in the same order.
+        const group = Array.from(document.querySelectorAll('.sidebar h3'))
+          .find((h) => h.querySelector('[aria-current="page"]'));
+        const sidebar = Array.from(group.nextElementSibling.querySelectorAll('a')).map((a) => a.textContent);
+        return {
+          below: list.getBoundingClientRect().top >= body.getBoundingClientRect().bottom - 1,
+          items, sidebar,
+          inside: list.getBoundingClientRect().right <= document.documentElement.clientWidth + 1,
+        };
+      });
+      assert.ok(found.below, `${width}px: the list is below the body`);
+      assert.ok(found.inside, `${width}px: the list fits the page`);
+      assert.ok(found.items.length >= 5, `${width}px: ${found.items.length} items`);
+      assert.deepEqual(found.items.map((i) => i.name), found.sidebar, 'the sidebar\'s order');
+      for (const i of found.items) assert.ok(i.summary.length > 10, `${i.name} has its summary`);
+      await page.screenshot({ path: screenshotPath(`section-members-${width}`), fullPage: true });
+      await page.close();
+    }
+  });
+
+  test('a long PTX line scrolls inside its code block at 390 px, never the page', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 900 } });
+    await page.goto('file://' + path.join(site, 'terms/ptx/index.html'));
+    const box = await page.evaluate(() => {
+      const pre = Array.from(document.querySelectorAll('.body pre'))
+        .find((p) => p.textContent.includes('wmma.mma.sync'));
+      const r = pre.getBoundingClientRect();
+      return {
+        page: document.documentElement.scrollWidth, view: window.innerWidth,
+        scrolls: pre.scrollWidth > pre.clientWidth + 50, right: r.right,
+      };
+    });
+    assert.ok(box.page <= box.view, `the page is ${box.page} px wide in a ${box.view} px view`);
+    assert.ok(box.scrolls, 'the long line scrolls inside the block');
+    assert.ok(box.right <= box.view, `the block ends at ${box.right} px`);
+    await page.screenshot({ path: screenshotPath('ptx-long-line-390'), fullPage: false });
+    await page.close();
+  });
+
+  test('in dark mode a figure without a .dark variant sits on a light panel', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto('file://' + path.join(site, 'terms/warp/index.html'));
+    const seen = await page.evaluate(() => {
+      const img = document.querySelector('.body figure img[src$="warp-lanes.svg"]');
+      const rgb = (c) => c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
+      const lum = (c) => rgb(c).reduce((a, v) => a + v, 0) / 765;
+      return {
+        inPicture: img.parentElement.tagName === 'PICTURE',
+        panel: lum(getComputedStyle(img).backgroundColor),
+        page: lum(getComputedStyle(document.body).backgroundColor),
+      };
+    });
+    assert.equal(seen.inPicture, false, 'no dark variant');
+    assert.ok(seen.page < 0.2, `a dark page (${seen.page})`);
+    assert.ok(seen.panel > 0.9, `the image's panel is light (${seen.panel})`);
+    await page.screenshot({ path: screenshotPath('warp-dark-1280'), fullPage: true });
+    // A figure with a .dark variant keeps the page's background.
+    await page.goto('file://' + path.join(site, 'terms/streaming-multiprocessor/index.html'));
+    const themed = await page.evaluate(() => getComputedStyle(document.querySelector('.body picture img')).backgroundColor);
+    assert.match(themed, /rgba\(0, 0, 0, 0\)|transparent/);
+    await page.close();
+  });
+
   test('captions sit under their light and dark figures', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     for (const scheme of ['light', 'dark']) {

@@ -1,0 +1,153 @@
+//! A node's key rotation as an edit of glossary.toml: the node's `public_key` moves into
+//! its `previous_keys` with the time it was retired, and the new key takes its place.
+//! Everything else in the file (comments, order, other nodes) is kept as written, since
+//! people maintain glossary.toml by hand.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use toml_edit::{value, Array, DocumentMut, InlineTable, Item, Table};
+
+/// `text` (glossary.toml) with `node`'s key rotated to `new_key` (an OpenSSH public key
+/// line), the old one retired at `retired`. Refused: an unknown node, a node without a
+/// current key (there is nothing to retire: set `public_key` instead), and a new key that
+/// is the current one or one it retired before (a rotation that changes nothing, or that
+/// brings back a key someone chose to retire).
+pub fn rotate(
+    text: &str,
+    node: &str,
+    new_key: &str,
+    retired: DateTime<Utc>,
+) -> Result<String, String> {
+    let mut doc: DocumentMut = text
+        .parse()
+        .map_err(|e| format!("glossary.toml does not parse: {e}"))?;
+    let profile = doc
+        .get_mut("nodes")
+        .and_then(|n| n.get_mut(node))
+        .and_then(Item::as_table_mut)
+        .ok_or_else(|| format!("glossary.toml has no [nodes.{node}]"))?;
+    let current = profile
+        .get("public_key")
+        .and_then(Item::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| {
+            format!("[nodes.{node}] has no public_key to retire: set `public_key = \"{new_key}\"` instead")
+        })?;
+    let material = |k: &str| {
+        super::sshsig::parse_public_key(k)
+            .ok()
+            .map(|k| k.key_data().clone())
+    };
+    let new_material =
+        material(new_key).ok_or_else(|| format!("`{new_key}` is not a public key"))?;
+    if material(&current).as_ref() == Some(&new_material) {
+        return Err(format!(
+            "the new key is node {node}'s current key: make a new key pair (ssh-keygen -t ed25519 -f FILE -N '')"
+        ));
+    }
+    let previous = previous_keys(profile)?;
+    for (i, entry) in previous.iter().enumerate() {
+        let old = entry
+            .as_inline_table()
+            .and_then(|t| t.get("key"))
+            .and_then(|v| v.as_str())
+            .unwrap_or("");
+        if material(old).as_ref() == Some(&new_material) {
+            return Err(format!(
+                "the new key is [nodes.{node}] previous_keys[{i}], a key the node retired: make a new key pair"
+            ));
+        }
+    }
+    let mut retired_key = InlineTable::new();
+    retired_key.insert("key", current.into());
+    let at: toml_edit::Datetime = retired
+        .to_rfc3339_opts(SecondsFormat::Secs, true)
+        .parse()
+        .map_err(|e| format!("{e}"))?;
+    retired_key.insert("retired", at.into());
+    previous.push(retired_key);
+    // Indexing keeps the key as written, with the comment lines above it; `insert` would
+    // replace them.
+    profile["public_key"] = value(new_key);
+    Ok(doc.to_string())
+}
+
+/// The node's `previous_keys` array, made when missing.
+fn previous_keys(profile: &mut Table) -> Result<&mut Array, String> {
+    if !profile.contains_key("previous_keys") {
+        profile.insert("previous_keys", value(Array::new()));
+    }
+    profile
+        .get_mut("previous_keys")
+        .and_then(Item::as_array_mut)
+        .ok_or_else(|| {
+            "previous_keys must be an array of inline tables: previous_keys = [{key = \"...\", retired = 2026-12-02T00:00:00Z}]".to_string()
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::trust::Signer;
+
+    fn key(seed: u8) -> String {
+        Signer::ed25519_from_seed(&[seed; 32], "node")
+            .unwrap()
+            .public_key()
+            .to_openssh()
+            .unwrap()
+    }
+
+    fn config(text: &str) -> Config {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn the_current_key_moves_to_previous_keys_with_its_retirement() {
+        let text = format!(
+            "title = \"t\"\nbase_url = \"https://x.example\"\n\n# the node\n[nodes.h200]\ngpu = \"NVIDIA H200\"\ncompute_capability = \"9.0\"\narch = \"sm_90\"\nsm_count = 132\n# the key\npublic_key = \"{}\"\n",
+            key(1)
+        );
+        let at = DateTime::parse_from_rfc3339("2026-12-04T18:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let once = rotate(&text, "h200", &key(2), at).unwrap();
+        assert!(once.contains("# the node"), "comments kept:\n{once}");
+        assert!(
+            once.contains("# the key\npublic_key = "),
+            "the key's comment kept:\n{once}"
+        );
+        let c = config(&once);
+        let h200 = &c.nodes["h200"];
+        assert_eq!(h200.public_key.as_deref(), Some(key(2).as_str()));
+        assert_eq!(h200.previous_keys.len(), 1);
+        assert_eq!(h200.previous_keys[0].key, key(1));
+        assert_eq!(h200.previous_keys[0].retired, at);
+        // A second rotation appends; the first retirement stays as it was.
+        let later = at + chrono::Duration::days(30);
+        let twice = rotate(&once, "h200", &key(3), later).unwrap();
+        let c = config(&twice);
+        let keys: Vec<_> = c.nodes["h200"]
+            .previous_keys
+            .iter()
+            .map(|p| (p.key.clone(), p.retired))
+            .collect();
+        assert_eq!(keys, vec![(key(1), at), (key(2), later)]);
+    }
+
+    #[test]
+    fn a_rotation_to_the_same_or_a_retired_key_is_refused() {
+        let text = format!(
+            "title = \"t\"\nbase_url = \"https://x.example\"\n[nodes.h200]\ngpu = \"g\"\ncompute_capability = \"9.0\"\narch = \"sm_90\"\nsm_count = 1\npublic_key = \"{}\"\n",
+            key(1)
+        );
+        let now = Utc::now();
+        let e = rotate(&text, "h200", &key(1), now).unwrap_err();
+        assert!(e.contains("current key"), "{e}");
+        let once = rotate(&text, "h200", &key(2), now).unwrap();
+        let e = rotate(&once, "h200", &key(1), now).unwrap_err();
+        assert!(e.contains("previous_keys[0]"), "{e}");
+        let e = rotate(&text, "t4", &key(2), now).unwrap_err();
+        assert!(e.contains("no [nodes.t4]"), "{e}");
+    }
+}

@@ -36,6 +36,9 @@ pub struct LoggedVersion {
     pub digest: String,
     /// When it became signed by both: the later of the two signatures' times.
     pub signed: DateTime<Utc>,
+    /// When each role signed it.
+    pub author: DateTime<Utc>,
+    pub reviewer: DateTime<Utc>,
 }
 
 /// One line of the log.
@@ -87,6 +90,8 @@ pub fn latest(reviews_dir: &Path, id: &dyn std::fmt::Display) -> Result<Option<L
             best = Some(LoggedVersion {
                 digest: line.digest,
                 signed: line.signed,
+                author: line.author.time,
+                reviewer: line.reviewer.time,
             });
         }
     }
@@ -125,7 +130,7 @@ pub fn record(reviews_dir: &Path, id: &dyn std::fmt::Display, signoff: &SignOff)
 }
 
 /// Whether `signoff` rolls back what the log remembers: a version both roles signed that
-/// is not the logged one, with a signature no newer than the logged version (an old
+/// is not the logged one, with a signature older than the logged version (an old
 /// sign-off put back). A version signed again by both after the logged one is not.
 /// Returns the signed version's digest, when both had signed it, and the roles whose
 /// signature predates the logged version (they must sign again).
@@ -134,11 +139,17 @@ pub fn rollback(
     logged: &LoggedVersion,
 ) -> Option<(String, DateTime<Utc>, Vec<Role>)> {
     let (a, r, signed) = both_signed(signoff)?;
-    let old: Vec<Role> = [(Role::Author, a), (Role::Reviewer, r)]
-        .into_iter()
-        .filter(|(_, s)| s.time <= logged.signed)
-        .map(|(role, _)| role)
-        .collect();
+    // Each role's signature against that role's in the logged version: one older than it
+    // is an old sign-off put back (and that role must sign again). Strictly older, so two
+    // versions signed at the same second (scripted signing) are not told apart by time.
+    let old: Vec<Role> = [
+        (Role::Author, a, logged.author),
+        (Role::Reviewer, r, logged.reviewer),
+    ]
+    .into_iter()
+    .filter(|(_, s, then)| s.time < *then)
+    .map(|(role, _, _)| role)
+    .collect();
     (a.digest != logged.digest && !old.is_empty()).then(|| (a.digest.clone(), signed, old))
 }
 

@@ -217,6 +217,14 @@ pub struct SlurmProfile {
 impl Config {
     pub fn load(root: &Path) -> Result<Config> {
         let path = root.join(CONFIG_FILE);
+        // It holds the nodes' public keys: a trust file, so a regular file of the project
+        // like people.toml (`trust::file`), never a link to one elsewhere.
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::Config {
+                path,
+                message: "is a symlink; it holds the nodes' public keys, so it must be a regular file in the project: copy the file in place of the link".into(),
+            });
+        }
         let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
             path: path.clone(),
             source,

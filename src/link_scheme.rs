@@ -73,6 +73,28 @@ pub fn scheme(url: &str) -> Option<String> {
     }
 }
 
+/// Whether `url` is a network-path reference (`//host/...`): no scheme, yet it leaves the
+/// site, to whatever host follows, under the page's own scheme. Read as a browser reads it
+/// (the WHATWG parser takes `\` for `/` in web URLs and drops tabs and newlines), so
+/// `/\evil.example/` and `/\t/evil.example/` are network paths too. Such a link is an
+/// external link and an image there a remote image, never a path of the site.
+pub fn is_network_path(url: &str) -> bool {
+    // Most links start with a letter, `.` or `#`: no cleaning needed to say no.
+    let first = url.as_bytes().first().copied().unwrap_or(b'a');
+    if !(first == b'/' || first == b'\\' || first <= b' ') {
+        return false;
+    }
+    let cleaned = whatwg_trimmed(url);
+    let b = cleaned.as_bytes();
+    b.len() >= 2 && matches!(b[0], b'/' | b'\\') && matches!(b[1], b'/' | b'\\')
+}
+
+/// Whether `url` leads away from the site: it has a scheme (allowed or not), or is a
+/// network path ([`is_network_path`]).
+pub fn is_remote(url: &str) -> bool {
+    scheme(url).is_some() || is_network_path(url)
+}
+
 /// `url` as the WHATWG parser first cleans it: leading and trailing C0 controls and spaces
 /// trimmed, ASCII tab and newline removed everywhere.
 fn whatwg_trimmed(url: &str) -> String {
@@ -114,6 +136,24 @@ mod tests {
         ] {
             assert_eq!(check(ok), Ok(()), "{ok:?}");
         }
+    }
+
+    #[test]
+    fn network_paths_are_read_as_a_browser_reads_them() {
+        for remote in [
+            "//evil.example/",
+            "/\\evil.example/",
+            "\\\\evil.example/",
+            "/\t/evil.example/",
+            " //evil.example/",
+        ] {
+            assert!(is_network_path(remote), "{remote:?}");
+            assert!(is_remote(remote), "{remote:?}");
+        }
+        for local in ["/terms/x/", "../x/", "x.png", "#top", "/", ""] {
+            assert!(!is_network_path(local), "{local:?}");
+        }
+        assert!(is_remote("https://a.org/x.png") && !is_remote("../a.png"));
     }
 
     #[test]

@@ -9,13 +9,26 @@ use std::path::Path;
 
 use support::*;
 
-/// The binary run in `root` (reproduce takes no project root; its paths are the reader's).
+/// The binary run in `root` (reproduce takes no project root; its paths are the reader's),
+/// remembering node keys under `root/.config`, never the machine's own.
 fn run_in(root: &Path, args: &[&str]) -> std::process::Output {
     bin()
         .args(args)
         .current_dir(root)
+        .env("XDG_CONFIG_HOME", root.join(".config"))
         .output()
         .expect("run glossary")
+}
+
+/// The fingerprint the built site's nodes.json lists for the fixture node: what a reader
+/// passes to `--trust-key` for a downloaded bundle.
+fn site_fingerprint(root: &Path) -> String {
+    let list: serde_json::Value =
+        serde_json::from_str(&read(root, "preview/nodes.json")).expect("nodes.json");
+    list["nodes"][NODE]["fingerprint"]
+        .as_str()
+        .expect("the node is listed")
+        .to_string()
 }
 
 fn built_site() -> tempfile::TempDir {
@@ -30,9 +43,14 @@ fn bundle_path(root: &Path) -> std::path::PathBuf {
 }
 
 /// `reproduce --dry-run SOURCE` from `root`, with a contribution folder that must stay
-/// unwritten on a dry run.
+/// unwritten on a dry run; a file is read trusting the built site's key for the node.
 fn dry_run(root: &Path, source: &str, more: &[&str]) -> std::process::Output {
     let mut args = vec!["reproduce", source, "--dry-run", "--out", "contribution"];
+    let trusted;
+    if !source.contains("://") && !more.contains(&"--trust-key") {
+        trusted = site_fingerprint(root);
+        args.extend_from_slice(&["--trust-key", &trusted]);
+    }
     args.extend_from_slice(more);
     run_in(root, &args)
 }
@@ -206,6 +224,13 @@ fn a_bundle_served_on_loopback_checks_and_plans() {
         said.contains("digests match") && said.contains("2 configs planned"),
         "{said}"
     );
+    // The node's key is the one the served site's nodes.json lists, remembered now.
+    assert!(
+        said.contains(&format!(
+            "trusted as the key http://{addr}/nodes.json lists, remembered now (first use)"
+        )),
+        "{said}"
+    );
     let said = text(&missing);
     assert!(!missing.status.success());
     assert!(said.contains("not a glossary experiment bundle"), "{said}");
@@ -350,4 +375,161 @@ fn a_node_record_is_not_taken_as_a_contribution() {
     let said = text(&out);
     assert!(!out.status.success(), "{said}");
     assert!(said.contains("is not a contributed node"), "{said}");
+}
+
+/// The bundle of `root`'s built site with its record edited (a number changed, the digest
+/// updated) and re-signed with `mallory`'s key, which the bundle's own profile now names:
+/// a bundle that vouches for itself.
+fn self_vouching_bundle(root: &Path) -> String {
+    let good = std::fs::read_to_string(bundle_path(root)).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&good).unwrap();
+    let edited = json["record"]["text"]
+        .as_str()
+        .unwrap()
+        .replace("\"580.0\"", "\"999.0\"");
+    json["record"]["sha256"] = format!(
+        "sha256:{}",
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(edited.as_bytes()))
+    )
+    .into();
+    json["signature"] = keys::signer("mallory")
+        .sign(glossary::trust::RECORD_NAMESPACE, edited.as_bytes())
+        .unwrap()
+        .into();
+    json["record"]["text"] = edited.into();
+    json["profile"]["public_key"] = keys::key("mallory").public.into();
+    json.to_string()
+}
+
+/// A loopback HTTP server answering GET with the bytes `files` holds for the path (404
+/// otherwise); what it serves can be changed while it runs.
+fn serve_files(
+    files: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>>,
+) -> String {
+    use std::io::{BufRead, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = std::io::BufReader::new(&stream);
+            let mut first = String::new();
+            if reader.read_line(&mut first).is_err() {
+                continue;
+            }
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+            }
+            let path = first.split(' ').nth(1).unwrap_or("/").to_string();
+            let body = files.lock().unwrap().get(&path).cloned();
+            let mut out = &stream;
+            let _ = match body {
+                Some(b) => write!(
+                    out,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    b.len()
+                )
+                .and_then(|()| out.write_all(&b)),
+                None => write!(
+                    out,
+                    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                ),
+            };
+        }
+    });
+    addr
+}
+
+/// Issue 37: a bundle re-signed with an attacker's key, placed in its own profile, was
+/// accepted ("digests match; record of node ... signed by <attacker key>"). The key is now
+/// trusted only as the site lists it or as the reader names it: from a file with the
+/// site's fingerprint, from a file with no key, from a URL whose site lists the real key,
+/// and from a URL whose site changed its list after the reader's first use, it is refused,
+/// the fingerprint named each time, nothing written.
+#[test]
+fn a_bundle_that_vouches_for_itself_is_refused() {
+    let dir = built_site();
+    let root = dir.path();
+    let forged = root.join("forged.json");
+    std::fs::write(&forged, self_vouching_bundle(root)).unwrap();
+    let mallory = {
+        let k = glossary::trust::sshsig::parse_public_key(&keys::key("mallory").public).unwrap();
+        glossary::trust::sshsig::fingerprint(&k)
+    };
+    let site_fp = site_fingerprint(root);
+
+    let out = dry_run(root, forged.to_str().unwrap(), &[]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "signed by key {mallory}, which is not the key you trust"
+        )),
+        "{said}"
+    );
+    let out = dry_run(root, forged.to_str().unwrap(), &["--trust-key", "none"]);
+    assert!(!out.status.success());
+    let out = run_in(root, &["reproduce", forged.to_str().unwrap(), "--dry-run"]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("is a file") && said.contains("pass --trust-key"),
+        "{said}"
+    );
+
+    // Served: the real site's node list beside the forged bundle.
+    let bundle_url_path = format!("/reproduce/{EXPERIMENT}/{NODE}.json");
+    let files = std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashMap::from([
+        (
+            "/nodes.json".to_string(),
+            std::fs::read(root.join("preview/nodes.json")).unwrap(),
+        ),
+        (
+            bundle_url_path.clone(),
+            std::fs::read(bundle_path(root)).unwrap(),
+        ),
+    ])));
+    let addr = serve_files(files.clone());
+    let url = format!("http://{addr}{bundle_url_path}");
+    // First use: the real bundle, its key remembered.
+    let out = dry_run(root, &url, &[]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains(&format!("signed by {site_fp}, trusted as the key http://{addr}/nodes.json lists, remembered now (first use)")), "{said}");
+    // The forged bundle, the site's list untouched.
+    files
+        .lock()
+        .unwrap()
+        .insert(bundle_url_path.clone(), std::fs::read(&forged).unwrap());
+    let out = dry_run(root, &url, &[]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "signed by key {mallory}, but http://{addr}/nodes.json lists {site_fp}"
+        )),
+        "{said}"
+    );
+    // The attacker also controls the list: the remembered key refuses it, loudly.
+    let list = format!(
+        "{{\"nodes\":{{\"{NODE}\":{{\"public_key\":\"{}\",\"fingerprint\":\"{mallory}\"}}}}}}",
+        keys::key("mallory").public
+    );
+    files
+        .lock()
+        .unwrap()
+        .insert("/nodes.json".into(), list.into_bytes());
+    let out = dry_run(root, &url, &[]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "THE KEY OF NODE {NODE} AT http://{addr}/ HAS CHANGED"
+        )),
+        "{said}"
+    );
+    assert!(said.contains(&site_fp) && said.contains(&mallory), "{said}");
+    assert!(!root.join("contribution").exists());
 }

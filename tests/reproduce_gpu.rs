@@ -124,9 +124,17 @@ fn a_slowed_kernel_reproduces_as_slower_naming_the_row() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
+    // A downloaded bundle is read trusting the key the site's nodes.json lists.
+    let list: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join("preview/nodes.json")).unwrap()).unwrap();
+    let fingerprint = list["nodes"]["fixture"]["fingerprint"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let out = bin()
         .arg("reproduce")
         .arg(root.join("preview/reproduce/slowed/fixture.json"))
+        .args(["--trust-key", &fingerprint])
         .args(["--no-ncu", "--out"])
         .arg(root.join("contribution"))
         .arg("--key")

@@ -211,9 +211,11 @@ fn sign_all(corpus: &Corpus, root: &Path, keys: &ThrowawayKeys) -> Result<()> {
         .map(|a| {
             let digest = &a.digest;
             let sig = |role: Role, person: &str, key: &Signer| -> Result<Signature> {
-                let msg = statement(&a.id, role, person, digest, &time);
+                // people.toml names each person by their id (`people_toml`).
+                let msg = statement(&a.id, role, person, person, digest, &time);
                 Ok(Signature {
                     person: person.into(),
+                    name: person.into(),
                     time,
                     digest: digest.clone(),
                     signature: key
@@ -224,6 +226,7 @@ fn sign_all(corpus: &Corpus, root: &Path, keys: &ThrowawayKeys) -> Result<()> {
             Ok(SignOff {
                 author: Some(sig(Role::Author, model::AUTHOR, &keys.author)?),
                 reviewer: Some(sig(Role::Reviewer, model::REVIEWER, &keys.reviewer)?),
+                ..Default::default()
             })
         })
         .collect();

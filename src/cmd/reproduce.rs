@@ -33,6 +33,12 @@ pub struct ReproduceArgs {
     /// Plan as if the GPU had this many bytes of memory (a dry run on a machine without one).
     #[arg(long, value_name = "BYTES")]
     pub device_memory: Option<u64>,
+    /// The node key to trust for a bundle read from a file or a mirror: its OpenSSH public
+    /// key line, a `.pub` file, or its `SHA256:` fingerprint as the site's nodes.json
+    /// lists it. Without it, a URL's key is checked against that site's nodes.json and
+    /// remembered per site (~/.config/glossary/known_nodes); a file is refused.
+    #[arg(long, value_name = "KEY")]
+    pub trust_key: Option<String>,
     /// Exit non-zero when a row is SLOWER or FASTER, or a claim does not hold.
     #[arg(long)]
     pub strict: bool,
@@ -47,6 +53,7 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         out: args.out.clone(),
         name: args.name.clone(),
         device_memory: args.device_memory,
+        trust_key: args.trust_key.clone(),
     };
     let bar = indicatif::ProgressBar::new(0);
     let report = reproduce(&req, &bar)?;
@@ -85,8 +92,8 @@ fn print(r: &Report, dry_run: bool) -> Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "bundle {}: experiment {}, {} files, digests match; record of node {} ({}) signed by {}",
-        r.source, r.experiment, r.files, r.node, r.published_gpu, r.key_fingerprint
+        "bundle {}: experiment {}, {} files, digests match; record of node {} ({}) signed by {}, trusted as {}",
+        r.source, r.experiment, r.files, r.node, r.published_gpu, r.key_fingerprint, r.pinned
     )?;
     if dry_run {
         writeln!(

@@ -27,10 +27,11 @@ pub enum ReviewWhat {
     },
     /// Sign entries as their author or reviewer, with your SSH key: what each entry shows
     /// now (text, table cells, expanded numbers, diagram) is signed under your person id in
-    /// content/people.toml, which the key decides.
+    /// content/people.toml, which the key decides. A file of static/ that is not an image,
+    /// font, PDF or plain text is signed the same way, named `static/<path>`.
     Sign {
-        /// `occupancy`, or `terms/occupancy` when several kinds use the slug; several may
-        /// be given.
+        /// `occupancy`, or `terms/occupancy` when several kinds use the slug, or
+        /// `static/<path>`; several may be given.
         #[arg(required_unless_present = "all_ready", conflicts_with = "all_ready")]
         slugs: Vec<String>,
         #[arg(long = "as", value_enum)]
@@ -44,8 +45,61 @@ pub enum ReviewWhat {
         key: Option<PathBuf>,
     },
     /// What changed since the reviewer (else the author) signed: the text as a unified
-    /// diff, and every table cell or computed number old → new.
+    /// diff, and every table cell or computed number old → new (for `static/<path>`, the
+    /// file).
     Diff { slug: String },
+}
+
+/// The static file `query` (`static/<path>`) names, as (path under static/, bytes), if it
+/// is one the gate needs signatures for (`site::static_files`).
+fn static_file(layout: &crate::config::Layout, query: &str) -> Result<(String, Vec<u8>)> {
+    let rel = query.trim_start_matches("static/").trim_end_matches('/');
+    let found = crate::site::static_files::active_static_files(layout);
+    if let Some((rel, bytes)) = found.into_iter().find(|(r, _)| r == rel) {
+        return Ok((rel, bytes));
+    }
+    let path = layout.static_files().join(rel);
+    let why = match std::fs::read(&path) {
+        Ok(bytes) if crate::site::static_files::needs_signing(rel, &bytes).is_none() => {
+            "is an image, font, PDF or plain text: it is published without signatures"
+        }
+        Ok(_) => "is not published from static/ (a symlink, or a name the build writes; `glossary build` says which)",
+        Err(_) => "does not exist",
+    };
+    anyhow::bail!("{}: {why}", path.display())
+}
+
+/// `review sign static/<path> ...`: each named static file signed in `role`; a line of
+/// output for each.
+fn sign_static_files(
+    root: &std::path::Path,
+    queries: &[String],
+    role: Role,
+    signer: &crate::trust::Signer,
+) -> Result<Vec<String>> {
+    if queries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let layout = crate::config::Layout::new(root);
+    let people = crate::trust::People::load(&layout.people())?;
+    let person = crate::review::signer_person(&people, signer)?;
+    let mut lines = Vec::new();
+    for q in queries {
+        let (rel, bytes) = static_file(&layout, q)?;
+        let now = chrono::Utc::now();
+        let s =
+            crate::review::sign_static(&layout.reviews(), &rel, &bytes, role, person, signer, now)?;
+        lines.push(format!(
+            "{} {} as {role}: {} ({}) at {} ({})\n",
+            if s.replaced { "re-signed" } else { "signed" },
+            crate::visible::Escaped(&s.name),
+            crate::visible::Escaped(&person.name),
+            person.id,
+            now.format("%Y-%m-%d %H:%M UTC"),
+            s.path.display()
+        ));
+    }
+    Ok(lines)
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -89,19 +143,29 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
         } => {
             // The key is settled before anything is loaded or written.
             let signer = signing_key(root, key.as_deref())?;
+            let (statics, entries): (Vec<String>, Vec<String>) = slugs
+                .iter()
+                .cloned()
+                .partition(|s| s.starts_with("static/"));
+            let mut out = String::new();
+            for line in sign_static_files(root, &statics, (*role).into(), &signer)? {
+                out.push_str(&line);
+            }
             let selection = if *all_ready {
                 Selection::AllReady
             } else {
-                Selection::Named(slugs.clone())
+                Selection::Named(entries)
             };
-            let done = sign_selected(
-                root,
-                &selection,
-                (*role).into(),
-                &signer,
-                chrono::Utc::now(),
-            )?;
-            let mut out = String::new();
+            let done = match selection {
+                Selection::Named(ref e) if e.is_empty() && !statics.is_empty() => Vec::new(),
+                _ => sign_selected(
+                    root,
+                    &selection,
+                    (*role).into(),
+                    &signer,
+                    chrono::Utc::now(),
+                )?,
+            };
             for d in &done {
                 use std::fmt::Write as _;
                 let _ = writeln!(
@@ -126,12 +190,18 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
                     );
                 }
             }
-            if done.is_empty() {
+            if done.is_empty() && statics.is_empty() {
                 out.push_str(
                     "nothing to sign: no entry waits for this role's signature from you\n",
                 );
             }
             write!(std::io::stdout(), "{out}")?;
+        }
+        ReviewWhat::Diff { slug } if slug.starts_with("static/") => {
+            let layout = crate::config::Layout::new(root);
+            let (rel, bytes) = static_file(&layout, slug)?;
+            let diff = crate::review::static_diff(&layout.reviews(), &rel, &bytes)?;
+            write!(std::io::stdout(), "{diff}")?;
         }
         ReviewWhat::Diff { slug } => {
             let (project, ids) = Project::load_entries(root, std::slice::from_ref(slug))?;

@@ -220,7 +220,7 @@ fn judge_run(path: &Path, bytes: &[u8], check: &RunCheck<'_>) -> RunState {
         ));
     }
     let sig_path = crate::trust::node::signature_path(path);
-    let sig = std::fs::read_to_string(&sig_path).ok();
+    let sig = crate::trust::node::read_signature(&sig_path);
     if let Err(why) = (check.trust)(bytes, sig.as_deref(), &sig_path, &record) {
         return RunState::Bad(why);
     }

@@ -160,7 +160,7 @@ impl Library {
                                     .as_ref()
                                     .map_or_else(|_| "".into(), |r| r.provenance().into());
                                 let sig_path = crate::trust::node::signature_path(&r);
-                                let signature = std::fs::read_to_string(&sig_path).ok();
+                                let signature = crate::trust::node::read_signature(&sig_path);
                                 lib.records.insert(
                                     (exp.id.clone(), node),
                                     LoadedRecord {

@@ -1,7 +1,8 @@
 //! The experiment bundles a build writes beside the pages: one per (experiment, node)
 //! that a rendered page's measured table cites, at `reproduce/<experiment>/<node>.json`,
 //! with the claims each such page makes from it. A page's "Reproduce on your GPU" command
-//! names its bundle (`templates/entry_macros.html`); `glossary reproduce` reads it.
+//! names its bundle (`templates/entry_macros.html`); `glossary reproduce` reads it, and
+//! trusts its node's key only as the site's `nodes.json` (written here too) lists it.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -83,6 +84,12 @@ pub fn site_bundles(project: &Project, pages: &HashSet<EntryId>) -> Result<Vec<O
             bytes,
         });
     }
+    let nodes = crate::trust::node_list::node_list(&project.config);
+    files.push(OutputFile {
+        path: PathBuf::from(crate::trust::node_list::NODES_FILE),
+        // Plain data: serializing it cannot fail.
+        bytes: serde_json::to_vec_pretty(&nodes).unwrap_or_default(),
+    });
     Ok(files)
 }
 

@@ -65,6 +65,8 @@ impl BuildOptions {
 pub struct BuildReport {
     pub published: Vec<EntryId>,
     pub refused: Vec<(EntryId, Vec<Refusal>)>,
+    /// `static/` files the gate left out (`site::static_files`), as `static/<path>`.
+    pub static_refused: Vec<(String, Vec<Refusal>)>,
     /// Old sources: the author's to fix, errors under `check --strict`.
     pub warnings: Vec<(EntryId, String)>,
     /// Notes on measurements (`Assessment::notes`): not the author's to fix.
@@ -152,6 +154,14 @@ impl BuildReport {
         for (id, reasons) in &self.refused {
             let reasons: Vec<String> = reasons.iter().map(|r| r.to_string()).collect();
             s.push_str(&format!("  refused {id}: {}\n", reasons.join("; ")));
+        }
+        for (file, reasons) in &self.static_refused {
+            let reasons: Vec<String> = reasons.iter().map(|r| r.to_string()).collect();
+            s.push_str(&format!(
+                "  refused {}: not an image, font, PDF or plain text, so published only when signed like an entry: {}\n",
+                crate::visible::Escaped(file),
+                reasons.join("; ")
+            ));
         }
         if listed.warnings {
             for (id, w) in &self.warnings {
@@ -438,7 +448,7 @@ fn render_through_prepared<'a>(
     prepared: Prepared<'a>,
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<Rendered> {
-    let report = BuildReport::from_assessments(assessments);
+    let mut report = BuildReport::from_assessments(assessments);
     let published: HashSet<EntryId> = report.published.iter().cloned().collect();
     let pages = opts
         .drafts
@@ -470,6 +480,7 @@ fn render_through_prepared<'a>(
         || bundles::site_bundles(project, pages.as_ref().unwrap_or(&published)),
     );
     let links = links?;
+    report.static_refused.clone_from(&links.static_refused);
     for f in bundles? {
         sink(f)?;
     }
@@ -587,17 +598,47 @@ fn resolved(p: &Path) -> Result<PathBuf> {
 /// `review status`: each entry's standing, read off the verdicts of the same assessment a
 /// build makes.
 pub fn review_status(project: &Project, assessments: &[Assessment]) -> StatusReport {
-    status_report(project.content.entries.iter().filter_map(|e| {
+    let mut report = status_report(project.content.entries.iter().filter_map(|e| {
         let a = assessments.iter().find(|a| a.id == e.id)?;
         Some(Gated {
-            entry: e,
+            entry: &e.id,
+            title: &e.meta.title,
             signoff: project.signoffs.get(&e.id),
             verdict: &a.verdict,
             digest: &a.digest,
             warnings: &a.warnings,
             people: &project.people,
         })
-    }))
+    }));
+    report.entries.extend(static_status(project));
+    report
+}
+
+/// The `static/` files that must be signed to be published, each gated as the build
+/// gates it (`site::static_files`), as status rows after the entries. A file whose
+/// signatures do not load is left to the build's error.
+fn static_status(project: &Project) -> Vec<crate::review::EntryStatus> {
+    use crate::review::{entry_status, load_static_signoff, static_material, static_name};
+    let reviews = project.layout.reviews();
+    crate::site::static_files::active_static_files(&project.layout)
+        .into_iter()
+        .filter_map(|(rel, bytes)| {
+            let signoff = load_static_signoff(&reviews, &rel).ok()?;
+            let verdict =
+                crate::review::static_verdict(&reviews, &rel, &bytes, &project.people).ok()?;
+            let digest = static_material(&rel, &bytes).digest;
+            let name = static_name(&rel);
+            Some(entry_status(Gated {
+                entry: &name,
+                title: "static file",
+                signoff: signoff.as_ref(),
+                verdict: &verdict,
+                digest: &digest,
+                warnings: &[],
+                people: &project.people,
+            }))
+        })
+        .collect()
 }
 
 /// Everything `build` checks, without writing: errors, refusals, warnings. Rendering runs

@@ -325,6 +325,13 @@ impl Session {
             ["content", "reviews", crate::review::TEXTS_DIR, _] => Change::Ignore,
             // Who may sign decides every verdict.
             ["content", crate::trust::PEOPLE_FILE] => Change::Full,
+            // An entry's sign-off log is read with its signature file.
+            ["content", "reviews", crate::review::LOG_DIR, dir, file] => {
+                match (Kind::from_dir(dir), file.strip_suffix(".jsonl")) {
+                    (Some(kind), Some(slug)) => Change::Signatures(EntryId::new(kind, slug)),
+                    _ => Change::Full,
+                }
+            }
             ["content", "reviews", dir, file] => {
                 match (Kind::from_dir(dir), file.strip_suffix(".yaml")) {
                     (Some(kind), Some(slug)) => Change::Signatures(EntryId::new(kind, slug)),
@@ -1087,11 +1094,15 @@ fn write_live(dest: &Path, bytes: &[u8]) -> Result<bool> {
     write_file_if_changed(dest, bytes, Durability::Cached)
 }
 
-/// The experiment bundles among `files` (see `pipeline::bundles`).
+/// The experiment bundles among `files`, and the node list made with them (see
+/// `pipeline::bundles`).
 fn bundle_files(files: &[OutputFile]) -> BTreeMap<PathBuf, Vec<u8>> {
     files
         .iter()
-        .filter(|f| f.path.starts_with(crate::measure::bundle::SITE_DIR))
+        .filter(|f| {
+            f.path.starts_with(crate::measure::bundle::SITE_DIR)
+                || f.path == Path::new(crate::trust::node_list::NODES_FILE)
+        })
         .map(|f| (f.path.clone(), f.bytes.clone()))
         .collect()
 }

@@ -147,9 +147,12 @@ mod raw_html {
     /// A body rendered without `allow_html` (a checked build's policy, no figures dir
     /// needed: the HTML rule does not read files).
     fn body(md: &str) -> RenderedMarkdown {
+        body_with(md, crate::config::ContentConfig::default())
+    }
+
+    fn body_with(md: &str, allow: crate::config::ContentConfig) -> RenderedMarkdown {
         let dir = tempfile::tempdir().expect("temp dir");
         let layout = crate::config::Layout::new(dir.path());
-        let allow = crate::config::ContentConfig::default();
         let set = HashSet::new();
         let entry = layout.content().join("terms/x.md");
         let policy = LinkPolicy {
@@ -165,6 +168,38 @@ mod raw_html {
             reserved_ids: &HashSet::new(),
         };
         render(md, 5, &policy)
+    }
+
+    /// Issue 37: under `allow_html`, raw HTML loads nothing a Markdown image could not:
+    /// a remote `<img src>` (however written, a tag over several lines too) is refused at
+    /// its line unless remote images are allowed; a local one is kept.
+    #[test]
+    fn allow_html_keeps_no_remote_resource() {
+        let allow = crate::config::ContentConfig {
+            allow_html: true,
+            ..Default::default()
+        };
+        for md in [
+            "Intro.\n\n<img src=https://evil.example/p.png>\n",
+            "Intro.\n\n<div>\n<img\n  src=\"//evil.example/p.png\">\n</div>\n",
+            "Intro.\n\nsee <img src='https://evil.example/p.png'> here\n",
+        ] {
+            let r = body_with(md, allow.clone());
+            assert_eq!(r.problems.len(), 1, "{md:?}: {:?}", r.problems);
+            assert_eq!(r.problems[0].0, 7, "{md:?}");
+            assert!(r.problems[0].1.contains("evil.example"), "{:?}", r.problems);
+        }
+        let r = body_with(
+            "Intro.\n\n<img src=\"../figures/a.png\" alt=a>\n",
+            allow.clone(),
+        );
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+        let remote_ok = crate::config::ContentConfig {
+            allow_remote_images: true,
+            ..allow
+        };
+        let r = body_with("Intro.\n\n<img src=https://a.example/p.png>\n", remote_ok);
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
     }
 
     #[test]

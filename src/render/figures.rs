@@ -94,7 +94,7 @@ impl Image {
 impl Figures<'_> {
     /// Check `dest`, written in the entry at `entry_path`.
     pub fn resolve(&self, entry_path: &Path, dest: &str) -> Result<Image, String> {
-        if has_scheme(dest) || dest.starts_with("//") {
+        if has_scheme(dest) || crate::link_scheme::is_network_path(dest) {
             return if self.allow.allow_remote_images {
                 Ok(Image::Unchecked(dest.to_string()))
             } else {

@@ -27,7 +27,7 @@ pub enum LinkTarget {
 /// (`?x=1`) is not part of what is checked; the path and anchor are percent-decoded, as a
 /// browser reads them (`my%20pic.png`, `#%D0%BF`).
 pub fn resolve_link(page_path: &str, dest: &str) -> LinkTarget {
-    if has_scheme(dest) || dest.starts_with("//") {
+    if has_scheme(dest) || crate::link_scheme::is_network_path(dest) {
         return LinkTarget::External;
     }
     let (path, anchor) = match dest.split_once('#') {
@@ -222,6 +222,9 @@ mod tests {
             "mailto:a@b.org",
             "ftp://x.org/",
             "//cdn.org/a",
+            // What a browser also reads as `//evil.example/` (issue 37).
+            "/\\evil.example/",
+            "/\t/evil.example/",
         ] {
             assert_eq!(
                 resolve_link("terms/x/", dest),

@@ -234,7 +234,13 @@ fn render_as(
                 Event::End(TagEnd::HtmlBlock) => {
                     let (line, block) = (*line, std::mem::take(block));
                     html_block = None;
-                    had_html |= keep_subset(&block, line, &mut out, &mut heading, &mut events);
+                    if allow_html {
+                        refuse_remote(&block, line, policy, &mut out);
+                        had_html = true;
+                        push(&mut heading, &mut events, Event::Html(CowStr::from(block)));
+                    } else {
+                        had_html |= keep_subset(&block, line, &mut out, &mut heading, &mut events);
+                    }
                 }
                 _ => {}
             }
@@ -243,7 +249,9 @@ fn render_as(
         match event {
             // Without `allow_html`, an HTML block is judged whole: one error at its first
             // line, not one per line.
-            Event::Start(Tag::HtmlBlock) if !allow_html => {
+            // With it, a block is still read whole, so a tag split over lines is seen
+            // whole by the remote-resource check.
+            Event::Start(Tag::HtmlBlock) => {
                 html_block = Some((line_of(range.start), String::new()));
             }
             Event::Html(html) | Event::InlineHtml(html) if !allow_html => {
@@ -261,6 +269,7 @@ fn render_as(
                 image = Some((dest_url, title, line_of(range.start), String::new()));
             }
             Event::Html(html) | Event::InlineHtml(html) => {
+                refuse_remote(&html, line_of(range.start), policy, &mut out);
                 had_html = true;
                 push(&mut heading, &mut events, Event::Html(html));
             }
@@ -437,6 +446,29 @@ fn render_as(
         }
     }
     out
+}
+
+/// Under `allow_html`, a problem at `line` for each remote resource `html` would load,
+/// unless glossary.toml allows remote images: the rule Markdown images follow
+/// (`figures::Figures::resolve`), so raw HTML is no way around it.
+fn refuse_remote(html: &str, line: usize, policy: &LinkPolicy<'_>, out: &mut RenderedMarkdown) {
+    let allowed = policy
+        .figures
+        .as_ref()
+        .is_some_and(|(_, f)| f.allow.allow_remote_images);
+    if allowed || !html.contains('<') {
+        return;
+    }
+    for url in super::raw_html::remote_resources(html) {
+        out.problems.push((
+            line,
+            format!(
+                "raw HTML loads `{}` from outside the site (remote images need \
+                 `allow_remote_images = true` under [content] in glossary.toml)",
+                crate::link_scheme::shown(&url)
+            ),
+        ));
+    }
 }
 
 /// Raw HTML without `allow_html`: what `raw_html::allowed_subset` keeps goes on the page

@@ -61,6 +61,54 @@ pub fn allowed_subset(html: &str) -> Result<String, String> {
     Ok(kept)
 }
 
+/// The attributes through which kept HTML makes a browser fetch something as the page
+/// loads (a link's `href` is followed only when clicked, and follows the link rules).
+const RESOURCE_ATTRIBUTES: &[&str] = &["src", "srcset", "poster", "data", "background"];
+
+/// Under `allow_html`: the URLs `html` would load from outside the site (`<img
+/// src=https://...>`, a `srcset` candidate, `//host/x.png`), as ammonia's parser reads
+/// them, so spelling, entities and quoting cannot hide one. A Markdown image there is
+/// refused unless `allow_remote_images` is set, and so is this.
+pub fn remote_resources(html: &str) -> Vec<String> {
+    use std::sync::{Arc, Mutex};
+    let found = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&found);
+    ammonia::Builder::default()
+        .add_tags([
+            "picture", "source", "video", "audio", "object", "embed", "track",
+        ])
+        .add_tag_attributes("source", ["srcset", "src"])
+        .add_tag_attributes("img", ["srcset"])
+        .add_generic_attributes(RESOURCE_ATTRIBUTES)
+        // The schemes the page's own sanitizer keeps (`markdown::sanitize`): a URL of any
+        // other scheme never reaches a page, and ammonia drops it before the filter.
+        .url_schemes(crate::link_scheme::ALLOWED.iter().copied().collect())
+        .url_relative(ammonia::UrlRelative::PassThrough)
+        .attribute_filter(move |_element, attribute, value| {
+            if RESOURCE_ATTRIBUTES.contains(&attribute) {
+                let urls: Vec<&str> = if attribute == "srcset" {
+                    value
+                        .split(',')
+                        .filter_map(|c| c.split_whitespace().next())
+                        .collect()
+                } else {
+                    vec![value]
+                };
+                for url in urls {
+                    if crate::link_scheme::is_remote(url) {
+                        if let Ok(mut f) = seen.lock() {
+                            f.push(url.to_string());
+                        }
+                    }
+                }
+            }
+            Some(value.into())
+        })
+        .clean(html);
+    let found = found.lock().map(|f| f.clone()).unwrap_or_default();
+    found
+}
+
 /// [`SUBSET`] as a message says it: "<small>, <sub>, ..., <abbr> (with `title`)".
 fn subset_in_words() -> String {
     SUBSET
@@ -138,6 +186,26 @@ fn is_attribute(attrs: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remote_resources_are_found_however_written() {
+        for html in [
+            "<img src=https://evil.example/p.png>",
+            "<IMG SRC='//evil.example/p.png' alt=x>",
+            "<img src=\"&#x68;ttps://evil.example/p.png\">",
+            "<picture><source srcset=\"a.png 1x, https://evil.example/b.png 2x\"><img src=a.png></picture>",
+            "<img src=\"/\\evil.example/p.png\">",
+        ] {
+            assert_eq!(remote_resources(html).len(), 1, "{html}");
+        }
+        for html in [
+            "<img src=\"../figures/a.png\">",
+            "<a href=\"https://a.org/\">a</a>",
+            "<p>hi</p>",
+        ] {
+            assert!(remote_resources(html).is_empty(), "{html}");
+        }
+    }
 
     #[test]
     fn comments_are_dropped() {

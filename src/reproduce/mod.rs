@@ -2,16 +2,18 @@
 //!
 //! The flow, each step before the next:
 //! 1. `fetch`: the bundle's bytes, bounded (HTTPS, or HTTP from loopback only, or a file);
-//! 2. `measure::bundle`: every digest, the experiment digest the record names, and the
+//! 2. `pin`: the node's key the bundle names is trusted only as the site's `nodes.json`
+//!    lists it (remembered per site on first use) or as `--trust-key` names it;
+//! 3. `measure::bundle`: every digest, the experiment digest the record names, and the
 //!    node's signature over the record, checked before anything runs; the experiment is
 //!    laid out in a private work folder;
-//! 3. verify's own machinery (`measure::run::verify`) on the local GPU, as a node whose
+//! 4. verify's own machinery (`measure::run::verify`) on the local GPU, as a node whose
 //!    profile is this GPU and whose key is the reader's SSH key, so the record it writes
 //!    has the same schema and provenance as any node's;
-//! 4. `compare`: row by row, the published estimate against the reader's (SAME, FASTER,
+//! 5. `compare`: row by row, the published estimate against the reader's (SAME, FASTER,
 //!    SLOWER, AMBIGUOUS by `measure::verdict::change`), then every claim the site's pages
 //!    make from the record, re-checked on the reader's record;
-//! 5. `contribution`: the signed record and a short Markdown report, written only when
+//! 6. `contribution`: the signed record and a short Markdown report, written only when
 //!    everything before succeeded.
 //!
 //! `--dry-run` stops after planning: no GPU is touched and nothing is written.
@@ -19,6 +21,7 @@
 mod compare;
 mod contribution;
 pub mod fetch;
+pub mod pin;
 
 use std::path::{Path, PathBuf};
 
@@ -45,6 +48,9 @@ pub struct Request {
     pub name: Option<String>,
     /// Plan as if the GPU had this many bytes of memory (a dry run without a GPU).
     pub device_memory: Option<u64>,
+    /// The node key the reader trusts (a key line, a `.pub` file or a fingerprint): for a
+    /// bundle read from a file or a mirror (`pin`).
+    pub trust_key: Option<String>,
 }
 
 /// What happened, for the command to print.
@@ -55,6 +61,8 @@ pub struct Report {
     pub node: String,
     pub published_gpu: String,
     pub key_fingerprint: String,
+    /// Why the key is trusted (`pin::Pinned`), for the verdict line.
+    pub pinned: String,
     pub files: usize,
     /// The GPU the run was planned or made on.
     pub local_gpu: String,
@@ -85,22 +93,44 @@ pub fn default_name(gpu: &str) -> String {
 pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Result<Report> {
     let bytes = fetch::fetch(&req.source)?;
     let bundle = Bundle::parse(&req.source, &bytes)?;
-    let work = tempfile::tempdir()?;
-    let checked = bundle.check(work.path())?;
-    let key_fingerprint = checked
-        .bundle
+    // The key is settled outside the bundle before the bundle's signature is checked
+    // against it.
+    let Some(node_key) = bundle
         .profile
         .public_key
         .as_deref()
         .and_then(|k| crate::trust::sshsig::parse_public_key(k).ok())
-        .map(|k| crate::trust::sshsig::fingerprint(&k))
-        .unwrap_or_default();
+    else {
+        anyhow::bail!(
+            "{}: the bundle names no usable key for node {}, so its record cannot be checked",
+            req.source,
+            bundle.node
+        );
+    };
+    let key_fingerprint = crate::trust::sshsig::fingerprint(&node_key);
+    let mut bundle = bundle;
+    let pinned = pin::pin(
+        &req.source,
+        &bundle.node,
+        &node_key,
+        &bundle.profile.previous_keys,
+        req.trust_key.as_deref(),
+        pin::known_nodes_file().as_deref(),
+        &|url| Ok(fetch::fetch(url)?),
+    )?;
+    if pinned == pin::Pinned::TrustKey {
+        // Only the key the reader trusts counts: none the bundle names as retired.
+        bundle.profile.previous_keys.clear();
+    }
+    let work = tempfile::tempdir()?;
+    let checked = bundle.check(work.path())?;
     let mut report = Report {
         source: req.source.clone(),
         experiment: checked.bundle.experiment.clone(),
         node: checked.bundle.node.clone(),
         published_gpu: checked.bundle.profile.gpu.clone(),
         key_fingerprint,
+        pinned: pinned.to_string(),
         files: checked.bundle.files.len(),
         local_gpu: String::new(),
         planned_configs: 0,

@@ -258,7 +258,7 @@ fn changed_lines(
 /// A unified diff whose changed lines mark the words that changed, as `git diff
 /// --word-diff=plain` does: `[-removed-]` on a `-` line, `{+added+}` on a `+` line. A
 /// one-word edit reads as that word, not as the paragraph twice.
-fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> Option<String> {
+pub(super) fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> Option<String> {
     use std::fmt::Write as _;
     if old == new {
         return None;

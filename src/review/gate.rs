@@ -15,9 +15,10 @@ use super::signoff::{statement, SignOff, Signature};
 
 /// What the gate is told about one entry. Gathered by the check stage; the gate itself
 /// reads no files.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Facts<'a> {
-    pub entry: &'a EntryId,
+    /// An entry, or a static file (`static/x.html`, `review::static_file`).
+    pub entry: &'a dyn fmt::Display,
     pub signoff: Option<&'a SignOff>,
     /// The registry every signature is checked against.
     pub people: &'a People,
@@ -55,6 +56,13 @@ pub enum Refusal {
     SamePerson {
         name: String,
     },
+    /// The signer's display name in people.toml is not the one they signed under.
+    NameChanged {
+        role: Role,
+        person: String,
+        signed: String,
+        now: String,
+    },
     Changed {
         role: Role,
         name: String,
@@ -68,6 +76,16 @@ pub enum Refusal {
     StaleMeasurement {
         citation: String,
         why: String,
+    },
+    /// The signed version is older than the latest version both roles signed, by the
+    /// sign-off log: an old text and its old sign-off put back.
+    RolledBack {
+        version: String,
+        signed: NaiveDate,
+        latest: String,
+        latest_signed: NaiveDate,
+        /// The roles whose signature predates the latest version: they sign again.
+        roles: Vec<Role>,
     },
     UnsupportedClaim {
         says: String,
@@ -116,6 +134,10 @@ impl fmt::Display for PlainRefusal<'_> {
             Refusal::BadSignature { role, person, why } => {
                 write!(f, "the {role}'s signature by `{person}` {why}")
             }
+            Refusal::NameChanged { role, person, signed, now } => write!(
+                f,
+                "the {role} `{person}` signed as {signed:?}, but content/people.toml now names them {now:?}; the byline shows only a signed name, so they must sign again (`glossary review sign`)"
+            ),
             Refusal::SamePerson { name } => write!(
                 f,
                 "author and reviewer are the same person ({name}); a different person must review it"
@@ -137,6 +159,12 @@ impl fmt::Display for PlainRefusal<'_> {
                 Ok(())
             }
             Refusal::StaleMeasurement { citation, why } => write!(f, "measurement {citation}: {why}"),
+            Refusal::RolledBack { version, signed, latest, latest_signed, .. } => write!(
+                f,
+                "rolled back: this is version {} (signed by both on {signed}), but version {} was signed by both on {latest_signed} (content/reviews/log/); to publish the older text again, its author and reviewer sign it anew with `glossary review sign`",
+                short_digest(version),
+                short_digest(latest)
+            ),
             Refusal::UnsupportedClaim { says, numbers } => {
                 write!(f, "claim \"{says}\" is not supported by the record: {numbers}")
             }
@@ -145,6 +173,12 @@ impl fmt::Display for PlainRefusal<'_> {
             }
         }
     }
+}
+
+/// A digest as a message names a version: `sha256:` and its first 12 hex digits.
+fn short_digest(digest: &str) -> String {
+    let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+    format!("sha256:{}", hex.get(..12).unwrap_or(hex))
 }
 
 /// How many of a changed entry's changes a refusal names (`review diff` shows them all).
@@ -164,13 +198,13 @@ impl Verdict {
 /// Check one signature against the registry: the person it names must be registered and
 /// one of their keys must have signed this entry, role, digest and time.
 pub fn check_signature<'p>(
-    entry: &EntryId,
+    entry: &dyn fmt::Display,
     role: Role,
     sig: &Signature,
     people: &'p People,
 ) -> Result<&'p Person, Refusal> {
     let person = signer(role, sig, people)?;
-    let msg = statement(entry, role, &sig.person, &sig.digest, &sig.time);
+    let msg = statement(entry, role, &sig.person, &sig.name, &sig.digest, &sig.time);
     sshsig::verify(
         &sig.signature,
         REVIEW_NAMESPACE,
@@ -242,7 +276,8 @@ pub fn check_signoffs(
             let Some(sig) = sig else { continue };
             match signer(role, sig, people) {
                 Ok(person) => {
-                    let msg = statement(entry, role, &sig.person, &sig.digest, &sig.time);
+                    let msg =
+                        statement(entry, role, &sig.person, &sig.name, &sig.digest, &sig.time);
                     pending.push((k, role, sig, person, msg));
                 }
                 Err(refusal) => checks[k].set(role, Err(refusal)),
@@ -282,6 +317,17 @@ pub fn decide(facts: Facts<'_>) -> Verdict {
             None => check_signature(facts.entry, role, sig, facts.people),
         };
         match checked {
+            // Verified, under the name they signed; the byline reads people.toml, so the two
+            // must agree.
+            Ok(p) if p.name != sig.name => {
+                refusals.push(Refusal::NameChanged {
+                    role,
+                    person: sig.person.clone(),
+                    signed: sig.name.clone(),
+                    now: p.name.clone(),
+                });
+                None
+            }
             Ok(p) => Some((sig.clone(), p.name.clone())),
             Err(r) => {
                 refusals.push(r);
@@ -320,6 +366,25 @@ pub fn decide(facts: Facts<'_>) -> Verdict {
                     what: Vec::new(),
                 });
             }
+        }
+    }
+    // Both signatures count and agree on a version: it must not be older than the latest
+    // version both signed (the sign-off log), or a correction could be quietly undone.
+    let logged = facts.signoff.and_then(|s| s.logged.as_ref());
+    if let (Some(logged), Some((a, _)), Some((r, _))) = (logged, &author, &reviewer) {
+        let pair = SignOff {
+            author: Some(a.clone()),
+            reviewer: Some(r.clone()),
+            logged: None,
+        };
+        if let Some((version, signed, roles)) = super::log::rollback(&pair, logged) {
+            refusals.push(Refusal::RolledBack {
+                roles,
+                version,
+                signed: signed.date_naive(),
+                latest: logged.digest.clone(),
+                latest_signed: logged.signed.date_naive(),
+            });
         }
     }
     for (citation, why) in facts.stale {
@@ -367,13 +432,24 @@ mod tests {
         EntryId::new(Kind::Term, "occupancy")
     }
 
+    /// The name `people()` gives `person`.
+    fn display_name(person: &str) -> String {
+        match person {
+            "author-a" => "Author A".into(),
+            "reviewer-b" => "Reviewer B".into(),
+            other => other.into(),
+        }
+    }
+
     fn sig(entry: &EntryId, role: Role, person: &str, k: u8, digest: &str) -> Signature {
         let time = chrono::DateTime::parse_from_rfc3339("2026-11-01T10:00:00Z")
             .unwrap()
             .to_utc();
-        let msg = statement(entry, role, person, digest, &time);
+        let name = display_name(person);
+        let msg = statement(entry, role, person, &name, digest, &time);
         Signature {
             person: person.into(),
+            name,
             time,
             digest: digest.into(),
             signature: key(k).sign(REVIEW_NAMESPACE, msg.as_bytes()).unwrap(),
@@ -398,6 +474,7 @@ mod tests {
         SignOff {
             author: Some(author),
             reviewer: Some(reviewer),
+            ..Default::default()
         }
     }
 
@@ -493,6 +570,58 @@ mod tests {
         )));
         assert!(
             matches!(&v.refusals[..], [Refusal::SamePerson { .. }]),
+            "{v:?}"
+        );
+    }
+
+    /// Issue 37: the display name is signed. Renamed in people.toml after sign-off, the
+    /// signature stops counting (the byline cannot change unsigned); a signature whose
+    /// recorded name was edited to match no longer verifies.
+    #[test]
+    fn a_renamed_signer_must_sign_again() {
+        let e = entry();
+        let s = both(
+            sig(&e, Role::Author, "author-a", 1, "d1"),
+            sig(&e, Role::Reviewer, "reviewer-b", 2, "d1"),
+        );
+        let renamed = People::parse(
+            std::path::Path::new("people.toml"),
+            &format!(
+                "[[person]]\nid = \"author-a\"\nname = \"Mallory Author\"\nkeys = [\"{}\"]\n[[person]]\nid = \"reviewer-b\"\nname = \"Reviewer B\"\nkeys = [\"{}\"]\n",
+                key(1).public_key().to_openssh().unwrap(),
+                key(2).public_key().to_openssh().unwrap()
+            ),
+        )
+        .unwrap();
+        let verdict = |s: &SignOff| {
+            decide(Facts {
+                entry: &e,
+                signoff: Some(s),
+                people: &renamed,
+                digest: "d1",
+                stale: &[],
+                unsupported: &[],
+                fragile: &[],
+                checked: None,
+            })
+        };
+        let v = verdict(&s);
+        assert_eq!(v.refusals.len(), 1, "{v:?}");
+        assert_eq!(
+            v.refusals[0].to_string(),
+            "the author `author-a` signed as \"Author A\", but content/people.toml now names them \"Mallory Author\"; the byline shows only a signed name, so they must sign again (`glossary review sign`)"
+        );
+        let mut edited = s.clone();
+        edited.author.as_mut().unwrap().name = "Mallory Author".into();
+        let v = verdict(&edited);
+        assert!(
+            matches!(
+                &v.refusals[..],
+                [Refusal::BadSignature {
+                    role: Role::Author,
+                    ..
+                }]
+            ),
             "{v:?}"
         );
     }

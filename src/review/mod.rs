@@ -15,11 +15,13 @@ mod digest;
 mod error;
 mod gate;
 mod input;
+mod log;
 mod resolve;
 mod sign;
 mod signature_file;
 mod signatures;
 mod signoff;
+mod static_file;
 mod status;
 
 pub use diff::{cell_changes, explain_changes, CellChange, SinceSigned};
@@ -27,15 +29,20 @@ pub use digest::{cited_records, signed_digest, signed_material, SignedMaterial, 
 pub use error::ReviewError;
 pub use gate::{check_signature, check_signoffs, decide, Facts, Refusal, SignatureChecks, Verdict};
 pub use input::ReviewInput;
+pub use log::{log_path, LoggedVersion, LOG_DIR};
 pub use resolve::resolve_entry;
 pub use sign::{
     check_signer, ready_for, save_signed, sign, signature_for, signer_person, signing_key, Signed,
 };
 pub use signatures::{
     load_all_signoffs, load_signoff, load_signoffs, load_text, save_signoff, save_signoffs,
-    save_text, signoff_path, text_path, SignOffs, TEXTS_DIR,
+    save_text, signoff_path, text_path, SignOffs, STATIC_DIR, TEXTS_DIR,
 };
 pub use signoff::{statement, Role, SignOff, Signature};
+pub use static_file::{
+    load_static_signoff, sign_static, static_diff, static_material, static_name,
+    static_signoff_path, static_verdict, StaticSigned,
+};
 pub use status::{
     entry_status, status_report, EntryStatus, Gated, SignerStatus, State, StatusReport,
 };

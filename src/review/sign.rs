@@ -93,12 +93,20 @@ pub fn signature_for(
     check_signer(entry, &existing, role, &person.id)?;
     // Whole seconds: the time is part of the signed statement and of the file.
     let now = DateTime::from_timestamp(now.timestamp(), 0).unwrap_or(now);
-    let msg = statement(entry, role, &person.id, &material.digest, &now);
+    let msg = statement(
+        entry,
+        role,
+        &person.id,
+        &person.name,
+        &material.digest,
+        &now,
+    );
     let armored = signer
         .sign(REVIEW_NAMESPACE, msg.as_bytes())
         .map_err(|e| ReviewError::Key(e.to_string()))?;
     let signature = Signature {
         person: person.id.clone(),
+        name: person.name.clone(),
         time: now,
         digest: material.digest.clone(),
         signature: armored,
@@ -123,7 +131,7 @@ pub fn signature_for(
 /// Refuse one person in both roles. Checked at sign time so the mistake is caught by the
 /// person making it, not at the next build (which refuses it too).
 pub fn check_signer(
-    entry: &EntryId,
+    entry: &dyn std::fmt::Display,
     existing: &SignOff,
     role: Role,
     person: &str,
@@ -206,7 +214,8 @@ pub fn ready_for(
     };
     let counts = |r: Role| {
         !verdict.refusals.iter().any(|x| {
-            matches!(x, Refusal::BadSignature { role, .. } | Refusal::UnknownSigner { role, .. } if *role == r)
+            matches!(x, Refusal::BadSignature { role, .. } | Refusal::UnknownSigner { role, .. } | Refusal::NameChanged { role, .. } if *role == r)
+                || matches!(x, Refusal::RolledBack { roles, .. } if roles.contains(&r))
         })
     };
     let other_role = match role {
@@ -233,7 +242,13 @@ pub fn save_signed(reviews_dir: &Path, signed: &[(&Signed, &SignedMaterial)]) ->
         .iter()
         .map(|(s, m)| (&s.entry, &s.signoff, *m))
         .collect();
-    save_signoffs(reviews_dir, &items)
+    save_signoffs(reviews_dir, &items)?;
+    // A version now signed by both goes into the sign-off log (after its signature file:
+    // a log line never names a sign-off that was not written).
+    for (s, _) in signed {
+        super::log::record(reviews_dir, &s.entry, &s.signoff)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -244,6 +259,7 @@ mod tests {
     fn sig(person: &str) -> Signature {
         Signature {
             person: person.into(),
+            name: person.into(),
             time: DateTime::from_timestamp(1_780_000_000, 0).unwrap(),
             digest: "sha256:x".into(),
             signature: String::new(),
@@ -259,6 +275,7 @@ mod tests {
         let s = SignOff {
             author: Some(sig("author-a")),
             reviewer: None,
+            ..Default::default()
         };
         let err = check_signer(&id(), &s, Role::Reviewer, "author-a").unwrap_err();
         assert!(err.to_string().contains("as its author on"), "{err}");
@@ -277,6 +294,7 @@ mod tests {
             let s = SignOff {
                 author: Some(sig(spelling)),
                 reviewer: None,
+                ..Default::default()
             };
             let err = check_signer(&id(), &s, Role::Reviewer, "author-a").unwrap_err();
             assert!(
@@ -291,6 +309,7 @@ mod tests {
         let s = SignOff {
             author: Some(sig("author-a")),
             reviewer: Some(sig("reviewer-b")),
+            ..Default::default()
         };
         assert!(check_signer(&id(), &s, Role::Author, "author-a").is_ok());
     }
@@ -300,6 +319,7 @@ mod tests {
         let s = SignOff {
             author: Some(sig("author-a")),
             reviewer: Some(sig("reviewer-b")),
+            ..Default::default()
         };
         let mut new = sig("author-a");
         new.digest = "sha256:y".into();

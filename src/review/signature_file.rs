@@ -67,10 +67,11 @@ fn canonical(text: &str) -> Option<SignOff> {
 /// One role's signature: its four fields in the writer's order, and the text after it.
 fn signature(text: &str) -> Option<(Signature, &str)> {
     let (person, rest) = field(text, "  person: ")?;
+    let (name, rest) = field(rest, "  name: ")?;
     let (time, rest) = field(rest, "  time: ")?;
     let (digest, rest) = field(rest, "  digest: ")?;
     let mut rest = rest.strip_prefix("  signature: |\n")?;
-    if !is_person(person) || !is_time(time) || !is_digest(digest) {
+    if !is_person(person) || !is_plain_name(name) || !is_time(time) || !is_digest(digest) {
         return None;
     }
     // The same conversion serde_norway's reading of the plain scalar goes through.
@@ -93,6 +94,7 @@ fn signature(text: &str) -> Option<(Signature, &str)> {
     }
     let signature = Signature {
         person: person.to_string(),
+        name: name.to_string(),
         time,
         digest: digest.to_string(),
         signature: armored,
@@ -116,6 +118,24 @@ fn is_person(s: &str) -> bool {
             .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
         && !matches!(
             s,
+            "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
+        )
+}
+
+/// A display name YAML reads as itself when plain: ASCII letters and digits, single spaces,
+/// `-` and `.`, starting with a letter and ending with a letter, digit or `.`, and not a
+/// word YAML 1.1 reads as a boolean or null in any case ("No"). Any other name (accents,
+/// other scripts, apostrophes) is left to serde_norway.
+fn is_plain_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphabetic()
+        && (b[b.len() - 1].is_ascii_alphanumeric() || b[b.len() - 1] == b'.')
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b' ' | b'-' | b'.'))
+        && !s.contains("  ")
+        && !matches!(
+            s.to_ascii_lowercase().as_str(),
             "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
         )
 }
@@ -173,9 +193,16 @@ mod tests {
         s
     }
 
-    fn signature_in(person: String, secs: i64, digest: String, lines: Vec<String>) -> Signature {
+    fn signature_in(
+        person: String,
+        name: String,
+        secs: i64,
+        digest: String,
+        lines: Vec<String>,
+    ) -> Signature {
         Signature {
             person,
+            name,
             time: DateTime::from_timestamp(secs, 0).unwrap(),
             digest,
             signature: armored(&lines),
@@ -186,11 +213,13 @@ mod tests {
     fn canonical_signature() -> impl Strategy<Value = Signature> {
         (
             "[a-z][a-z0-9-]{0,20}".prop_filter("not a YAML word", |p| is_person(p)),
+            "[A-Z][a-z]{0,8}( [A-Z][a-z.-]{0,8}[a-z.])?"
+                .prop_filter("not a YAML word", |n| is_plain_name(n)),
             0i64..253_402_300_799, // up to 9999-12-31T23:59:59Z
             "[0-9a-f]{64}",
             prop::collection::vec("[A-Za-z0-9+/]{1,70}=?", 1..6),
         )
-            .prop_map(|(p, t, d, l)| signature_in(p, t, format!("sha256:{d}"), l))
+            .prop_map(|(p, n, t, d, l)| signature_in(p, n, t, format!("sha256:{d}"), l))
     }
 
     /// Any signature, hand-edited ones included: odd people, times with fractions,
@@ -204,6 +233,14 @@ mod tests {
                 Just("123".to_string()),
                 ".{0,12}",
             ],
+            prop_oneof![
+                "[A-Za-z][A-Za-z .-]{0,12}",
+                Just("No".to_string()),
+                Just("Null".to_string()),
+                Just("Author  A".to_string()),
+                Just("Author A ".to_string()),
+                ".{0,12}",
+            ],
             -100_000_000_000i64..253_402_300_799,
             0u32..1_000_000_000,
             prop_oneof![
@@ -215,8 +252,9 @@ mod tests {
                 ".{0,80}",
             ],
         )
-            .prop_map(|(person, secs, nanos, digest, signature)| Signature {
+            .prop_map(|(person, name, secs, nanos, digest, signature)| Signature {
                 person,
+                name,
                 time: DateTime::from_timestamp(secs, nanos).unwrap(),
                 digest,
                 signature,
@@ -226,8 +264,13 @@ mod tests {
     fn signoff<S: Strategy<Value = Signature>>(
         signature: fn() -> S,
     ) -> impl Strategy<Value = SignOff> {
-        (prop::option::of(signature()), prop::option::of(signature()))
-            .prop_map(|(author, reviewer)| SignOff { author, reviewer })
+        (prop::option::of(signature()), prop::option::of(signature())).prop_map(
+            |(author, reviewer)| SignOff {
+                author,
+                reviewer,
+                ..Default::default()
+            },
+        )
     }
 
     /// Edits a person might make to a file, at a byte position.
@@ -365,6 +408,7 @@ mod tests {
     const FILE: &str = "\
 author:
   person: author-a
+  name: Author A
   time: 2026-02-01T12:00:00Z
   digest: sha256:41a23ee11ede923f2e4519a299f438991cabd0b3888ad9b200fcb821889bfc52
   signature: |
@@ -374,6 +418,7 @@ author:
     -----END SSH SIGNATURE-----
 reviewer:
   person: reviewer-b
+  name: Reviewer B
   time: 2026-02-01T12:00:00Z
   digest: sha256:41a23ee11ede923f2e4519a299f438991cabd0b3888ad9b200fcb821889bfc52
   signature: |
@@ -407,6 +452,11 @@ reviewer:
             ("person null", FILE.replace("person: reviewer-b", "person: null")),
             ("person 123", FILE.replace("person: reviewer-b", "person: 123")),
             ("person ~", FILE.replace("person: reviewer-b", "person: ~")),
+            ("name No", FILE.replace("name: Reviewer B", "name: No")),
+            ("quoted name", FILE.replace("name: Reviewer B", "name: 'Reviewer B'")),
+            ("accented name", FILE.replace("name: Reviewer B", "name: R\u{e9}viewer B")),
+            ("name with two spaces", FILE.replace("name: Reviewer B", "name: Reviewer  B")),
+            ("missing name", FILE.replace("  name: Reviewer B\n", "")),
             ("empty person", FILE.replace("person: reviewer-b", "person:")),
             ("extra key", FILE.replace(reviewer_person, &format!("{reviewer_person}  note: hi\n"))),
             ("unknown role", FILE.replace("reviewer:", "editor:")),

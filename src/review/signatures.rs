@@ -20,6 +20,9 @@ use super::signoff::SignOff;
 
 /// The folder of signed texts under the reviews folder.
 pub const TEXTS_DIR: &str = "texts";
+/// The folder of `static/` files' signatures under the reviews folder
+/// (`static_file`): not entries' signature files.
+pub const STATIC_DIR: &str = "static";
 
 pub type SignOffs = BTreeMap<EntryId, SignOff>;
 
@@ -54,15 +57,31 @@ fn load_signoffs_of(
     }
     let mut files = Vec::new();
     let texts = reviews_dir.join(TEXTS_DIR);
-    // The signed texts (one file per signature) are not signature files: not walked.
+    let logs = reviews_dir.join(super::log::LOG_DIR);
+    let statics = reviews_dir.join(STATIC_DIR);
+    // The signed texts (one file per signature), the sign-off logs (read with the
+    // signature file they belong to) and static files' signatures (read by the build's
+    // static gate) are not entries' signature files: not walked.
     for item in WalkDir::new(reviews_dir)
         .min_depth(1)
         .sort_by(crate::content::by_file_name)
         .into_iter()
-        .filter_entry(|i| i.path() != texts && !crate::content::is_side_file(i.file_name()))
+        .filter_entry(|i| {
+            i.path() != texts
+                && i.path() != logs
+                && i.path() != statics
+                && !crate::content::is_side_file(i.file_name())
+        })
     {
         match item {
             Ok(i) if i.file_type().is_file() => files.push(i.into_path()),
+            // A symlinked signature file would count someone else's file as a signature;
+            // refused by name rather than dropped (the entry would read "not signed").
+            Ok(i) if i.file_type().is_symlink() => errors.push(Error::content(
+                i.path(),
+                None,
+                crate::trust::TrustFileError::Symlink(i.path().to_path_buf()).why(),
+            )),
             Ok(_) => {}
             Err(e) => errors.push(Error::Other(format!("{}: {e}", reviews_dir.display()))),
         }
@@ -122,14 +141,18 @@ fn load_one(
             format!("signatures for unknown entry `{id}` (no content/{id}.md)"),
         ));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let signoff = signature_file::read(&text).map_err(|e| {
+    let text = crate::trust::read_trust_text(path, crate::trust::file::MAX_TRUST_FILE_BYTES)
+        .map_err(|e| Error::content(path, None, e.why()))?;
+    let mut signoff = signature_file::read(&text).map_err(|e| {
         let at = e.location().map(|l| Location {
             line: l.line(),
             column: l.column(),
         });
         Error::content(path, at, format!("signature file: {e}"))
     })?;
+    // What the log remembers travels with the sign-off, so every way a build loads one
+    // (whole, by query, incrementally) gates it against the log.
+    signoff.logged = super::log::latest(reviews_dir, &id)?;
     Ok((id, signoff))
 }
 

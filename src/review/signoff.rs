@@ -8,6 +8,7 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+#[allow(unused_imports)]
 use crate::content::EntryId;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -32,6 +33,11 @@ impl fmt::Display for Role {
 pub struct Signature {
     /// The signer's id in `content/people.toml`.
     pub person: String,
+    /// Their display name there when they signed: signed too, and what the byline shows.
+    /// A name changed in people.toml since no longer matches, and the signature stops
+    /// counting until they sign again (`gate::decide`), so the published byline never
+    /// changes without its owner's signature.
+    pub name: String,
     pub time: DateTime<Utc>,
     /// Digest of what was signed (see `signed_material`); names its file under `texts/`.
     pub digest: String,
@@ -45,18 +51,22 @@ impl Signature {
     }
 }
 
-/// The exact bytes a signer's key signs: which entry, in which role, by whom, which
-/// digest, when. A signature copied to another entry, role or person, or with another
-/// digest or time, no longer verifies.
+/// The exact bytes a signer's key signs: which entry, in which role, by whom under which
+/// display name, which digest, when. A signature copied to another entry, role or person,
+/// or with another name, digest or time, no longer verifies. The name is quoted (Rust's
+/// debug form), so no name can end its line and pass for another field.
+/// `entry` is an [`EntryId`] (`terms/occupancy`) or a static file (`static/x.html`); the
+/// two never spell the same.
 pub fn statement(
-    entry: &EntryId,
+    entry: &dyn fmt::Display,
     role: Role,
     person: &str,
+    name: &str,
     digest: &str,
     time: &DateTime<Utc>,
 ) -> String {
     format!(
-        "glossary sign-off v1\nentry: {entry}\nrole: {role}\nperson: {person}\ndigest: {digest}\ntime: {}\n",
+        "glossary sign-off v2\nentry: {entry}\nrole: {role}\nperson: {person}\nname: {name:?}\ndigest: {digest}\ntime: {}\n",
         time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
     )
 }
@@ -69,6 +79,10 @@ pub struct SignOff {
     pub author: Option<Signature>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reviewer: Option<Signature>,
+    /// The latest version both roles signed, from the sign-off log (`log`), set when the
+    /// signature file is loaded: not part of the file.
+    #[serde(skip)]
+    pub logged: Option<super::log::LoggedVersion>,
 }
 
 impl SignOff {

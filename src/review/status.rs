@@ -7,8 +7,6 @@ use std::fmt::Write as _;
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use crate::content::Entry;
-
 use crate::trust::People;
 
 use super::gate::{Refusal, Verdict};
@@ -75,9 +73,12 @@ pub struct StatusReport {
 
 /// What status reads about one entry: the gate's verdict, and the signatures and material
 /// it was decided on. The pipeline assembles these from the same assessment a build uses.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Gated<'a> {
-    pub entry: &'a Entry,
+    /// The entry's id, or a static file's name (`static/x.html`).
+    pub entry: &'a dyn std::fmt::Display,
+    /// The entry's title; a static file's is its kind.
+    pub title: &'a str,
     pub signoff: Option<&'a SignOff>,
     pub verdict: &'a Verdict,
     /// The digest of what a signature made now would cover.
@@ -104,7 +105,9 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
     };
     let invalid = |role: Role| {
         refusals.iter().find_map(|r| match r {
-            Refusal::UnknownSigner { role: rr, .. } | Refusal::BadSignature { role: rr, .. }
+            Refusal::UnknownSigner { role: rr, .. }
+            | Refusal::BadSignature { role: rr, .. }
+            | Refusal::NameChanged { role: rr, .. }
                 if *rr == role =>
             {
                 Some(r.to_string())
@@ -157,6 +160,21 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
                 if *role == Role::Author { 0 } else { 1 },
                 format!("{role} signature that counts ({r})"),
             )),
+            Refusal::NameChanged { role, .. } => Some((
+                if *role == Role::Author { 0 } else { 1 },
+                format!("{role} re-signature ({r})"),
+            )),
+            Refusal::RolledBack { roles, .. } => Some((
+                if roles.contains(&Role::Author) { 0 } else { 1 },
+                format!(
+                    "{} re-signature ({r})",
+                    roles
+                        .iter()
+                        .map(Role::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ),
+            )),
             Refusal::SamePerson { .. } => Some((2, "a reviewer other than the author".to_string())),
             Refusal::StaleMeasurement { .. }
             | Refusal::UnsupportedClaim { .. }
@@ -181,8 +199,8 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
         .collect();
 
     EntryStatus {
-        entry: g.entry.id.to_string(),
-        title: g.entry.meta.title.clone(),
+        entry: g.entry.to_string(),
+        title: g.title.to_string(),
         state,
         author: author_s,
         reviewer: reviewer_s,
@@ -291,7 +309,7 @@ impl StatusReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::content::{EntryId, Kind};
+    use crate::content::{Entry, EntryId, Kind};
     use crate::review::signoff::statement;
     use crate::review::{decide, signed_material, Facts};
     use crate::trust::{Signer, REVIEW_NAMESPACE};
@@ -339,7 +357,8 @@ mod tests {
             checked: None,
         });
         entry_status(Gated {
-            entry: &entry,
+            entry: &entry.id,
+            title: &entry.meta.title,
             signoff,
             verdict: &verdict,
             digest: &material.digest,
@@ -359,9 +378,13 @@ mod tests {
         let time = chrono::DateTime::parse_from_rfc3339("2026-04-02T10:00:00Z")
             .unwrap()
             .to_utc();
-        let msg = statement(&e.id, role, person, &digest, &time);
+        let name = people()
+            .get(person)
+            .map_or_else(|| person.to_string(), |p| p.name.clone());
+        let msg = statement(&e.id, role, person, &name, &digest, &time);
         Signature {
             person: person.into(),
+            name,
             time,
             digest,
             signature: key(k).sign(REVIEW_NAMESPACE, msg.as_bytes()).unwrap(),
@@ -369,7 +392,11 @@ mod tests {
     }
 
     fn status(author: Option<Signature>, reviewer: Option<Signature>) -> EntryStatus {
-        let s = SignOff { author, reviewer };
+        let s = SignOff {
+            author,
+            reviewer,
+            ..Default::default()
+        };
         status_of(Some(&s), &[])
     }
 

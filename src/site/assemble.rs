@@ -31,6 +31,9 @@ pub struct SiteLinks {
     pub links_to: HashMap<EntryId, Vec<EntryId>>,
     /// Entry -> plain text of its body (the search index needs every published one).
     pub texts: HashMap<EntryId, String>,
+    /// `static/` files left out by the gate (`static_files`), with its reasons: for the
+    /// build's report.
+    pub static_refused: Vec<(String, Vec<crate::review::Refusal>)>,
 }
 
 /// Render every page, handing each file to `sink` as soon as it is made, so a build never
@@ -128,10 +131,11 @@ pub fn render_site_into_with(
             }
         }
     }
-    let statics = static_files(input.layout).unwrap_or_else(|e| {
+    let statics = static_files(input.layout, input.people).unwrap_or_else(|e| {
         errors.extend(e.flatten());
-        Vec::new()
+        Default::default()
     });
+    let static_refused = statics.refused;
     Error::collect(errors)?;
     drop(headings);
     for (site_path, source) in copies {
@@ -141,7 +145,7 @@ pub fn render_site_into_with(
             bytes,
         })?;
     }
-    statics.into_iter().try_for_each(sink)?;
+    statics.files.into_iter().try_for_each(sink)?;
     // The search words go to the site-wide thread; a build's are coded, and the search
     // index lets each go once it is noted (the A-Z index is made after).
     let mut texts: Vec<String> = Vec::new();
@@ -209,7 +213,10 @@ pub fn render_site_into_with(
     let mut texts = site_wide?.map(Vec::into_iter);
     pages?;
 
-    let mut links = SiteLinks::default();
+    let mut links = SiteLinks {
+        static_refused,
+        ..Default::default()
+    };
     for (e, r) in entries.iter().zip(outlines) {
         links.links_to.insert(e.id.clone(), linked_entries(&r));
         links.headings.insert(e.id.clone(), r.heading_ids);

@@ -11,6 +11,7 @@ pub mod body_links;
 pub mod feed;
 pub mod home;
 pub mod index_page;
+mod inert;
 mod leb128;
 pub mod published;
 pub mod redirects;

@@ -1,16 +1,26 @@
-//! `static/` at the project root: files copied as they are to the site root (CNAME,
-//! robots.txt, favicon.ico, .well-known/...). The site's own assets stay in
-//! `templates/static/`, served under `static/`.
+//! `static/` at the project root: files copied to the site root (CNAME, robots.txt,
+//! favicon.ico, .well-known/...). The site's own assets stay in `templates/static/`,
+//! served under `static/`.
+//!
+//! Nothing here reaches the site unreviewed. An inert file (`inert`: an image, a font, a
+//! PDF, plain text, by name and by content) is copied as it is. Any other file (HTML, SVG,
+//! JavaScript, CSS, ...) is published only when a registered author and a different
+//! reviewer signed its bytes (`review::static_file`), and is otherwise left out with the
+//! gate's reasons in the build's report. A symlink is an error naming it (copied, it
+//! could publish `.git/config` or a key), and so is a name the build itself writes.
 
 use walkdir::WalkDir;
 
-use crate::config::{inside_project, Layout};
+use crate::config::Layout;
 use crate::error::{Error, Result};
+use crate::review::{static_name, static_verdict, Refusal};
+use crate::trust::People;
 
 use crate::render::OutputFile;
 
-/// Names the build itself writes at the site root; a static file may not replace them.
-const GENERATED: &[&str] = &[
+/// Names the build itself writes at the site root; a static file may not replace them nor
+/// be written among them.
+pub const GENERATED: &[&str] = &[
     "index.html",
     "404.html",
     "feed.xml",
@@ -22,26 +32,68 @@ const GENERATED: &[&str] = &[
     "lessons",
     "guides",
     "sections",
+    "reproduce",
+    crate::trust::node_list::NODES_FILE,
+    ".glossary-site",
+    ".glossary-drafts",
 ];
 
-/// Every file under `static/`, as output files at the site root. A symlink is followed
-/// when it stays inside the project and refused otherwise.
-pub fn static_files(layout: &Layout) -> Result<Vec<OutputFile>> {
-    let dir = layout.static_files();
-    if !dir.is_dir() {
-        return Ok(Vec::new());
+/// What `static/` gives the site.
+#[derive(Default)]
+pub struct StaticFiles {
+    /// The files published, at their place under the site root.
+    pub files: Vec<OutputFile>,
+    /// Active files left out, as `static/<path>`, with the gate's reasons.
+    pub refused: Vec<(String, Vec<Refusal>)>,
+}
+
+/// Every file under `static/`, gated: see the module comment. Errors (symlinks, generated
+/// names, unreadable files) are all reported together.
+pub fn static_files(layout: &Layout, people: &People) -> Result<StaticFiles> {
+    let (found, mut errors) = walk(layout);
+    let reviews = layout.reviews();
+    let mut out = StaticFiles::default();
+    for (rel, bytes) in found {
+        let file = |bytes| OutputFile {
+            path: rel.split('/').collect(),
+            bytes,
+        };
+        if super::inert::inert(&rel, &bytes).is_ok() {
+            out.files.push(file(bytes));
+            continue;
+        }
+        match static_verdict(&reviews, &rel, &bytes, people) {
+            Ok(v) if v.is_published() => out.files.push(file(bytes)),
+            Ok(v) => out.refused.push((static_name(&rel), v.refusals)),
+            Err(e) => errors.push(e),
+        }
     }
-    let root = layout
-        .root
-        .canonicalize()
-        .map_err(|e| Error::io(&layout.root, e))?;
-    let mut files = Vec::new();
+    Error::collect(errors)?;
+    Ok(out)
+}
+
+/// The files of `static/` that must be signed to be published (not inert), as (path under
+/// `static/`, bytes): what `review status` lists and `review sign` accepts. Files the build
+/// refuses outright (symlinks, generated names) are left to its errors.
+pub fn active_static_files(layout: &Layout) -> Vec<(String, Vec<u8>)> {
+    walk(layout)
+        .0
+        .into_iter()
+        .filter(|(rel, bytes)| super::inert::inert(rel, bytes).is_err())
+        .collect()
+}
+
+/// Every regular file under `static/` as (path under `static/` with `/`, bytes), and an
+/// error for each symlink, generated name, or file that cannot be read.
+fn walk(layout: &Layout) -> (Vec<(String, Vec<u8>)>, Vec<Error>) {
+    let dir = layout.static_files();
+    let mut found = Vec::new();
     let mut errors = Vec::new();
-    for item in WalkDir::new(&dir)
-        .min_depth(1)
-        .follow_links(true)
-        .sort_by_file_name()
-    {
+    if !dir.is_dir() {
+        return (found, errors);
+    }
+    // Links are not followed: each is an error below, naming it.
+    for item in WalkDir::new(&dir).min_depth(1).sort_by_file_name() {
         let item = match item {
             Ok(item) => item,
             Err(e) => {
@@ -50,35 +102,49 @@ pub fn static_files(layout: &Layout) -> Result<Vec<OutputFile>> {
                 continue;
             }
         };
-        if let Err(why) = inside_project(item.path(), &root) {
-            errors.push(Error::content(item.path(), None, why));
+        let rel_path = item.path().strip_prefix(&dir).unwrap_or(item.path());
+        let rel = rel_path.to_string_lossy().replace('\\', "/");
+        let first = rel.split('/').next().unwrap_or_default();
+        if GENERATED.contains(&first) {
+            // Once, at the name itself, not for every file below it.
+            if item.depth() == 1 {
+                errors.push(Error::content(
+                    item.path(),
+                    None,
+                    format!("static/{first} is a name the build writes at the site root; a static file may not replace it or be written among it"),
+                ));
+            }
             continue;
         }
-        if !item.file_type().is_file() {
-            continue;
-        }
-        let rel = item.path().strip_prefix(&dir).unwrap_or(item.path());
-        let first = rel
-            .components()
-            .next()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if GENERATED.contains(&first.as_str()) {
+        let kind = item.file_type();
+        if kind.is_symlink() {
+            let to = std::fs::read_link(item.path())
+                .map(|t| format!(" (to {})", t.display()))
+                .unwrap_or_default();
             errors.push(Error::content(
                 item.path(),
                 None,
-                format!("static/{first} would replace what the build writes at the site root"),
+                format!("is a symlink{to}; static files are published as they are, so a link could publish any file of the machine: copy the file in place of the link"),
             ));
             continue;
         }
+        if kind.is_dir() {
+            continue;
+        }
+        if !kind.is_file() {
+            errors.push(Error::content(item.path(), None, "is not a regular file"));
+            continue;
+        }
         match std::fs::read(item.path()) {
-            Ok(bytes) => files.push(OutputFile {
-                path: rel.to_path_buf(),
-                bytes,
-            }),
+            Ok(b) => found.push((rel, b)),
             Err(e) => errors.push(Error::io(item.path(), e)),
         }
     }
-    Error::collect(errors)?;
-    Ok(files)
+    (found, errors)
+}
+
+/// Why the static file `rel` needs signatures (it is not inert), or None when it is inert:
+/// for `review status` and `review sign`.
+pub fn needs_signing(rel: &str, bytes: &[u8]) -> Option<String> {
+    super::inert::inert(rel, bytes).err()
 }

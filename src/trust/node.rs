@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::config::{Config, CONFIG_FILE};
 use crate::error::Error;
 
+use super::file::{read_trust_text, MAX_SIGNATURE_BYTES};
 use super::sshsig::{self, Signer, SshError, RECORD_NAMESPACE};
 
 /// The nodes' public keys, checked once when glossary.toml is loaded for a build: each must
@@ -72,6 +73,12 @@ pub fn signature_path(record: &Path) -> PathBuf {
     record.with_file_name(name)
 }
 
+/// A record's signature file as text, if it is one the project may trust (a regular file
+/// of at most [`MAX_SIGNATURE_BYTES`]); [`verify_record`] says why one was not.
+pub fn read_signature(sig_path: &Path) -> Option<String> {
+    read_trust_text(sig_path, MAX_SIGNATURE_BYTES).ok()
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
     #[error(transparent)]
@@ -122,7 +129,12 @@ pub fn verify_record(
         ));
     }
     let Some(signature) = signature else {
-        return Err(format!("there is no {}", sig_path.display()));
+        // A signature file that is there but was not read says why, by name: a symlink,
+        // a 1 GiB file, bytes that are not text; only a missing one is "there is no".
+        return Err(match read_trust_text(sig_path, MAX_SIGNATURE_BYTES) {
+            Err(e) if !e.is_missing() => e.to_string(),
+            _ => format!("there is no {}", sig_path.display()),
+        });
     };
     sshsig::verify(
         signature,
@@ -274,6 +286,56 @@ mod tests {
         let forged = other.sign(RECORD_NAMESPACE, &bytes).unwrap();
         let e = verify_record("h200", Some(&public), &bytes, Some(&forged), &sig_path).unwrap_err();
         assert!(e.contains("not registered to node h200"), "{e}");
+    }
+
+    /// Issue 37: a signature file that is there but cannot be trusted is named with why,
+    /// never reported as missing (a 1 GiB file: "there is no ...json.sig") nor parsed (10 MB
+    /// of 'A's: "PEM preamble contains invalid data"); a symlinked one is refused by name.
+    #[test]
+    fn an_unreadable_signature_file_says_why_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("records/h200.json");
+        let node = Signer::ed25519_from_seed(&[7; 32], "h200").unwrap();
+        let public = node.public_key().to_openssh().unwrap();
+        write_signed(&path, b"{}\n", &node).unwrap();
+        let sig_path = signature_path(&path);
+        let good = std::fs::read_to_string(&sig_path).unwrap();
+        let check = || {
+            let sig = read_signature(&sig_path);
+            verify_record("h200", Some(&public), b"{}\n", sig.as_deref(), &sig_path)
+        };
+        assert_eq!(check(), Ok(()));
+
+        // 10 MB of 'A's, and a sparse 1 GiB file (no disk used).
+        std::fs::write(&sig_path, vec![b'A'; 10 << 20]).unwrap();
+        let e = check().unwrap_err();
+        assert!(
+            e.contains("h200.json.sig is too large: 10485760 bytes"),
+            "{e}"
+        );
+        let f = std::fs::File::create(&sig_path).unwrap();
+        f.set_len(1 << 30).unwrap();
+        drop(f);
+        let e = check().unwrap_err();
+        assert!(
+            e.contains("h200.json.sig is too large: 1073741824 bytes"),
+            "{e}"
+        );
+
+        // The good signature, behind a symlink.
+        let elsewhere = dir.path().join("elsewhere.sig");
+        std::fs::write(&elsewhere, &good).unwrap();
+        std::fs::remove_file(&sig_path).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &sig_path).unwrap();
+        let e = check().unwrap_err();
+        assert!(e.contains("h200.json.sig is a symlink"), "{e}");
+
+        std::fs::remove_file(&sig_path).unwrap();
+        let e = check().unwrap_err();
+        assert!(
+            e.contains("there is no") && e.contains("h200.json.sig"),
+            "{e}"
+        );
     }
 
     use crate::trust::sshsig::tests::{ed25519_key, point, SMALL_ORDER};

@@ -24,7 +24,9 @@ use ssh_key::PublicKey;
 use crate::error::{Error, Location, Result};
 
 use super::sshsig::{fingerprint, key_material, key_problem, parse_public_key};
-use crate::names::{canonical_name, person_name_allowed_part, person_name_problem, skeleton};
+use crate::names::{
+    canonical_name, folded_skeleton, person_name_allowed_part, person_name_problem, skeleton,
+};
 
 pub const PEOPLE_FILE: &str = "people.toml";
 
@@ -59,17 +61,18 @@ struct RawPerson {
 }
 
 impl People {
-    /// Load `path`; a missing file is an empty registry (nobody can sign).
+    /// Load `path`; a missing file is an empty registry (nobody can sign). It must be a
+    /// regular file (`trust::file`): a symlink to a registry outside the project is refused.
     pub fn load(path: &Path) -> Result<People> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match super::file::read_trust_text(path, super::file::MAX_TRUST_FILE_BYTES) {
             Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if e.is_missing() => {
                 return Ok(People {
                     path: path.to_path_buf(),
                     by_id: BTreeMap::new(),
                 })
             }
-            Err(e) => return Err(Error::io(path, e)),
+            Err(e) => return Err(Error::content(path, None, e.why())),
         };
         People::parse(path, &text)
     }
@@ -136,11 +139,16 @@ impl People {
             // skeleton as written, case-folded and taken again (a skeleton is a fixed point,
             // but its folded form need not be: "m" is "rn" while "M" is itself), so a
             // Cyrillic "Н" with a changed case ("Нabaa BaMa" beside "Habaa Bama") is caught.
+            // Last, the skeleton with combining marks, end punctuation and repeated spaces
+            // folded away ("Bob\u{0323} Reviewer", "Bob Reviewer." beside "Bob Reviewer").
             let as_written = skeleton(&shown);
+            let folded = folded_skeleton(&shown);
             let looks = [
                 skeleton(&canonical_name(&as_written)),
                 as_written,
                 skeleton(&c),
+                skeleton(&canonical_name(&folded)),
+                folded,
             ];
             if !c.is_empty() {
                 if let Some((other, other_name)) = canonical.get(&c) {
@@ -309,6 +317,33 @@ mod tests {
         // The Cyrillic І among Latin letters is also mixed scripts, alone.
         let e = load(&person("author-x", "\u{0406}van Author", 2)).unwrap_err();
         assert!(e.contains("moderately restrictive"), "{e}");
+    }
+
+    /// Issue 37: a combining mark, end punctuation or doubled spaces do not make a second
+    /// name beside "Bob Reviewer".
+    #[test]
+    fn marks_end_punctuation_and_spaces_are_folded_before_comparing() {
+        for twin in [
+            "Bob\u{0323} Reviewer",
+            "Bob Reviewer.",
+            ".Bob Reviewer",
+            "Bo\u{0301}b  Re\u{0300}viewer,",
+            "B\u{00F6}b Reviewer",
+        ] {
+            let e =
+                load(&(person("reviewer-b", "Bob Reviewer", 1) + &person("reviewer-x", twin, 2)))
+                    .unwrap_err();
+            assert!(
+                e.contains("person `reviewer-x`") && e.contains("and person `reviewer-b`"),
+                "{twin:?}: {e}"
+            );
+        }
+        // Registered the other way round, too.
+        let e = load(
+            &(person("reviewer-x", "Bob Reviewer.", 2) + &person("reviewer-b", "Bob Reviewer", 1)),
+        )
+        .unwrap_err();
+        assert!(e.contains("look the same"), "{e}");
     }
 
     #[test]
@@ -611,6 +646,23 @@ mod tests {
             };
             prop_assert!(e.contains("registered to both `author-a` and `reviewer-b`"), "{e}");
         }
+    }
+
+    /// Issue 37: people.toml as a symlink (to a registry outside the project) is refused,
+    /// naming the link, though the file it points at would load.
+    #[test]
+    fn a_symlinked_registry_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside.toml");
+        std::fs::write(&outside, person("author-a", "Author A", 1)).unwrap();
+        assert!(People::load(&outside).is_ok());
+        let link = dir.path().join("people.toml");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        let e = People::load(&link).unwrap_err().to_string();
+        assert!(
+            e.contains("people.toml") && e.contains("is a symlink"),
+            "{e}"
+        );
     }
 
     #[test]

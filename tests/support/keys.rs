@@ -153,9 +153,14 @@ pub fn sign_unchecked(
 ) {
     use glossary::review::{save_signoff, save_text, statement, Signature};
     let (project, a) = assessed(root, id, time);
-    let msg = statement(id, role, person, &a.digest, &time);
+    let name = project
+        .people
+        .get(person)
+        .map_or_else(|| person.to_string(), |p| p.name.clone());
+    let msg = statement(id, role, person, &name, &a.digest, &time);
     let sig = Signature {
         person: person.into(),
+        name,
         time,
         digest: a.digest.clone(),
         signature: signer(person)

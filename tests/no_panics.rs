@@ -287,3 +287,37 @@ fn check_returns_errors_never_panics_on_any_input() {
         errors.get()
     );
 }
+
+// Hostile input (issue 37): every file below is an error naming the file (and its line),
+// never a panic (exit 101), a stack overflow (abort, 134) or a stall.
+
+/// The commands that read a whole project.
+const READERS: [&[&str]; 3] = [&["check"], &["build", "--drafts"], &["review", "status"]];
+
+#[test]
+fn a_content_file_name_outside_the_allow_list_is_an_error_naming_it() {
+    for (name, shown) in [
+        ("a\u{200B}b.md", "a<U+200B>b.md"),
+        ("a\u{202E}b.md", "a<U+202E>b.md"),
+        ("a\u{1}b.md", "a<U+0001>b.md"),
+    ] {
+        let site = valid_site();
+        let root = site.path();
+        write(
+            root,
+            &format!("content/terms/{name}"),
+            &term("What is ab?", "Ab.", "", "Body."),
+        );
+        for command in READERS {
+            let out = run(root, command);
+            assert_no_panic(&out);
+            assert_eq!(out.status.code(), Some(1), "{command:?}: {}", text(&out));
+            let err = stderr(&out);
+            assert!(
+                err.contains(&format!("content/terms/{shown}: the name holds U+")),
+                "{command:?}: {err}"
+            );
+            assert!(!err.contains(name), "the raw name is never printed: {err}");
+        }
+    }
+}

@@ -422,6 +422,14 @@ impl ExperimentSpec {
     /// Parse and check `text`, the contents of `path`: everything that does not depend on
     /// a param's value (that is `plan`'s work).
     pub fn parse(path: &Path, text: &str) -> Result<ExperimentSpec> {
+        // Before serde_norway, which is slow on deep nesting (see `yaml_depth`).
+        crate::yaml_depth::check(text).map_err(|d| {
+            let at = Location {
+                line: d.line,
+                column: d.column,
+            };
+            Error::content(path, Some(at), d.to_string())
+        })?;
         let spec: ExperimentSpec = serde_yaml::from_str(text).map_err(|e| {
             let at = e.location().map(|l| Location {
                 line: l.line(),

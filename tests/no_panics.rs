@@ -321,3 +321,79 @@ fn a_content_file_name_outside_the_allow_list_is_an_error_naming_it() {
         }
     }
 }
+
+fn experiment_path() -> String {
+    format!("measurements/{EXPERIMENT}/experiment.yaml")
+}
+
+/// The valid site with experiment parameter `n` set to the expression `expr`.
+fn site_with_param(expr: &str) -> tempfile::TempDir {
+    let site = valid_site();
+    let root = site.path();
+    let text = read(root, &experiment_path()).replace("{n: 1048576,", &format!("{{n: \"{expr}\","));
+    assert!(text.contains(expr));
+    write(root, &experiment_path(), &text);
+    site
+}
+
+#[test]
+fn parentheses_nested_20000_deep_are_an_error_at_the_param_not_a_stack_overflow() {
+    let deep = format!("{}1048576{}", "(".repeat(20_000), ")".repeat(20_000));
+    let site = site_with_param(&deep);
+    let root = site.path();
+    for command in [&["check"][..], &["verify", "--node", NODE, "--dry-run"]] {
+        let out = run(root, command);
+        assert_no_panic(&out);
+        assert_eq!(out.status.code(), Some(1), "{command:?}: {}", text(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("{}:4:", experiment_path())),
+            "{command:?}: the file and the line of `params`: {err}"
+        );
+        assert!(
+            err.contains("the expression nests too deep: 64 levels at most"),
+            "{err}"
+        );
+        assert!(
+            err.len() < 2000,
+            "the expression is not quoted whole: {err}"
+        );
+    }
+}
+
+#[test]
+fn integer_division_of_the_smallest_integer_by_minus_one_is_an_error() {
+    for expr in [
+        "ceil_div(-9223372036854775807 - 1, -1)",
+        "floor_div(-9223372036854775807 - 1, -1)",
+        "(-9223372036854775807 - 1) / -1",
+    ] {
+        let site = site_with_param(expr);
+        let root = site.path();
+        // `check` does not evaluate params (a param's value may depend on the GPU);
+        // planning the runs does.
+        let out = run(root, &["verify", "--node", NODE, "--dry-run"]);
+        assert_no_panic(&out);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        let err = stderr(&out);
+        assert!(err.contains(&format!("{}:4:", experiment_path())), "{err}");
+        assert!(err.contains("integer overflow"), "{err}");
+    }
+}
+
+/// One bad experiment file is one error: the entries citing it, and the other
+/// experiments, are not reported as unknown too.
+#[test]
+fn one_bad_experiment_file_is_reported_once() {
+    let site = site_with_param("(1");
+    let root = site.path();
+    let out = run(root, &["check"]);
+    assert_no_panic(&out);
+    let err = stderr(&out);
+    assert!(err.contains(&format!("{}:4:", experiment_path())), "{err}");
+    assert!(
+        err.contains("error: 1 error(s)") || err.matches("error:").count() == 1,
+        "{err}"
+    );
+    assert!(!err.contains("unknown experiment"), "{err}");
+}

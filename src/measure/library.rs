@@ -18,6 +18,9 @@ use super::spec::{Experiment, EXPERIMENT_FILE};
 #[derive(Debug, Default)]
 pub struct Library {
     pub experiments: BTreeMap<String, Experiment>,
+    /// Experiments whose folder holds an experiment file that could not be loaded: the
+    /// load reported why, once, and a citation of one is not also "unknown".
+    pub broken: std::collections::BTreeSet<String>,
     /// (experiment id, node) -> the record file's parse result. A record that does not
     /// parse makes citations of it stale rather than failing the whole build.
     records: BTreeMap<(String, String), LoadedRecord>,
@@ -103,8 +106,17 @@ pub fn short_digest(digest: &str) -> &str {
 
 impl Library {
     pub fn load(measurements: &Path) -> Result<Library> {
+        let (lib, errors) = Library::load_collecting(measurements);
+        Error::collect(errors)?;
+        Ok(lib)
+    }
+
+    /// Every experiment under `measurements` that loads, with the errors of those that do
+    /// not (their ids in [`Library::broken`]): one bad experiment file is one error, and
+    /// the others stay known.
+    pub fn load_collecting(measurements: &Path) -> (Library, Vec<Error>) {
         let Ok(read) = std::fs::read_dir(measurements) else {
-            return Ok(Library::default());
+            return (Library::default(), Vec::new());
         };
         let mut dirs: Vec<PathBuf> = read
             .filter_map(|d| d.ok().map(|d| d.path()))
@@ -121,7 +133,7 @@ impl Library {
     pub fn load_only<'a>(
         measurements: &Path,
         experiments: impl IntoIterator<Item = &'a str>,
-    ) -> Result<Library> {
+    ) -> (Library, Vec<Error>) {
         let mut dirs: Vec<PathBuf> = experiments
             .into_iter()
             .filter(|id| {
@@ -137,7 +149,7 @@ impl Library {
         Library::load_dirs(dirs)
     }
 
-    fn load_dirs(dirs: Vec<PathBuf>) -> Result<Library> {
+    fn load_dirs(dirs: Vec<PathBuf>) -> (Library, Vec<Error>) {
         let mut lib = Library::default();
         let mut errors = Vec::new();
         for dir in dirs {
@@ -179,11 +191,15 @@ impl Library {
                     }
                     lib.experiments.insert(exp.id.clone(), exp);
                 }
-                Err(e) => errors.push(e),
+                Err(e) => {
+                    if let Some(id) = dir.file_name().and_then(|n| n.to_str()) {
+                        lib.broken.insert(id.to_string());
+                    }
+                    errors.extend(e.flatten())
+                }
             }
         }
-        Error::collect(errors)?;
-        Ok(lib)
+        (lib, errors)
     }
 
     pub fn record(&self, experiment: &str, node: &str) -> Option<&Arc<Record>> {

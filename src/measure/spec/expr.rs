@@ -93,7 +93,7 @@ impl Expr {
         };
         let (node, _) = p.expr(0).map_err(|e| match e.strip_prefix(TOO_DEEP) {
             // Quoting a 20,000-character expression would bury the message: its start will do.
-            Some(_) => format!("{TOO_DEEP} in `{}`", start_of(src)),
+            Some(_) => format!("{e} in `{}`", start_of(src)),
             None => e,
         })?;
         if let Some(t) = p.t.get(p.i) {
@@ -468,14 +468,15 @@ struct Parser<'t> {
 
 /// The start of [`MAX_DEPTH`]'s error: the parser's errors pass through `parse`, which
 /// recognizes this one to quote only the start of the expression.
-const TOO_DEEP: &str = "the expression nests deeper than the most allowed";
+const TOO_DEEP: &str = "the expression nests too deep";
 
 /// A node and the depth of the tree under it.
 type Built = (Node, usize);
 
 fn too_deep() -> String {
     format!(
-        "{TOO_DEEP} ({MAX_DEPTH} levels: each parenthesis, sign, call and chained operator is one)"
+        "{TOO_DEEP}: {MAX_DEPTH} levels at most (each parenthesis, sign, call and chained \
+         operator is one)"
     )
 }
 

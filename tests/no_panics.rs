@@ -396,4 +396,82 @@ fn one_bad_experiment_file_is_reported_once() {
         "{err}"
     );
     assert!(!err.contains("unknown experiment"), "{err}");
+
+    // A second, broken experiment beside the good one: the good one's citations stand.
+    let site = valid_site();
+    let root = site.path();
+    let good = read(root, &experiment_path());
+    write(
+        root,
+        "measurements/broken-copy/experiment.yaml",
+        &good.replace("{n: 1048576,", "{n: \"(1\","),
+    );
+    write(
+        root,
+        "measurements/broken-copy/kernel.cu",
+        &read(root, &format!("measurements/{EXPERIMENT}/kernel.cu")),
+    );
+    let out = run(root, &["check"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("measurements/broken-copy/experiment.yaml:4:"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("error:").count(),
+        2,
+        "the error and the count: {err}"
+    );
+}
+
+/// 100,000 nested lists (200 KB): libyaml took 90 s on this in front matter and about 38 s
+/// in an experiment or sign-off file. Each is now an error at its line, at once.
+#[test]
+fn yaml_nested_100000_deep_is_an_error_at_its_line_in_well_under_a_second_of_parsing() {
+    let deep = format!("{}x{}", "[".repeat(100_000), "]".repeat(100_000));
+    let site = valid_site();
+    let root = site.path();
+    let alpha = read(root, "content/terms/alpha.md");
+    write(
+        root,
+        "content/terms/alpha.md",
+        &alpha.replacen(
+            "name: alpha\n",
+            &format!("name: alpha\naliases: {deep}\n"),
+            1,
+        ),
+    );
+    let experiment = read(root, &experiment_path());
+    write(
+        root,
+        &experiment_path(),
+        &experiment.replacen("kernels:", &format!("notes: {deep}\nkernels:"), 1),
+    );
+    write(
+        root,
+        "content/reviews/terms/beta.yaml",
+        &format!("author: {deep}\n"),
+    );
+    for command in READERS {
+        let start = std::time::Instant::now();
+        let out = run(root, command);
+        let took = start.elapsed();
+        assert_no_panic(&out);
+        assert_eq!(out.status.code(), Some(1), "{command:?}: {}", text(&out));
+        let err = stderr(&out);
+        for at in [
+            "content/terms/alpha.md:5:",
+            &format!("{}:2:", experiment_path()),
+            "content/reviews/terms/beta.yaml:1:",
+        ] {
+            assert!(err.contains(at), "{command:?}: {at} expected in {err}");
+        }
+        assert_eq!(
+            err.matches("nest deeper than 64 levels").count(),
+            3,
+            "{command:?}: {err}"
+        );
+        // A debug build on a busy machine, three files: seconds of margin, not 90.
+        assert!(took.as_secs() < 10, "{command:?} took {took:?}");
+    }
 }

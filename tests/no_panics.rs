@@ -475,3 +475,25 @@ fn yaml_nested_100000_deep_is_an_error_at_its_line_in_well_under_a_second_of_par
         assert!(took.as_secs() < 10, "{command:?} took {took:?}");
     }
 }
+
+/// A record copied in from another experiment's folder is named as such, not as "the
+/// experiment changed since it was measured" (which sends its reader to re-measure).
+#[test]
+fn a_record_of_another_experiment_is_reported_as_one() {
+    let site = valid_site();
+    let root = site.path();
+    write_record(root, |r| {
+        r.experiment = "other-experiment".into();
+        r.spec_digest = format!("sha256:{}", "ab".repeat(32));
+    });
+    let out = run(root, &["build", "--drafts"]);
+    assert_no_panic(&out);
+    let report = stdout(&out);
+    assert!(
+        report.contains(&format!(
+            "is a record of experiment `other-experiment`, not of `{EXPERIMENT}`"
+        )),
+        "{report}"
+    );
+    assert!(!report.contains("the experiment changed"), "{report}");
+}

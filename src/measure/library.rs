@@ -59,14 +59,43 @@ pub struct Citation<'a> {
 /// Why a cited measurement cannot be used.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Staleness {
-    Missing { path: PathBuf },
-    Unreadable { path: PathBuf, why: String },
-    WrongNode { expected: String, found: String },
-    NotSigned { node: String, why: String },
-    Changed { recorded: String, current: String },
-    RowMissing { row: String },
-    RowFailed { row: String, reason: String },
-    ValueMissing { row: String, column: String },
+    Missing {
+        path: PathBuf,
+    },
+    Unreadable {
+        path: PathBuf,
+        why: String,
+    },
+    WrongNode {
+        expected: String,
+        found: String,
+    },
+    NotSigned {
+        node: String,
+        why: String,
+    },
+    /// The record names another experiment (copied from another experiment's folder):
+    /// not "changed", which would send the reader to re-measure the wrong thing.
+    OtherExperiment {
+        path: PathBuf,
+        expected: String,
+        found: String,
+    },
+    Changed {
+        recorded: String,
+        current: String,
+    },
+    RowMissing {
+        row: String,
+    },
+    RowFailed {
+        row: String,
+        reason: String,
+    },
+    ValueMissing {
+        row: String,
+        column: String,
+    },
 }
 
 impl fmt::Display for Staleness {
@@ -77,6 +106,11 @@ impl fmt::Display for Staleness {
             Staleness::WrongNode { expected, found } => {
                 write!(f, "record is from the wrong node: expected {expected}, found {found}")
             }
+            Staleness::OtherExperiment { path, expected, found } => write!(
+                f,
+                "record {} is a record of experiment `{found}`, not of `{expected}` (copied from another experiment's folder?)",
+                path.display()
+            ),
             Staleness::Changed { recorded, current } => write!(
                 f,
                 "record is stale: the experiment changed since it was measured (recorded {}, now {})",
@@ -272,6 +306,13 @@ impl Library {
                 });
             }
             node_mismatch(node, profile, &record)?;
+        }
+        if record.experiment != experiment {
+            return Err(Staleness::OtherExperiment {
+                path,
+                expected: experiment.to_string(),
+                found: record.experiment.clone(),
+            });
         }
         if record.spec_digest != exp.digest {
             return Err(Staleness::Changed {

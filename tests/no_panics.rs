@@ -497,3 +497,34 @@ fn a_record_of_another_experiment_is_reported_as_one() {
     );
     assert!(!report.contains("the experiment changed"), "{report}");
 }
+
+/// A lesson without `day` gets the one error that says so, not a template error too.
+#[test]
+fn a_lesson_without_day_gets_only_the_missing_day_error() {
+    let site = valid_site();
+    let root = site.path();
+    let lesson = read(root, "content/lessons/day-1-basics.md");
+    write(
+        root,
+        "content/lessons/day-1-basics.md",
+        &lesson.replace("day: 1\n", ""),
+    );
+    for command in [&["check"][..], &["build", "--drafts"]] {
+        let out = run(root, command);
+        assert_no_panic(&out);
+        assert_eq!(out.status.code(), Some(1), "{command:?}: {}", text(&out));
+        let err = stderr(&out);
+        assert!(err.contains("content/lessons/day-1-basics.md"), "{err}");
+        assert!(err.contains("day"), "{err}");
+        assert!(
+            !err.to_lowercase().contains("template"),
+            "{command:?}: {err}"
+        );
+        assert!(!err.contains("concat"), "{command:?}: {err}");
+        let errors = err
+            .lines()
+            .filter(|l| l.starts_with("error: ") && !l.ends_with(" error(s)"))
+            .count();
+        assert_eq!(errors, 1, "one error alone: {err}");
+    }
+}

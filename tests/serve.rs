@@ -459,6 +459,31 @@ fn idle_and_slow_connections_are_closed_after_their_timeouts_but_a_waiting_poll_
     );
 }
 
+/// A head sent in part and then left: closed when the head's time is up (10 s by default,
+/// 500 ms here), not at the longer idle timeout the connection's timer was asleep toward.
+#[test]
+fn an_incomplete_head_is_closed_at_the_head_timeout_not_the_idle_one() {
+    let server = start_with(
+        false,
+        &[
+            "--test-idle-timeout-ms",
+            "6000",
+            "--test-header-timeout-ms",
+            "500",
+        ],
+    );
+    let mut partial = connect(&server.addr);
+    let started = Instant::now();
+    write!(partial, "GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
+    assert!(
+        closed_within(&mut partial, Duration::from_secs(4)),
+        "still open after {:?}: timed as idle",
+        started.elapsed()
+    );
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(400), "closed after {took:?}");
+}
+
 #[test]
 fn connections_past_the_bound_are_closed_at_once_and_served_again_when_one_frees() {
     let bound = 20;

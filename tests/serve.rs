@@ -496,7 +496,10 @@ fn a_hostile_file_appearing_is_a_failed_rebuild_and_serve_goes_on() {
             body.contains(&message.replace('<', "&lt;").replace('>', "&gt;"))
                 || body.contains(message)
         });
-        assert!(server.child.try_wait().expect("wait").is_none(), "serve exited");
+        assert!(
+            server.child.try_wait().expect("wait").is_none(),
+            "serve exited"
+        );
         mend_it();
         wait_until("the site served again", || {
             let (status, body) = raw_get(&server.addr, "/");

@@ -528,3 +528,55 @@ fn a_lesson_without_day_gets_only_the_missing_day_error() {
         assert_eq!(errors, 1, "one error alone: {err}");
     }
 }
+
+/// Bodies nested about a megabyte deep, in each way Markdown, raw HTML and SVG nest:
+/// refused or rendered, at once, never a stack overflow.
+#[test]
+fn bodies_nested_a_megabyte_deep_never_overflow_nor_stall() {
+    let n = 100_000;
+    let bodies = [
+        (
+            "raw HTML",
+            format!("{}x{}", "<div>".repeat(n), "</div>".repeat(n)),
+        ),
+        ("unclosed raw HTML", "<span><div><b>".repeat(n)),
+        ("block quotes", format!("{}x", "> ".repeat(n))),
+        ("lists", format!("{}x", "- ".repeat(n))),
+        ("links", format!("{}x{}", "[".repeat(n), "](y)".repeat(n))),
+        ("emphasis", format!("{}x{}", "*_".repeat(n), "_*".repeat(n))),
+    ];
+    let site = valid_site();
+    let root = site.path();
+    let config = read(root, "glossary.toml");
+    write(
+        root,
+        "glossary.toml",
+        &format!("{config}\n[content]\nallow_html = true\n"),
+    );
+    for (what, body) in bodies {
+        write(
+            root,
+            "content/terms/delta.md",
+            &term("What is delta?", "Delta.", "", &body),
+        );
+        let start = std::time::Instant::now();
+        let out = run(root, &["build", "--drafts"]);
+        let took = start.elapsed();
+        assert_no_panic(&out);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{what}: {:?}",
+            out.status
+        );
+        if what.contains("HTML") {
+            let said = text(&out);
+            assert!(
+                said.contains("the HTML nests deeper than 256 elements"),
+                "{what}: {said}"
+            );
+        }
+        // A debug build on a busy machine: a bound on stalls (html5ever took over ten
+        // minutes on the first before its depth was measured), not a benchmark.
+        assert!(took.as_secs() < 30, "{what} took {took:?}");
+    }
+}

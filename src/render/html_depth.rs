@@ -80,6 +80,9 @@ mod tests {
         let start = std::time::Instant::now();
         assert!(too_deep(&"<span><div><b>".repeat(100_000)));
         assert!(!too_deep(&"<b>x</b>".repeat(130_000)));
-        assert!(start.elapsed() < std::time::Duration::from_millis(500));
+        // One pass: about a second for these 2.3 MB in an unoptimized test build, a few
+        // milliseconds optimized; html5ever alone took minutes on the first.
+        let took = start.elapsed();
+        assert!(took < std::time::Duration::from_secs(5), "{took:?}");
     }
 }

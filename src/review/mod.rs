@@ -35,6 +35,10 @@ pub use signatures::{
     load_all_signoffs, load_signoff, load_signoffs, load_text, save_signoff, save_signoffs,
     save_text, signoff_path, text_path, SignOffs, TEXTS_DIR,
 };
+/// A sign-off file's text as the gate reads it (the fuzz targets call it).
+pub use signature_file::{
+    read as read_signature_file, write as write_signature_file, ReadError as SignatureFileError,
+};
 pub use signoff::{statement, Role, SignOff, Signature};
 pub use status::{
     entry_status, status_report, EntryStatus, Gated, SignerStatus, State, StatusReport,

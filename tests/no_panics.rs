@@ -580,3 +580,34 @@ fn bodies_nested_a_megabyte_deep_never_overflow_nor_stall() {
         assert!(took.as_secs() < 30, "{what} took {took:?}");
     }
 }
+
+/// Files past their kind's size bound are refused by name, read no further than the bound.
+#[test]
+fn an_oversized_entry_or_experiment_file_is_refused_by_name() {
+    let site = valid_site();
+    let root = site.path();
+    let big = format!("{}\n", "word ".repeat(1_000_000));
+    write(
+        root,
+        "content/terms/delta.md",
+        &term("What is delta?", "Delta.", "", &big),
+    );
+    let experiment = read(root, &experiment_path());
+    write(
+        root,
+        &experiment_path(),
+        &format!("{experiment}# {}\n", "x".repeat(1 << 20)),
+    );
+    let out = run(root, &["check"]);
+    assert_no_panic(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("content/terms/delta.md: the file is over 4096 KiB"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{}: the file is over 1024 KiB", experiment_path())),
+        "{err}"
+    );
+}

@@ -265,7 +265,7 @@ fn sort_by_id<T>(entries: &mut [Entry], made: &mut [T]) {
 /// The stand-in for an entry whose file failed to parse: its id (from a readable `slug:`
 /// line or the file name), its body if the front matter could be split off, and a title.
 fn placeholder(kind: Kind, path: PathBuf) -> Entry {
-    let raw = std::fs::read(&path)
+    let raw = crate::config::read_bounded(&path, crate::config::MAX_ENTRY_BYTES)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
     let stem = path
@@ -312,7 +312,7 @@ pub fn read_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
 }
 
 fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
-    let raw = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let raw = crate::config::read_text_bounded(&path, crate::config::MAX_ENTRY_BYTES)?;
     check_visible(&path, &raw)?;
     let split = split_front_matter(&path, &raw)?;
     let meta = parse_front_matter(&path, &split)?;
@@ -402,7 +402,7 @@ pub fn by_file_name(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::O
 /// if the file changed since it was read: a page made from the new text would not be the
 /// one that was assessed.
 pub fn reread(e: &Entry) -> Result<Entry> {
-    let raw = std::fs::read_to_string(&e.path).map_err(|err| Error::io(&e.path, err))?;
+    let raw = crate::config::read_text_bounded(&e.path, crate::config::MAX_ENTRY_BYTES)?;
     if e.thinned
         .as_ref()
         .is_some_and(|t| t.hash != super::entry::text_hash(&raw))

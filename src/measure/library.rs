@@ -197,11 +197,21 @@ impl Library {
                                     .and_then(|s| s.to_str())
                                     .unwrap_or_default()
                                     .to_string();
-                                let bytes = std::fs::read(&r).unwrap_or_default();
+                                // Read once, through the bound a kept run has: the
+                                // digest and the parse are of the same bytes.
+                                let read = crate::config::read_bounded(&r, history::MAX_RUN_BYTES);
+                                let bytes = read.as_ref().cloned().unwrap_or_default();
                                 let digest =
                                     format!("sha256:{}", hex::encode(Sha256::digest(&bytes)));
-                                let parsed =
-                                    Record::load(&r).map(Arc::new).map_err(|e| e.to_string());
+                                let parsed = read
+                                    .and_then(|b| {
+                                        let text = String::from_utf8(b).map_err(|_| {
+                                            Error::content(&r, None, "record is not UTF-8 text")
+                                        })?;
+                                        Record::parse(&r, &text)
+                                    })
+                                    .map(Arc::new)
+                                    .map_err(|e| e.to_string());
                                 let provenance = parsed
                                     .as_ref()
                                     .map_or_else(|_| "".into(), |r| r.provenance().into());

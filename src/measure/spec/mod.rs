@@ -313,7 +313,8 @@ impl Experiment {
             .unwrap_or_default()
             .to_string();
         let path = dir.join(EXPERIMENT_FILE);
-        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let max = crate::config::MAX_EXPERIMENT_FILE_BYTES;
+        let bytes = crate::config::read_bounded(&path, max)?;
         let text = String::from_utf8_lossy(&bytes);
         let spec = ExperimentSpec::parse(&path, &text)?;
         let spans = Spans::of(&text);
@@ -321,7 +322,7 @@ impl Experiment {
         hash_part(&mut hasher, EXPERIMENT_FILE, &bytes);
         for k in &spec.kernels {
             let kpath = dir.join(k);
-            let kbytes = std::fs::read(&kpath).map_err(|e| Error::io(&kpath, e))?;
+            let kbytes = crate::config::read_bounded(&kpath, max)?;
             hash_part(&mut hasher, k, &kbytes);
         }
         Ok(Experiment {

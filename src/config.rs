@@ -311,6 +311,47 @@ impl Layout {
     }
 }
 
+/// The largest entry file (`content/*/*.md`) read: a long lesson is tens of KB.
+pub const MAX_ENTRY_BYTES: u64 = 4 << 20;
+/// The largest experiment file or kernel source read: a few KB each.
+pub const MAX_EXPERIMENT_FILE_BYTES: u64 = 1 << 20;
+
+/// `path`'s bytes, or an error naming it when it holds more than `max`: read through a
+/// bound, so a huge file (or a device that never ends) costs at most `max + 1` bytes of
+/// reading, never the whole of it.
+pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > max {
+        return Err(Error::content(
+            path,
+            None,
+            format!(
+                "the file is over {} KiB; the most a file of its kind may hold is that",
+                max >> 10
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`] as UTF-8 text.
+pub fn read_text_bounded(path: &Path, max: u64) -> Result<String> {
+    String::from_utf8(read_bounded(path, max)?).map_err(|_| {
+        Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            ),
+        )
+    })
+}
+
 /// A path (possibly through symlinks) must resolve inside the project root `root`
 /// (canonical): content, figures and static files may be symlinks within the project,
 /// never to files elsewhere on the machine.

@@ -14,7 +14,8 @@
 //! Dependencies point one way, top to bottom: [`cmd`] → [`serve`] → [`fleet`] →
 //! [`reproduce`] → [`pipeline`] → [`site`] → [`render`] → [`review`] → [`measure`] →
 //! [`trust`] → [`content`] / [`occupancy`] → [`config`] → [`error`] / [`names`] /
-//! [`visible`] / [`link_scheme`]. `tests/layering.rs` fails on an import that points up.
+//! [`visible`] / [`link_scheme`] /
+//! [`yaml_depth`]. `tests/layering.rs` fails on an import that points up.
 
 pub mod atomic;
 pub mod cmd;
@@ -34,5 +35,6 @@ pub mod serve;
 pub mod site;
 pub mod trust;
 pub mod visible;
+pub mod yaml_depth;
 
 pub use error::{Error, Result};

@@ -77,6 +77,45 @@ pub fn find_hidden(text: &str) -> Vec<Hidden> {
     found
 }
 
+/// The characters a file or folder name the tool reads may hold: ASCII letters, digits,
+/// `-`, `_` and `.`. An allow-list, not a list of bad characters: a name is printed in
+/// messages, turned into a slug and a URL, and compared with other names, and a name
+/// holding a zero-width space, a bidi override or a control character looks like another
+/// name (or rewrites the terminal that shows it).
+pub fn is_file_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
+}
+
+/// Why `name` may not be the name of a file or folder the tool reads (see
+/// [`is_file_name_char`]), if it may not: the first character outside the allow-list.
+pub fn file_name_problem(name: &std::ffi::OsStr) -> Option<String> {
+    let Some(name) = name.to_str() else {
+        return Some("is not valid UTF-8".into());
+    };
+    let bad = name.chars().find(|c| !is_file_name_char(*c))?;
+    let what = match hidden_kind(bad, None) {
+        Some(kind) => format!("{}, {kind}", code_point(bad)),
+        None if bad.is_ascii_graphic() || bad == ' ' => format!("`{bad}`"),
+        None => code_point(bad),
+    };
+    Some(format!(
+        "holds {what}: file and folder names here use only the letters A-Z and a-z, \
+         digits, `-`, `_` and `.`"
+    ))
+}
+
+/// `name` as a message shows it: each character outside the file-name allow-list as
+/// `<U+XXXX>`, so a name with an invisible or reordering character reads as what it is.
+pub fn shown_file_name(name: &std::ffi::OsStr) -> String {
+    name.to_string_lossy()
+        .chars()
+        .map(|c| match c {
+            c if is_file_name_char(c) || (c.is_ascii_graphic() || c == ' ') => c.to_string(),
+            c => format!("<{}>", code_point(c)),
+        })
+        .collect()
+}
+
 /// `U+001B`.
 pub fn code_point(c: char) -> String {
     format!("U+{:04X}", c as u32)

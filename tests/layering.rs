@@ -31,8 +31,8 @@ const LAYERS: &[&[&str]] = &[
     &["content", "occupancy"],
     &["config", "atomic"],
     // Leaves that use nothing of the crate: errors, names and text as a reader sees them,
-    // and the link schemes a page may carry.
-    &["error", "names", "visible", "link_scheme"],
+    // the link schemes a page may carry, and how deep a YAML file may nest.
+    &["error", "names", "visible", "link_scheme", "yaml_depth"],
 ];
 
 fn rank(module: &str) -> Option<usize> {

@@ -533,3 +533,32 @@ fn a_bundle_that_vouches_for_itself_is_refused() {
     assert!(said.contains(&site_fp) && said.contains(&mallory), "{said}");
     assert!(!root.join("contribution").exists());
 }
+
+/// A bundle whose experiment file nests a parameter 20,000 parentheses deep, with its
+/// digest listed to match: refused with the reason, not a stack overflow (issue 37).
+#[test]
+fn a_bundle_with_a_deeply_nested_parameter_is_refused_not_a_stack_overflow() {
+    let dir = built_site();
+    let root = dir.path();
+    let good = std::fs::read_to_string(bundle_path(root)).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&good).unwrap();
+    assert_eq!(json["files"][0]["path"], "experiment.yaml");
+    let deep = format!("{}1048576{}", "(".repeat(20_000), ")".repeat(20_000));
+    let yaml = json["files"][0]["text"]
+        .as_str()
+        .unwrap()
+        .replace("{n: 1048576,", &format!("{{n: \"{deep}\","));
+    assert!(yaml.contains(&deep));
+    json["files"][0]["sha256"] = format!(
+        "sha256:{}",
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(yaml.as_bytes()))
+    )
+    .into();
+    json["files"][0]["text"] = yaml.into();
+    std::fs::write(root.join("deep.json"), json.to_string()).unwrap();
+    let out = dry_run(root, "deep.json", &[]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("the expression nests too deep"), "{said}");
+    assert!(!root.join("contribution").exists());
+}

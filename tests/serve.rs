@@ -507,6 +507,80 @@ fn idle_and_slow_connections_are_closed_after_their_timeouts_but_a_waiting_poll_
     );
 }
 
+/// Hostile files appearing while serve runs (issue 37): a content file named with a
+/// zero-width space, and an experiment parameter nested 20,000 parentheses deep (a stack
+/// overflow before). Each is a failed rebuild the browser shows, naming the file; the
+/// server goes on, and serves the site again once the file is gone.
+#[test]
+fn a_hostile_file_appearing_is_a_failed_rebuild_and_serve_goes_on() {
+    let mut server = start(false);
+    let experiment = server
+        .root
+        .join("measurements/fixture-sweep/experiment.yaml");
+    let good = read(&experiment);
+    let deep = format!("{}1048576{}", "(".repeat(20_000), ")".repeat(20_000));
+    let named = server.root.join("content/terms/a\u{200B}b.md");
+    let cases: [(&str, Box<dyn Fn()>, Box<dyn Fn()>); 2] = [
+        (
+            "a<U+200B>b.md: the name holds U+200B",
+            Box::new(|| {
+                std::fs::write(&named, "---\ntitle: T\nsummary: S\n---\nBody.\n").expect("write")
+            }),
+            Box::new(|| std::fs::remove_file(&named).expect("remove")),
+        ),
+        (
+            "the expression nests too deep",
+            Box::new(|| {
+                let text = good.replace("{n: 1048576,", &format!("{{n: \"{deep}\","));
+                std::fs::write(&experiment, text).expect("write")
+            }),
+            Box::new(|| std::fs::write(&experiment, &good).expect("restore")),
+        ),
+    ];
+    for (message, break_it, mend_it) in cases {
+        break_it();
+        wait_until(message, || {
+            let (_, body) = raw_get(&server.addr, "/");
+            body.contains(&message.replace('<', "&lt;").replace('>', "&gt;"))
+                || body.contains(message)
+        });
+        assert!(
+            server.child.try_wait().expect("wait").is_none(),
+            "serve exited"
+        );
+        mend_it();
+        wait_until("the site served again", || {
+            let (status, body) = raw_get(&server.addr, "/");
+            status == 200 && !body.contains(message)
+        });
+    }
+}
+
+/// A head sent in part and then left: closed when the head's time is up (10 s by default,
+/// 500 ms here), not at the longer idle timeout the connection's timer was asleep toward.
+#[test]
+fn an_incomplete_head_is_closed_at_the_head_timeout_not_the_idle_one() {
+    let server = start_with(
+        false,
+        &[
+            "--test-idle-timeout-ms",
+            "6000",
+            "--test-header-timeout-ms",
+            "500",
+        ],
+    );
+    let mut partial = connect(&server.addr);
+    let started = Instant::now();
+    write!(partial, "GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
+    assert!(
+        closed_within(&mut partial, Duration::from_secs(4)),
+        "still open after {:?}: timed as idle",
+        started.elapsed()
+    );
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(400), "closed after {took:?}");
+}
+
 #[test]
 fn connections_past_the_bound_are_closed_at_once_and_served_again_when_one_frees() {
     let bound = 20;

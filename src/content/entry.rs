@@ -240,6 +240,32 @@ pub struct FrontMatter {
 }
 
 impl FrontMatter {
+    /// The front matter of an entry whose own could not be read: `title` as its title and
+    /// summary, nothing else. Built field by field, not parsed, so that no name can make it
+    /// fail.
+    pub fn placeholder(title: &str) -> FrontMatter {
+        FrontMatter {
+            title: title.to_string(),
+            name: None,
+            aliases: Vec::new(),
+            summary: title.to_string(),
+            section: None,
+            order: None,
+            toc: None,
+            credit: None,
+            license: None,
+            slug: None,
+            redirect_from: Vec::new(),
+            day: None,
+            related: Vec::new(),
+            terms: Vec::new(),
+            sources: Vec::new(),
+            measured: Vec::new(),
+            claims: Vec::new(),
+            diagram: None,
+        }
+    }
+
     /// Set aside the fields that only the entry's assessment and its own page read:
     /// sources, measured tables, claims. The pages that list an entry read its names,
     /// summary, section, order, day, related terms and term uses; credit and licence stay

@@ -71,6 +71,7 @@ pub fn split_front_matter<'a>(path: &Path, text: &'a str) -> Result<Split<'a>> {
 
 /// Parse the YAML half into [`FrontMatter`].
 pub fn parse_front_matter(path: &Path, split: &Split<'_>) -> Result<FrontMatter> {
+    check_depth(path, split)?;
     serde_yaml::from_str::<FrontMatter>(split.yaml).map_err(|e| {
         let message = drop_positions(&e.to_string());
         let mut at = e.location().map(|l| Location {
@@ -85,6 +86,18 @@ pub fn parse_front_matter(path: &Path, split: &Split<'_>) -> Result<FrontMatter>
             }
         }
         Error::content(path, at, format!("front matter: {message}"))
+    })
+}
+
+/// The front matter nests no deeper than [`crate::yaml_depth::MAX_DEPTH`], or an error at
+/// the line where it first does: checked before serde_norway reads it (see there why).
+pub fn check_depth(path: &Path, split: &Split<'_>) -> Result<()> {
+    crate::yaml_depth::check(split.yaml).map_err(|d| {
+        let at = Location {
+            line: d.line + split.yaml_line - 1,
+            column: d.column,
+        };
+        Error::content(path, Some(at), format!("front matter: {d}"))
     })
 }
 

@@ -145,13 +145,26 @@ pub fn load_content_visiting<T: Send>(
         if !dir.is_dir() {
             continue;
         }
-        for item in WalkDir::new(&dir)
+        let mut walk = WalkDir::new(&dir)
             .min_depth(1)
             .follow_links(true)
             .sort_by(by_file_name)
             .into_iter()
-            .filter_entry(|i| !is_side_file(i.file_name()))
-        {
+            .filter_entry(|i| !is_side_file(i.file_name()));
+        while let Some(item) = walk.next() {
+            // Names first: a name outside the allow-list is one error, and nothing under
+            // it is read (its slug, its messages and its URL would all carry the name).
+            if let Ok(item) = &item {
+                if let Some(why) = crate::visible::file_name_problem(item.file_name()) {
+                    let shown = crate::visible::shown_file_name(item.file_name());
+                    let path = item.path().with_file_name(shown);
+                    errors.push(Error::content(path, None, format!("the name {why}")));
+                    if item.file_type().is_dir() {
+                        walk.skip_current_dir();
+                    }
+                    continue;
+                }
+            }
             let item = match item {
                 Ok(item) if item.path_is_symlink() => {
                     match crate::config::inside_project(item.path(), &project_root) {
@@ -252,7 +265,7 @@ fn sort_by_id<T>(entries: &mut [Entry], made: &mut [T]) {
 /// The stand-in for an entry whose file failed to parse: its id (from a readable `slug:`
 /// line or the file name), its body if the front matter could be split off, and a title.
 fn placeholder(kind: Kind, path: PathBuf) -> Entry {
-    let raw = std::fs::read(&path)
+    let raw = crate::config::read_bounded(&path, crate::config::MAX_ENTRY_BYTES)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
     let stem = path
@@ -263,6 +276,7 @@ fn placeholder(kind: Kind, path: PathBuf) -> Entry {
     let split = split_front_matter(&path, &raw).ok();
     let slug = split
         .as_ref()
+        .filter(|s| super::front_matter::check_depth(&path, s).is_ok())
         .and_then(|s| serde_yaml::from_str::<serde_yaml::Value>(s.yaml).ok())
         .and_then(|v| v.get("slug").and_then(|s| s.as_str()).map(str::to_string))
         .filter(|s| is_valid_slug(s))
@@ -270,8 +284,7 @@ fn placeholder(kind: Kind, path: PathBuf) -> Entry {
     let (body, body_line) = split
         .as_ref()
         .map_or((String::new(), 1), |s| (s.body.to_string(), s.body_line));
-    let meta = serde_yaml::from_str(&format!("title: {slug:?}\nsummary: {slug:?}\n"))
-        .expect("a title and a summary make a front matter");
+    let meta = super::entry::FrontMatter::placeholder(&slug);
     Entry {
         id: EntryId::new(kind, slug),
         path,
@@ -299,7 +312,7 @@ pub fn read_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
 }
 
 fn parse_entry(kind: Kind, path: PathBuf) -> Result<Entry> {
-    let raw = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let raw = crate::config::read_text_bounded(&path, crate::config::MAX_ENTRY_BYTES)?;
     check_visible(&path, &raw)?;
     let split = split_front_matter(&path, &raw)?;
     let meta = parse_front_matter(&path, &split)?;
@@ -389,7 +402,7 @@ pub fn by_file_name(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::O
 /// if the file changed since it was read: a page made from the new text would not be the
 /// one that was assessed.
 pub fn reread(e: &Entry) -> Result<Entry> {
-    let raw = std::fs::read_to_string(&e.path).map_err(|err| Error::io(&e.path, err))?;
+    let raw = crate::config::read_text_bounded(&e.path, crate::config::MAX_ENTRY_BYTES)?;
     if e.thinned
         .as_ref()
         .is_some_and(|t| t.hash != super::entry::text_hash(&raw))

@@ -18,6 +18,9 @@ use super::spec::{Experiment, EXPERIMENT_FILE};
 #[derive(Debug, Default)]
 pub struct Library {
     pub experiments: BTreeMap<String, Experiment>,
+    /// Experiments whose folder holds an experiment file that could not be loaded: the
+    /// load reported why, once, and a citation of one is not also "unknown".
+    pub broken: std::collections::BTreeSet<String>,
     /// (experiment id, node) -> the record file's parse result. A record that does not
     /// parse makes citations of it stale rather than failing the whole build.
     records: BTreeMap<(String, String), LoadedRecord>,
@@ -56,14 +59,43 @@ pub struct Citation<'a> {
 /// Why a cited measurement cannot be used.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Staleness {
-    Missing { path: PathBuf },
-    Unreadable { path: PathBuf, why: String },
-    WrongNode { expected: String, found: String },
-    NotSigned { node: String, why: String },
-    Changed { recorded: String, current: String },
-    RowMissing { row: String },
-    RowFailed { row: String, reason: String },
-    ValueMissing { row: String, column: String },
+    Missing {
+        path: PathBuf,
+    },
+    Unreadable {
+        path: PathBuf,
+        why: String,
+    },
+    WrongNode {
+        expected: String,
+        found: String,
+    },
+    NotSigned {
+        node: String,
+        why: String,
+    },
+    /// The record names another experiment (copied from another experiment's folder):
+    /// not "changed", which would send the reader to re-measure the wrong thing.
+    OtherExperiment {
+        path: PathBuf,
+        expected: String,
+        found: String,
+    },
+    Changed {
+        recorded: String,
+        current: String,
+    },
+    RowMissing {
+        row: String,
+    },
+    RowFailed {
+        row: String,
+        reason: String,
+    },
+    ValueMissing {
+        row: String,
+        column: String,
+    },
 }
 
 impl fmt::Display for Staleness {
@@ -74,6 +106,11 @@ impl fmt::Display for Staleness {
             Staleness::WrongNode { expected, found } => {
                 write!(f, "record is from the wrong node: expected {expected}, found {found}")
             }
+            Staleness::OtherExperiment { path, expected, found } => write!(
+                f,
+                "record {} is a record of experiment `{found}`, not of `{expected}` (copied from another experiment's folder?)",
+                path.display()
+            ),
             Staleness::Changed { recorded, current } => write!(
                 f,
                 "record is stale: the experiment changed since it was measured (recorded {}, now {})",
@@ -103,8 +140,17 @@ pub fn short_digest(digest: &str) -> &str {
 
 impl Library {
     pub fn load(measurements: &Path) -> Result<Library> {
+        let (lib, errors) = Library::load_collecting(measurements);
+        Error::collect(errors)?;
+        Ok(lib)
+    }
+
+    /// Every experiment under `measurements` that loads, with the errors of those that do
+    /// not (their ids in [`Library::broken`]): one bad experiment file is one error, and
+    /// the others stay known.
+    pub fn load_collecting(measurements: &Path) -> (Library, Vec<Error>) {
         let Ok(read) = std::fs::read_dir(measurements) else {
-            return Ok(Library::default());
+            return (Library::default(), Vec::new());
         };
         let mut dirs: Vec<PathBuf> = read
             .filter_map(|d| d.ok().map(|d| d.path()))
@@ -121,7 +167,7 @@ impl Library {
     pub fn load_only<'a>(
         measurements: &Path,
         experiments: impl IntoIterator<Item = &'a str>,
-    ) -> Result<Library> {
+    ) -> (Library, Vec<Error>) {
         let mut dirs: Vec<PathBuf> = experiments
             .into_iter()
             .filter(|id| {
@@ -137,7 +183,7 @@ impl Library {
         Library::load_dirs(dirs)
     }
 
-    fn load_dirs(dirs: Vec<PathBuf>) -> Result<Library> {
+    fn load_dirs(dirs: Vec<PathBuf>) -> (Library, Vec<Error>) {
         let mut lib = Library::default();
         let mut errors = Vec::new();
         for dir in dirs {
@@ -151,11 +197,21 @@ impl Library {
                                     .and_then(|s| s.to_str())
                                     .unwrap_or_default()
                                     .to_string();
-                                let bytes = std::fs::read(&r).unwrap_or_default();
+                                // Read once, through the bound a kept run has: the
+                                // digest and the parse are of the same bytes.
+                                let read = crate::config::read_bounded(&r, history::MAX_RUN_BYTES);
+                                let bytes = read.as_ref().cloned().unwrap_or_default();
                                 let digest =
                                     format!("sha256:{}", hex::encode(Sha256::digest(&bytes)));
-                                let parsed =
-                                    Record::load(&r).map(Arc::new).map_err(|e| e.to_string());
+                                let parsed = read
+                                    .and_then(|b| {
+                                        let text = String::from_utf8(b).map_err(|_| {
+                                            Error::content(&r, None, "record is not UTF-8 text")
+                                        })?;
+                                        Record::parse(&r, &text)
+                                    })
+                                    .map(Arc::new)
+                                    .map_err(|e| e.to_string());
                                 let provenance = parsed
                                     .as_ref()
                                     .map_or_else(|_| "".into(), |r| r.provenance().into());
@@ -179,11 +235,15 @@ impl Library {
                     }
                     lib.experiments.insert(exp.id.clone(), exp);
                 }
-                Err(e) => errors.push(e),
+                Err(e) => {
+                    if let Some(id) = dir.file_name().and_then(|n| n.to_str()) {
+                        lib.broken.insert(id.to_string());
+                    }
+                    errors.extend(e.flatten())
+                }
             }
         }
-        Error::collect(errors)?;
-        Ok(lib)
+        (lib, errors)
     }
 
     pub fn record(&self, experiment: &str, node: &str) -> Option<&Arc<Record>> {
@@ -256,6 +316,13 @@ impl Library {
                 });
             }
             node_mismatch(node, profile, &record)?;
+        }
+        if record.experiment != experiment {
+            return Err(Staleness::OtherExperiment {
+                path,
+                expected: experiment.to_string(),
+                found: record.experiment.clone(),
+            });
         }
         if record.spec_digest != exp.digest {
             return Err(Staleness::Changed {

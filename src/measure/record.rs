@@ -559,7 +559,12 @@ pub enum NoEstimate {
 impl Record {
     pub fn load(path: &Path) -> Result<Record> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        serde_json::from_str(&text).map_err(|e| {
+        Record::parse(path, &text)
+    }
+
+    /// A record file's text, as [`Record::load`] reads it; `path` names it in errors.
+    pub fn parse(path: &Path, text: &str) -> Result<Record> {
+        serde_json::from_str(text).map_err(|e| {
             Error::content(
                 path,
                 Some(crate::error::Location {

@@ -55,10 +55,8 @@ impl Project {
             crate::trust::node::check_node_keys(&config, &root.join(crate::config::CONFIG_FILE));
         let (content, content_errors) = load_content_collecting(&layout.content());
         errors.extend(content_errors);
-        let library = Library::load(&layout.measurements()).unwrap_or_else(|e| {
-            errors.extend(e.flatten());
-            Library::default()
-        });
+        let (library, library_errors) = Library::load_collecting(&layout.measurements());
+        errors.extend(library_errors);
         let people = People::load(&layout.people()).unwrap_or_else(|e| {
             errors.extend(e.flatten());
             People::default()
@@ -189,10 +187,8 @@ impl Project {
         let mut failed =
             !crate::trust::node::check_node_keys(&config, &root.join(crate::config::CONFIG_FILE))
                 .is_empty();
-        let library = Library::load(&layout.measurements()).unwrap_or_else(|_| {
-            failed = true;
-            Library::default()
-        });
+        let (library, library_errors) = Library::load_collecting(&layout.measurements());
+        failed |= !library_errors.is_empty();
         let people = People::load(&layout.people()).unwrap_or_else(|_| {
             failed = true;
             People::default()
@@ -351,11 +347,9 @@ impl Project {
         // The experiments these entries cite, and only those.
         let cited: std::collections::BTreeSet<String> =
             entries.iter().flat_map(cited_experiments).collect();
-        let library = Library::load_only(&layout.measurements(), cited.iter().map(String::as_str))
-            .unwrap_or_else(|e| {
-                errors.extend(e.flatten());
-                Library::default()
-            });
+        let (library, library_errors) =
+            Library::load_only(&layout.measurements(), cited.iter().map(String::as_str));
+        errors.extend(library_errors);
         let people = People::load(&layout.people()).unwrap_or_else(|e| {
             errors.extend(e.flatten());
             People::default()
@@ -438,7 +432,8 @@ pub(crate) fn check_citations(entry: &Entry, config: &Config, library: &Library)
     check_references(
         entry,
         &Known {
-            experiment: &|e| library.experiments.contains_key(e),
+            // A broken experiment is known: its load reported what is wrong with it.
+            experiment: &|e| library.experiments.contains_key(e) || library.broken.contains(e),
             node: &|n| config.nodes.contains_key(n),
             // Any quantity the experiment records (built in, a param, a metric, an ncu
             // metric) or its record on that node has.

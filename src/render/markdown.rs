@@ -177,6 +177,8 @@ fn render_as(
     let mut image: Option<(CowStr<'_>, CowStr<'_>, usize, String)> = None;
     let allow_html = html_allowed(policy);
     let mut had_html = false;
+    // The line of the body's first raw HTML, where an error about all of it points.
+    let mut first_html: Option<usize> = None;
     // Titled images, placed once their paragraph is known (`captions::place`).
     let mut figures: Vec<captions::PendingFigure> = Vec::new();
     // An HTML block's first line and text, while it is collected (without `allow_html`).
@@ -234,6 +236,7 @@ fn render_as(
                 Event::End(TagEnd::HtmlBlock) => {
                     let (line, block) = (*line, std::mem::take(block));
                     html_block = None;
+                    first_html.get_or_insert(line);
                     if allow_html {
                         refuse_remote(&block, line, policy, &mut out);
                         had_html = true;
@@ -255,6 +258,7 @@ fn render_as(
                 html_block = Some((line_of(range.start), String::new()));
             }
             Event::Html(html) | Event::InlineHtml(html) if !allow_html => {
+                first_html.get_or_insert(line_of(range.start));
                 had_html |= keep_subset(
                     &html,
                     line_of(range.start),
@@ -270,6 +274,7 @@ fn render_as(
             }
             Event::Html(html) | Event::InlineHtml(html) => {
                 refuse_remote(&html, line_of(range.start), policy, &mut out);
+                first_html.get_or_insert(line_of(range.start));
                 had_html = true;
                 push(&mut heading, &mut events, Event::Html(html));
             }
@@ -439,11 +444,28 @@ fn render_as(
         }
     }
     captions::place(&mut events, figures);
-    if with_html {
-        html::push_html(&mut out.html, events.into_iter());
-        if had_html {
+    if had_html {
+        // A page with raw HTML is measured before the sanitizer's parser sees it (slow on
+        // deep nesting, see `html_depth`), in the outline pass too, which reports the
+        // problems a build checks: there its HTML is made for the measure alone (pages
+        // with raw HTML are few).
+        let mut html = String::new();
+        let made = if with_html { &mut out.html } else { &mut html };
+        html::push_html(made, events.iter().cloned());
+        if super::html_depth::too_deep(made) {
+            out.problems.push((
+                first_html.unwrap_or(first_line),
+                format!(
+                    "the HTML nests deeper than {} elements; no page needs that many",
+                    super::html_depth::MAX_DEPTH
+                ),
+            ));
+            out.html.clear();
+        } else if with_html {
             out.html = sanitize(&out.html);
         }
+    } else if with_html {
+        html::push_html(&mut out.html, events.into_iter());
     }
     out
 }

@@ -14,6 +14,7 @@ pub mod entry_lists;
 pub mod escape;
 pub mod figures;
 pub mod highlight;
+pub mod html_depth;
 pub mod inline;
 mod input;
 pub mod links;

@@ -34,6 +34,10 @@ pub use resolve::resolve_entry;
 pub use sign::{
     check_signer, ready_for, save_signed, sign, signature_for, signer_person, signing_key, Signed,
 };
+/// A sign-off file's text as the gate reads it (the fuzz targets call it).
+pub use signature_file::{
+    read as read_signature_file, write as write_signature_file, ReadError as SignatureFileError,
+};
 pub use signatures::{
     load_all_signoffs, load_signoff, load_signoffs, load_text, save_signoff, save_signoffs,
     save_text, signoff_path, text_path, SignOffs, STATIC_DIR, TEXTS_DIR,

@@ -36,11 +36,62 @@ pub fn write(signoff: &SignOff) -> Result<String, serde_yaml::Error> {
 }
 
 /// Read a signature file's text: the writer's own layout directly, anything else (and
-/// every error) through serde_norway.
-pub fn read(text: &str) -> Result<SignOff, serde_yaml::Error> {
+/// every error) through serde_norway, once its nesting is known to be shallow enough for
+/// libyaml to read it quickly ([`crate::yaml_depth`]).
+pub fn read(text: &str) -> Result<SignOff, ReadError> {
     match canonical(text) {
         Some(signoff) => Ok(signoff),
-        None => serde_yaml::from_str(text),
+        None => {
+            crate::yaml_depth::check(text).map_err(ReadError::TooDeep)?;
+            serde_yaml::from_str(text).map_err(ReadError::Yaml)
+        }
+    }
+}
+
+/// Why a signature file could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    Yaml(serde_yaml::Error),
+    TooDeep(crate::yaml_depth::TooDeep),
+}
+
+/// A 1-based line and column in the file.
+pub struct At {
+    line: usize,
+    column: usize,
+}
+
+impl At {
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    pub fn column(&self) -> usize {
+        self.column
+    }
+}
+
+impl ReadError {
+    pub fn location(&self) -> Option<At> {
+        match self {
+            ReadError::Yaml(e) => e.location().map(|l| At {
+                line: l.line(),
+                column: l.column(),
+            }),
+            ReadError::TooDeep(d) => Some(At {
+                line: d.line,
+                column: d.column,
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Yaml(e) => e.fmt(f),
+            ReadError::TooDeep(d) => d.fmt(f),
+        }
     }
 }
 

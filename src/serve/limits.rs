@@ -79,6 +79,9 @@ pub struct Activity {
     head_started: AtomicU64,
     /// Requests whose handler is running (a live-reload poll waits in there).
     handling: AtomicUsize,
+    /// Told when a head starts: the connection's timer may be asleep until the idle
+    /// deadline (30 s), and must wake to time the head (10 s) from its first byte.
+    head_begun: tokio::sync::Notify,
 }
 
 impl Activity {
@@ -88,7 +91,14 @@ impl Activity {
             last_io: AtomicU64::new(0),
             head_started: AtomicU64::new(NONE),
             handling: AtomicUsize::new(0),
+            head_begun: tokio::sync::Notify::new(),
         })
+    }
+
+    /// Resolves when a request head starts after this is called (or started since the
+    /// last time one was waited for): wakes the connection's timer to look again.
+    pub async fn head_begun(&self) {
+        self.head_begun.notified().await
     }
 
     fn now(&self) -> u64 {
@@ -111,9 +121,13 @@ impl Activity {
         self.last_io.store(now, Ordering::Relaxed);
         if read && self.handling.load(Ordering::Relaxed) == 0 {
             // The first bytes of a head start its clock; later ones leave it.
-            let _ =
+            let started =
                 self.head_started
                     .compare_exchange(NONE, now, Ordering::Relaxed, Ordering::Relaxed);
+            if started.is_ok() {
+                // `notify_one` keeps the wake-up for a timer that is not waiting yet.
+                self.head_begun.notify_one();
+            }
         }
     }
 

@@ -126,6 +126,9 @@ async fn connection(
             // Closed by the client, or broken: either way, nothing to answer.
             _ = conn.as_mut() => return,
             _ = tokio::time::sleep(wait) => {}
+            // A head began while the timer slept toward the idle deadline: its own,
+            // shorter deadline is timed from now on.
+            _ = activity.head_begun() => {}
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Arithmetic expressions in experiment files: sizes, grids, scalar arguments, metrics.
 //!
-//! Integers stay exact (checked i64 arithmetic: overflow is an error, never a wrap);
+//! Integers stay exact (checked i64 arithmetic everywhere, `i64::MIN / -1` included:
+//! overflow is an error, never a wrap or a panic);
 //! anything that meets a decimal becomes f64. `/` divides exactly: two integers that divide
 //! evenly stay an integer, otherwise the result is a decimal, and a place that needs an
 //! integer (a length, a grid) refuses a value that is not whole. Errors say what went wrong
@@ -68,6 +69,11 @@ pub struct Expr {
     node: Node,
 }
 
+/// How deep an expression may nest: each parenthesis, sign, call and chained operator is a
+/// level of the tree that evaluation (and dropping it) walks recursively, so a file of
+/// 20,000 `(` would overflow the stack. Real sizes and metrics nest a handful deep.
+pub const MAX_DEPTH: usize = 64;
+
 /// The functions an expression may call, with their argument counts.
 pub const FUNCTIONS: &[(&str, usize)] = &[
     ("ceil_div", 2),
@@ -80,8 +86,16 @@ pub const FUNCTIONS: &[(&str, usize)] = &[
 impl Expr {
     pub fn parse(src: &str) -> Result<Expr, String> {
         let tokens = lex(src)?;
-        let mut p = Parser { t: &tokens, i: 0 };
-        let node = p.expr(0)?;
+        let mut p = Parser {
+            t: &tokens,
+            i: 0,
+            depth: 0,
+        };
+        let (node, _) = p.expr(0).map_err(|e| match e.strip_prefix(TOO_DEEP) {
+            // Quoting a 20,000-character expression would bury the message: its start will do.
+            Some(_) => format!("{e} in `{}`", start_of(src)),
+            None => e,
+        })?;
         if let Some(t) = p.t.get(p.i) {
             return Err(format!("unexpected `{}` in `{src}`", t.text()));
         }
@@ -246,7 +260,8 @@ fn binary(op: Op, a: Num, b: Num) -> Result<Num, String> {
             Op::Sub => x.checked_sub(y).ok_or_else(overflow)?,
             Op::Mul => x.checked_mul(y).ok_or_else(overflow)?,
             Op::Div => {
-                if x % y == 0 {
+                // `checked_rem`, not `%`: `i64::MIN % -1` overflows (and panics) too.
+                if x.checked_rem(y).ok_or_else(overflow)? == 0 {
                     x.checked_div(y).ok_or_else(overflow)?
                 } else {
                     return float(x as f64 / y as f64);
@@ -293,9 +308,19 @@ fn call(f: &str, a: Num, b: Num) -> Result<Num, String> {
             if y == 0 {
                 return Err(format!("division by zero in {f}"));
             }
-            let q = x.div_euclid(y);
-            let exact = x.rem_euclid(y) == 0;
-            Ok(Int(if f == "ceil_div" && !exact { q + 1 } else { q }))
+            // Truncating division, then one step toward the floor or the ceiling when
+            // there is a remainder: rounds the true quotient for either sign of `y`
+            // (`div_euclid` does not for a negative divisor, and panics on MIN / -1).
+            let overflow = || format!("integer overflow in {f}");
+            let q = x.checked_div(y).ok_or_else(overflow)?;
+            let r = x.checked_rem(y).ok_or_else(overflow)?;
+            let negative = (r < 0) != (y < 0);
+            let q = match (r != 0, f == "ceil_div", negative) {
+                (true, true, false) => q.checked_add(1).ok_or_else(overflow)?,
+                (true, false, true) => q.checked_sub(1).ok_or_else(overflow)?,
+                _ => q,
+            };
+            Ok(Int(q))
         }
         "min" | "max" => {
             let pick_a = if f == "min" {
@@ -437,6 +462,31 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
 struct Parser<'t> {
     t: &'t [Tok],
     i: usize,
+    /// How deep the parser has recursed (parentheses, signs, calls, operands).
+    depth: usize,
+}
+
+/// The start of [`MAX_DEPTH`]'s error: the parser's errors pass through `parse`, which
+/// recognizes this one to quote only the start of the expression.
+const TOO_DEEP: &str = "the expression nests too deep";
+
+/// A node and the depth of the tree under it.
+type Built = (Node, usize);
+
+fn too_deep() -> String {
+    format!(
+        "{TOO_DEEP}: {MAX_DEPTH} levels at most (each parenthesis, sign, call and chained \
+         operator is one)"
+    )
+}
+
+/// The first 40 characters of `src`, with `...` where it was cut.
+fn start_of(src: &str) -> String {
+    let src = src.trim();
+    match src.char_indices().nth(40) {
+        Some((at, _)) => format!("{}...", &src[..at]),
+        None => src.to_string(),
+    }
 }
 
 /// Binding power: shifts bind loosest, then + -, then * / %.
@@ -457,7 +507,22 @@ impl Parser<'_> {
         t
     }
 
-    fn expr(&mut self, min: u8) -> Result<Node, String> {
+    /// A node over `children`, refused past [`MAX_DEPTH`]: the tree, not only the
+    /// parser's recursion, is bounded (`1+1+...+1` nests without recursing here, but is
+    /// evaluated and dropped recursively).
+    fn node(node: Node, children: &[usize]) -> Result<Built, String> {
+        let depth = 1 + children.iter().copied().max().unwrap_or(0);
+        if depth > MAX_DEPTH {
+            return Err(too_deep());
+        }
+        Ok((node, depth))
+    }
+
+    fn expr(&mut self, min: u8) -> Result<Built, String> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(too_deep());
+        }
         let mut lhs = self.atom()?;
         while let Some((p, op)) = self.t.get(self.i).and_then(power) {
             if p <= min {
@@ -465,15 +530,32 @@ impl Parser<'_> {
             }
             self.i += 1;
             let rhs = self.expr(p)?;
-            lhs = Node::Bin(op, Box::new(lhs), Box::new(rhs));
+            lhs = Self::node(
+                Node::Bin(op, Box::new(lhs.0), Box::new(rhs.0)),
+                &[lhs.1, rhs.1],
+            )?;
         }
+        self.depth -= 1;
         Ok(lhs)
     }
 
-    fn atom(&mut self) -> Result<Node, String> {
+    fn atom(&mut self) -> Result<Built, String> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(too_deep());
+        }
+        let built = self.atom_inner()?;
+        self.depth -= 1;
+        Ok(built)
+    }
+
+    fn atom_inner(&mut self) -> Result<Built, String> {
         match self.next().cloned() {
-            Some(Tok::Num(n)) => Ok(Node::Lit(n)),
-            Some(Tok::Minus) => Ok(Node::Neg(Box::new(self.atom()?))),
+            Some(Tok::Num(n)) => Self::node(Node::Lit(n), &[]),
+            Some(Tok::Minus) => {
+                let (a, d) = self.atom()?;
+                Self::node(Node::Neg(Box::new(a)), &[d])
+            }
             Some(Tok::Plus) => self.atom(),
             Some(Tok::LParen) => {
                 let e = self.expr(0)?;
@@ -484,7 +566,7 @@ impl Parser<'_> {
             }
             Some(Tok::Name(name)) => {
                 if self.t.get(self.i) != Some(&Tok::LParen) {
-                    return Ok(Node::Var(name));
+                    return Self::node(Node::Var(name), &[]);
                 }
                 self.i += 1;
                 let Some(&(_, arity)) = FUNCTIONS.iter().find(|(f, _)| *f == name) else {
@@ -495,9 +577,12 @@ impl Parser<'_> {
                     ));
                 };
                 let mut args = Vec::new();
+                let mut depths = Vec::new();
                 if self.t.get(self.i) != Some(&Tok::RParen) {
                     loop {
-                        args.push(self.expr(0)?);
+                        let (a, d) = self.expr(0)?;
+                        args.push(a);
+                        depths.push(d);
                         match self.next() {
                             Some(Tok::Comma) => continue,
                             Some(Tok::RParen) => break,
@@ -515,7 +600,7 @@ impl Parser<'_> {
                         args.len()
                     ));
                 }
-                Ok(Node::Call(name, args))
+                Self::node(Node::Call(name, args), &depths)
             }
             Some(t) => Err(format!("unexpected `{}`", t.text())),
             None => Err("the expression ends too early".into()),
@@ -596,6 +681,71 @@ mod tests {
         let whole = Expr::parse("n / 3").unwrap();
         let err = whole.eval_int(&|_| Some(Num::Int(4))).unwrap_err();
         assert!(err.contains("is not a whole number"), "{err}");
+    }
+
+    #[test]
+    fn integer_division_at_the_edge_of_64_bits_is_an_error_not_a_panic() {
+        let min = "(-9223372036854775807 - 1)";
+        for src in [
+            format!("ceil_div({min}, -1)"),
+            format!("floor_div({min}, -1)"),
+            format!("{min} / -1"),
+            format!("{min} % -1"),
+        ] {
+            let err = ev(&src, &[]).unwrap_err();
+            assert!(err.starts_with("integer overflow"), "{src}: {err}");
+        }
+        assert_eq!(ev(&format!("{min} / 1"), &[]), Ok(Num::Int(i64::MIN)));
+        assert_eq!(
+            ev(&format!("floor_div({min}, 1)"), &[]),
+            Ok(Num::Int(i64::MIN))
+        );
+    }
+
+    #[test]
+    fn ceil_and_floor_division_round_the_true_quotient_for_either_sign() {
+        for (x, y) in [
+            (7, 2),
+            (-7, 2),
+            (7, -2),
+            (-7, -2),
+            (6, 3),
+            (-6, 3),
+            (6, -3),
+            (0, -5),
+        ] {
+            let exact = x as f64 / y as f64;
+            let got = |f: &str| ev(&format!("{f}({x}, {y})"), &[]).unwrap();
+            assert_eq!(
+                got("ceil_div"),
+                Num::Int(exact.ceil() as i64),
+                "ceil {x}/{y}"
+            );
+            assert_eq!(
+                got("floor_div"),
+                Num::Int(exact.floor() as i64),
+                "floor {x}/{y}"
+            );
+        }
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_limit_is_an_error_quoting_the_start() {
+        let deep = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(ev(&deep(MAX_DEPTH / 2 - 1), &[]), Ok(Num::Int(1)));
+        for src in [
+            deep(20_000),
+            format!("{}1", "-".repeat(20_000)),
+            format!("{}1", "+".repeat(20_000)),
+            format!("1{}", "+1".repeat(500_000)),
+            format!("{}1{}", "min(1, ".repeat(20_000), ")".repeat(20_000)),
+        ] {
+            let err = Expr::parse(&src).unwrap_err();
+            assert!(err.starts_with(TOO_DEEP), "{err}");
+            assert!(err.len() < 200, "the message quotes only the start: {err}");
+        }
+        // A long flat list of terms nests as deep as it is long (the tree is left-deep).
+        assert!(Expr::parse(&format!("1{}", "+1".repeat(MAX_DEPTH - 2))).is_ok());
     }
 
     #[test]

@@ -313,7 +313,8 @@ impl Experiment {
             .unwrap_or_default()
             .to_string();
         let path = dir.join(EXPERIMENT_FILE);
-        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let max = crate::config::MAX_EXPERIMENT_FILE_BYTES;
+        let bytes = crate::config::read_bounded(&path, max)?;
         let text = String::from_utf8_lossy(&bytes);
         let spec = ExperimentSpec::parse(&path, &text)?;
         let spans = Spans::of(&text);
@@ -321,7 +322,7 @@ impl Experiment {
         hash_part(&mut hasher, EXPERIMENT_FILE, &bytes);
         for k in &spec.kernels {
             let kpath = dir.join(k);
-            let kbytes = std::fs::read(&kpath).map_err(|e| Error::io(&kpath, e))?;
+            let kbytes = crate::config::read_bounded(&kpath, max)?;
             hash_part(&mut hasher, k, &kbytes);
         }
         Ok(Experiment {
@@ -422,6 +423,14 @@ impl ExperimentSpec {
     /// Parse and check `text`, the contents of `path`: everything that does not depend on
     /// a param's value (that is `plan`'s work).
     pub fn parse(path: &Path, text: &str) -> Result<ExperimentSpec> {
+        // Before serde_norway, which is slow on deep nesting (see `yaml_depth`).
+        crate::yaml_depth::check(text).map_err(|d| {
+            let at = Location {
+                line: d.line,
+                column: d.column,
+            };
+            Error::content(path, Some(at), d.to_string())
+        })?;
         let spec: ExperimentSpec = serde_yaml::from_str(text).map_err(|e| {
             let at = e.location().map(|l| Location {
                 line: l.line(),

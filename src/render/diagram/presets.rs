@@ -44,6 +44,12 @@ pub fn load_preset<T: DeserializeOwned>(
             })
         }
     };
+    // Before serde_norway, which is slow on deep nesting (see `yaml_depth`).
+    crate::yaml_depth::check(&text).map_err(|d| DiagramError::BadPreset {
+        path: path.clone(),
+        line: Some(d.line),
+        message: d.to_string(),
+    })?;
     let preset = serde_yaml::from_str(&text).map_err(|e| DiagramError::BadPreset {
         path: path.clone(),
         line: e.location().map(|l| l.line()),

@@ -14,11 +14,16 @@ nvidia-smi -L | tee -a "$OUT/gpu.txt"
 # A reader's own key signs what they measured; a throwaway one here.
 reader_key=$(mktemp -d)/reader
 ssh-keygen -q -t ed25519 -N '' -f "$reader_key" -C reader
+# curl where it is installed, else Python's urllib.
+get() {
+  if command -v curl >/dev/null; then curl -sf "$1"
+  else python3 -c 'import sys,urllib.request;sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' "$1" 2>/dev/null; fi
+}
 glossary serve --drafts --port "$PORT" >"$OUT/serve.log" 2>&1 &
 serve=$!
 trap 'kill $serve 2>/dev/null' EXIT
 for _ in $(seq 1 120); do
-  curl -sf "http://127.0.0.1:$PORT/" >/dev/null && break
+  get "http://127.0.0.1:$PORT/" >/dev/null && break
   sleep 1
 done
 # Every entry's served page; from each, the reproduce commands it prints; each bundle once.
@@ -26,7 +31,7 @@ pages=$(for f in content/terms/*.md content/lessons/*.md content/guides/*.md; do
   kind=$(basename "$(dirname "$f")"); echo "$kind/$(basename "$f" .md)/"
 done)
 urls=$(for path in $pages; do
-  curl -sf "http://127.0.0.1:$PORT/$path" | grep -o "glossary reproduce http://127.0.0.1:$PORT/reproduce/[^ <]*\.json"
+  get "http://127.0.0.1:$PORT/$path" | grep -o "glossary reproduce http://127.0.0.1:$PORT/reproduce/[^ <]*\.json"
 done | sort -u | awk '{print $3}')
 echo "bundles served: $(echo "$urls" | wc -w)" | tee "$OUT/reproduce/summary.txt"
 status=0
@@ -38,7 +43,7 @@ for url in $urls; do
   rc=$?
   [ $rc -eq 0 ] || status=1
   end=$(date +%s.%N)
-  printf '%s: %s s, exit %s\n' "$url" "$(python3 -c "print(round($end - $start, 1))")" "$rc" | tee -a "$OUT/reproduce/summary.txt"
+  printf '%s: %s s, exit %s\n' "$url" "$(awk "BEGIN{printf \"%.1f\", $end - $start}")" "$rc" | tee -a "$OUT/reproduce/summary.txt"
 done
 rm -rf "$OUT"/contrib-*
 tar czf "$OUT/reproduce.tgz" -C "$OUT" reproduce && rm -rf "$OUT/reproduce"

@@ -11,9 +11,13 @@ OUT=${OUT:-/tmp/out}
 PORT=${PORT:-8799}
 mkdir -p "$OUT/reproduce"
 nvidia-smi -L | tee -a "$OUT/gpu.txt"
-# A reader's own key signs what they measured; a throwaway one here.
-reader_key=$(mktemp -d)/reader
-ssh-keygen -q -t ed25519 -N '' -f "$reader_key" -C reader
+# A reader's own key signs what they measured: READER_KEY, else a throwaway one made here
+# (the device machine has no ssh-keygen: carry one in .device/keys/).
+reader_key=${READER_KEY:-}
+if [ -z "$reader_key" ]; then
+  reader_key=$(mktemp -d)/reader
+  ssh-keygen -q -t ed25519 -N '' -f "$reader_key" -C reader
+fi
 # curl where it is installed, else Python's urllib.
 get() {
   if command -v curl >/dev/null; then curl -sf "$1"

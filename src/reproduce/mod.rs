@@ -18,7 +18,7 @@
 //!
 //! `--dry-run` stops after planning: no GPU is touched and nothing is written.
 
-mod compare;
+pub mod compare;
 mod contribution;
 pub mod fetch;
 pub mod pin;

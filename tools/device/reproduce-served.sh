@@ -2,13 +2,16 @@
 # Reproduce every bundle the site serves, as a reader would: `glossary serve --drafts`
 # on this machine (nobody has signed this repository's entries, so only a drafts build
 # has pages), then for each table's page the `glossary reproduce ...` command read off
-# the served page, run with --no-ncu. One log per bundle and a summary come back in $OUT.
+# the served page, run with --no-ncu (NCU=1: with the ncu pass). One log per bundle and a
+# summary come back in $OUT as reproduce.tgz (reproduce-ncu.tgz with NCU=1).
 #
 #   tools/device/reproduce-served.sh     # on the device machine, from the repo root
 set -uo pipefail
 export PATH="$PWD/.device:$PATH"
 OUT=${OUT:-/tmp/out}
 PORT=${PORT:-8799}
+NCU=${NCU:-0}
+if [ "$NCU" = 1 ]; then ncu_flag=(); name=reproduce-ncu; else ncu_flag=(--no-ncu); name=reproduce; fi
 mkdir -p "$OUT/reproduce"
 nvidia-smi -L | tee -a "$OUT/gpu.txt"
 # A reader's own key signs what they measured: READER_KEY, else a throwaway one made here
@@ -42,7 +45,7 @@ status=0
 for url in $urls; do
   name=$(echo "$url" | sed 's#.*/reproduce/##; s#/#_#g; s#\.json$##')
   start=$(date +%s.%N)
-  glossary reproduce "$url" --no-ncu --key "$reader_key" --out "$OUT/contrib-$name" \
+  glossary reproduce "$url" "${ncu_flag[@]}" --key "$reader_key" --out "$OUT/contrib-$name" \
     >"$OUT/reproduce/$name.log" 2>&1
   rc=$?
   [ $rc -eq 0 ] || status=1
@@ -50,5 +53,5 @@ for url in $urls; do
   printf '%s: %s s, exit %s\n' "$url" "$(awk "BEGIN{printf \"%.1f\", $end - $start}")" "$rc" | tee -a "$OUT/reproduce/summary.txt"
 done
 rm -rf "$OUT"/contrib-*
-tar czf "$OUT/reproduce.tgz" -C "$OUT" reproduce && rm -rf "$OUT/reproduce"
+tar czf "$OUT/$name.tgz" -C "$OUT" reproduce && rm -rf "$OUT/reproduce"
 exit $status

@@ -46,6 +46,7 @@ for target in "${targets[@]}"; do
   # The first folder takes what the fuzzer finds; the repository's seeds are read only.
   "${fuzz[@]}" run "$target" "$work/$target" "corpus/$target" -- \
     -max_total_time="$seconds" -timeout="$input_timeout" -rss_limit_mb=4096 \
+    -seed="${FUZZ_SEED:-1}" \
     -print_final_stats=1
 done
 echo "fuzz: ${#targets[@]} targets ran ${seconds}s each without a failure"

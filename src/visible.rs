@@ -89,10 +89,28 @@ pub fn is_file_name_char(c: char) -> bool {
 /// Why `name` may not be the name of a file or folder the tool reads (see
 /// [`is_file_name_char`]), if it may not: the first character outside the allow-list.
 pub fn file_name_problem(name: &std::ffi::OsStr) -> Option<String> {
+    name_problem(name, false)
+}
+
+/// [`file_name_problem`] for a file that is not an entry (a figure beside it): an ASCII
+/// space between words is allowed too (`my pic.png`, linked as `my%20pic.png`), as it
+/// is plainly visible; a leading or trailing one, or two in a row, is not.
+pub fn side_file_name_problem(name: &std::ffi::OsStr) -> Option<String> {
+    name_problem(name, true)
+}
+
+fn name_problem(name: &std::ffi::OsStr, spaces: bool) -> Option<String> {
     let Some(name) = name.to_str() else {
         return Some("is not valid UTF-8".into());
     };
-    let bad = name.chars().find(|c| !is_file_name_char(*c))?;
+    if spaces && (name.starts_with(' ') || name.ends_with(' ') || name.contains("  ")) {
+        return Some(
+            "has a space at its start or end, or two in a row: a space may only stand between two other characters".into(),
+        );
+    }
+    let bad = name
+        .chars()
+        .find(|c| !(is_file_name_char(*c) || (spaces && *c == ' ')))?;
     let what = match hidden_kind(bad, None) {
         Some(kind) => format!("{}, {kind}", code_point(bad)),
         None if bad.is_ascii_graphic() || bad == ' ' => format!("`{bad}`"),

@@ -155,7 +155,15 @@ pub fn load_content_visiting<T: Send>(
             // Names first: a name outside the allow-list is one error, and nothing under
             // it is read (its slug, its messages and its URL would all carry the name).
             if let Ok(item) = &item {
-                if let Some(why) = crate::visible::file_name_problem(item.file_name()) {
+                // An entry's name is its slug and URL; a figure's may hold spaces.
+                let entry_or_dir =
+                    item.file_type().is_dir() || item.path().extension().is_some_and(|e| e == "md");
+                let problem = if entry_or_dir {
+                    crate::visible::file_name_problem(item.file_name())
+                } else {
+                    crate::visible::side_file_name_problem(item.file_name())
+                };
+                if let Some(why) = problem {
                     let shown = crate::visible::shown_file_name(item.file_name());
                     let path = item.path().with_file_name(shown);
                     errors.push(Error::content(path, None, format!("the name {why}")));

@@ -11,7 +11,7 @@ export PATH="$PWD/.device:$PATH"
 OUT=${OUT:-/tmp/out}
 PORT=${PORT:-8799}
 NCU=${NCU:-0}
-if [ "$NCU" = 1 ]; then ncu_flag=(); name=reproduce-ncu; else ncu_flag=(--no-ncu); name=reproduce; fi
+if [ "$NCU" = 1 ]; then ncu_flag=(); tarball=reproduce-ncu; else ncu_flag=(--no-ncu); tarball=reproduce; fi
 mkdir -p "$OUT/reproduce"
 nvidia-smi -L | tee -a "$OUT/gpu.txt"
 # A reader's own key signs what they measured: READER_KEY, else a throwaway one made here
@@ -53,5 +53,5 @@ for url in $urls; do
   printf '%s: %s s, exit %s\n' "$url" "$(awk "BEGIN{printf \"%.1f\", $end - $start}")" "$rc" | tee -a "$OUT/reproduce/summary.txt"
 done
 rm -rf "$OUT"/contrib-*
-tar czf "$OUT/$name.tgz" -C "$OUT" reproduce && rm -rf "$OUT/reproduce"
+tar czf "$OUT/$tarball.tgz" -C "$OUT" reproduce && rm -rf "$OUT/reproduce"
 exit $status

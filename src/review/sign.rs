@@ -78,6 +78,31 @@ pub fn sign(
 /// and the entry's signatures with this one in place come back. Nothing is written here:
 /// the caller writes every signed entry together (`save_signed`), so signing many entries
 /// flushes the disk once, not once per file.
+/// `person`'s signature as `role` over what `name` (an entry, or `static/<path>`) shows,
+/// its `digest`, at `now` in whole seconds (the time is part of the signed statement and
+/// of the file): the one way a sign-off is made.
+pub(crate) fn make_signature(
+    name: &dyn std::fmt::Display,
+    role: Role,
+    person: &Person,
+    digest: &str,
+    signer: &Signer,
+    now: DateTime<Utc>,
+) -> Result<Signature> {
+    let now = DateTime::from_timestamp(now.timestamp(), 0).unwrap_or(now);
+    let msg = statement(name, role, &person.id, &person.name, digest, &now);
+    let armored = signer
+        .sign(REVIEW_NAMESPACE, msg.as_bytes())
+        .map_err(|e| ReviewError::Key(e.to_string()))?;
+    Ok(Signature {
+        person: person.id.clone(),
+        name: person.name.clone(),
+        time: now,
+        digest: digest.to_string(),
+        signature: armored,
+    })
+}
+
 #[allow(clippy::too_many_arguments)]
 pub fn signature_for(
     reviews_dir: &Path,
@@ -91,26 +116,7 @@ pub fn signature_for(
 ) -> Result<Signed> {
     let existing = existing.cloned().unwrap_or_default();
     check_signer(entry, &existing, role, &person.id)?;
-    // Whole seconds: the time is part of the signed statement and of the file.
-    let now = DateTime::from_timestamp(now.timestamp(), 0).unwrap_or(now);
-    let msg = statement(
-        entry,
-        role,
-        &person.id,
-        &person.name,
-        &material.digest,
-        &now,
-    );
-    let armored = signer
-        .sign(REVIEW_NAMESPACE, msg.as_bytes())
-        .map_err(|e| ReviewError::Key(e.to_string()))?;
-    let signature = Signature {
-        person: person.id.clone(),
-        name: person.name.clone(),
-        time: now,
-        digest: material.digest.clone(),
-        signature: armored,
-    };
+    let signature = make_signature(entry, role, person, &material.digest, signer, now)?;
     let (updated, replaced) = with_signature(existing, role, signature.clone());
     let other = match role {
         Role::Author => updated.reviewer.clone().map(|s| (Role::Reviewer, s)),

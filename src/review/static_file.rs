@@ -24,7 +24,7 @@ use super::digest::{SignedMaterial, SignedText};
 use super::error::ReviewError;
 use super::gate::{decide, Facts, Verdict};
 use super::signatures::{load_text, save_text, text_path, STATIC_DIR};
-use super::signoff::{statement, Role, SignOff, Signature};
+use super::signoff::{Role, SignOff};
 
 /// How a static file is named in statements, logs and messages: `static/<path>`.
 pub fn static_name(rel: &str) -> String {
@@ -119,25 +119,8 @@ pub fn sign_static(
     let existing = load_static_signoff(reviews_dir, rel)?.unwrap_or_default();
     super::sign::check_signer(&name, &existing, role, &person.id)?;
     let material = static_material(rel, bytes);
-    let now = DateTime::from_timestamp(now.timestamp(), 0).unwrap_or(now);
-    let msg = statement(
-        &name,
-        role,
-        &person.id,
-        &person.name,
-        &material.digest,
-        &now,
-    );
-    let armored = signer
-        .sign(crate::trust::REVIEW_NAMESPACE, msg.as_bytes())
-        .map_err(|e| ReviewError::Key(e.to_string()))?;
-    let signature = Signature {
-        person: person.id.clone(),
-        name: person.name.clone(),
-        time: now,
-        digest: material.digest.clone(),
-        signature: armored,
-    };
+    let signature =
+        super::sign::make_signature(&name, role, person, &material.digest, signer, now)?;
     let mut signoff = existing;
     signoff.logged = None;
     let slot = match role {

@@ -141,9 +141,16 @@ impl People {
             // Cyrillic "Н" with a changed case ("Нabaa BaMa" beside "Habaa Bama") is caught.
             // Last, the skeleton with combining marks, end punctuation and repeated spaces
             // folded away ("Bob\u{0323} Reviewer", "Bob Reviewer." beside "Bob Reviewer").
+            // And one with `i` read as `l`: a capital I's prototype is `l` while a small
+            // i's is `i`, so a case change on one letter and an I-for-l swap on another
+            // ("BaIqIcc" beside "Baiqlcc") part every skeleton above. This also takes
+            // "Ali" and "All" for one name: the refusal names both, and a registry is
+            // better off asking than letting a look-alike in.
             let as_written = skeleton(&shown);
             let folded = folded_skeleton(&shown);
+            let i_as_l = as_written.replace('i', "l");
             let looks = [
+                i_as_l,
                 skeleton(&canonical_name(&as_written)),
                 as_written,
                 skeleton(&c),

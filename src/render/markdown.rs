@@ -478,7 +478,13 @@ fn refuse_remote(html: &str, line: usize, policy: &LinkPolicy<'_>, out: &mut Ren
         .figures
         .as_ref()
         .is_some_and(|(_, f)| f.allow.allow_remote_images);
-    if allowed || !html.contains('<') {
+    // HTML nested too deep is refused whole at the end of the body (`html_depth`) and
+    // never parsed: html5ever takes minutes on a megabyte of it.
+    if allowed
+        || !html.contains('<')
+        || !super::raw_html::may_load(html)
+        || super::html_depth::too_deep(html)
+    {
         return;
     }
     for url in super::raw_html::remote_resources(html) {

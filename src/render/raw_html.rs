@@ -65,6 +65,14 @@ pub fn allowed_subset(html: &str) -> Result<String, String> {
 /// loads (a link's `href` is followed only when clicked, and follows the link rules).
 const RESOURCE_ATTRIBUTES: &[&str] = &["src", "srcset", "poster", "data", "background"];
 
+/// Whether `html` may load anything: it names a resource attribute (any case). Most raw
+/// HTML does not, and is not handed to the parser for [`remote_resources`] at all, so a
+/// body of many small fragments costs a scan each, not a parse each.
+pub fn may_load(html: &str) -> bool {
+    let lower = html.to_ascii_lowercase();
+    RESOURCE_ATTRIBUTES.iter().any(|a| lower.contains(a))
+}
+
 /// Under `allow_html`: the URLs `html` would load from outside the site (`<img
 /// src=https://...>`, a `srcset` candidate, `//host/x.png`), as ammonia's parser reads
 /// them, so spelling, entities and quoting cannot hide one. A Markdown image there is

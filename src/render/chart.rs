@@ -745,8 +745,9 @@ mod tests {
             .collect()
     }
 
-    fn width_of(svg: &str) -> f64 {
-        svg.split("width=\"")
+    /// The number in the first `name="..."` attribute of `tag`.
+    fn attr(tag: &str, name: &str) -> f64 {
+        tag.split(&format!("{name}=\""))
             .nth(1)
             .unwrap()
             .split('"')
@@ -754,6 +755,10 @@ mod tests {
             .unwrap()
             .parse()
             .unwrap()
+    }
+
+    fn width_of(svg: &str) -> f64 {
+        attr(svg, "width")
     }
 
     #[test]
@@ -821,19 +826,7 @@ mod tests {
     fn circles(svg: &str) -> Vec<(f64, f64)> {
         svg.split("<circle ")
             .skip(1)
-            .map(|s| {
-                let attr = |name: &str| -> f64 {
-                    s.split(&format!("{name}=\""))
-                        .nth(1)
-                        .unwrap()
-                        .split('"')
-                        .next()
-                        .unwrap()
-                        .parse()
-                        .unwrap()
-                };
-                (attr("cx"), attr("cy"))
-            })
+            .map(|s| (attr(s, "cx"), attr(s, "cy")))
             .collect()
     }
 

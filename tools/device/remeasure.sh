@@ -6,13 +6,14 @@
 # of one call are independent processes on one GPU unit; the GPU's UUID is in each record.
 #
 #   tools/device/remeasure.sh            # on the device machine, from the repo root
+#   ONLY="roofline warp-shuffle" PASSES=1 tools/device/remeasure.sh   # some experiments
 set -uo pipefail
 PASSES=${PASSES:-2}
 export PATH="$PWD/.device:$PATH"
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 nvidia-smi -L | tee "$OUT/gpu.txt"
-ids=$(for f in measurements/*/experiment.yaml; do basename "$(dirname "$f")"; done)
+ids=${ONLY:-$(for f in measurements/*/experiment.yaml; do basename "$(dirname "$f")"; done)}
 status=0
 for pass in $(seq 1 "$PASSES"); do
   start=$(date +%s)

@@ -27,16 +27,32 @@ pub fn options_for(experiment_options: &[String], arch: &str, extra: &[String]) 
     o
 }
 
-/// Compile `source`; a failure's log names each kernel file and its own line.
+/// Compile `source` and load it on the GPU; a failure's log names each kernel file and
+/// its own line.
 pub fn compile(
     gpu: &Gpu,
     experiment_file: &Path,
     source: &KernelSource,
     options: Vec<String>,
 ) -> Result<Compiled, RunError> {
+    let cubin = cubin(experiment_file, source, &options)?;
+    let module = gpu
+        .ctx
+        .load_module(Ptx::from_binary(cubin))
+        .doing(|| format!("{}: loading the compiled module", experiment_file.display()))?;
+    Ok(Compiled { module, options })
+}
+
+/// NVRTC alone: `source` compiled to machine code for the architecture in `options`. Needs
+/// libnvrtc, not a GPU or a driver, so a dry run off the node compiles too.
+pub fn cubin(
+    experiment_file: &Path,
+    source: &KernelSource,
+    options: &[String],
+) -> Result<Vec<u8>, RunError> {
     let fail = |log: String| RunError::Compile {
         path: experiment_file.to_path_buf(),
-        options: options.clone(),
+        options: options.to_vec(),
         log: source.locate_log(&log),
     };
     let src =
@@ -47,7 +63,7 @@ pub fn compile(
     let prog = nvrtc::create_program(&src, None).doing(|| "creating an NVRTC program".into())?;
     let guard = ProgramGuard(prog);
     // SAFETY: `prog` is live until `guard` drops; options hold no NUL (checked above).
-    let compiled = unsafe { nvrtc::compile_program(prog, &options) };
+    let compiled = unsafe { nvrtc::compile_program(prog, options) };
     if compiled.is_err() {
         // SAFETY: as above.
         let log = unsafe { nvrtc::get_program_log(prog) }
@@ -66,11 +82,18 @@ pub fn compile(
         .result()
         .doing(|| "reading the cubin".into())?;
     drop(guard);
-    let module = gpu
-        .ctx
-        .load_module(Ptx::from_binary(cubin))
-        .doing(|| format!("{}: loading the compiled module", experiment_file.display()))?;
-    Ok(Compiled { module, options })
+    Ok(cubin)
+}
+
+/// Whether a cubin defines a symbol named `kernel`: its ELF string table holds every
+/// symbol's name between NUL bytes. Only a dry run off the node asks; on the node the
+/// driver looks the kernel up itself.
+pub fn cubin_names(cubin: &[u8], kernel: &str) -> bool {
+    let mut needle = Vec::with_capacity(kernel.len() + 2);
+    needle.push(0);
+    needle.extend_from_slice(kernel.as_bytes());
+    needle.push(0);
+    !kernel.is_empty() && cubin.windows(needle.len()).any(|w| w == needle.as_slice())
 }
 
 impl Compiled {
@@ -106,6 +129,16 @@ fn c_chars_to_string(raw: &[c_char]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kernel_is_named_only_by_a_whole_symbol() {
+        let strtab = b"\0.text.scale\0scale\0scale_ref\0";
+        assert!(cubin_names(strtab, "scale"));
+        assert!(cubin_names(strtab, "scale_ref"));
+        assert!(!cubin_names(strtab, "scal"));
+        assert!(!cubin_names(strtab, "text"));
+        assert!(!cubin_names(strtab, ""));
+    }
 
     #[test]
     fn architecture_follows_experiment_options() {

@@ -16,6 +16,7 @@ pub mod inputs;
 pub mod metrics;
 pub mod ncu;
 pub mod node;
+pub mod offline;
 pub mod prepare;
 pub mod stats;
 pub mod timed;
@@ -287,10 +288,31 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
     };
     if req.dry_run && !gpu::driver_present() {
         let plans = plan_all(&experiments, &device_from_profile(&profile))?;
-        report.notes.push(format!(
-            "no CUDA driver on this machine: experiments parsed, configs planned with node {}'s profile, launches checked against the kernel sources; compiling and the driver's checks skipped",
-            req.node
-        ));
+        // With NVRTC here, compile too: every experiment, every error, before reporting.
+        let compiled = gpu::nvrtc_present();
+        if compiled {
+            let mut errors = Vec::new();
+            for (e, p) in experiments.iter().zip(&plans) {
+                match offline::compile_experiment(e, p, &profile.arch) {
+                    Ok(()) => {}
+                    Err(RunError::Spec(e)) => errors.extend(e.flatten()),
+                    Err(e) => errors.push(crate::Error::Other(e.to_string())),
+                }
+            }
+            crate::Error::collect(errors)?;
+        }
+        report.notes.push(if compiled {
+            format!(
+                "no CUDA driver on this machine: experiments parsed, configs planned with node {node}'s profile, kernels compiled with NVRTC for {arch} and every launch's kernel found in them; the driver's checks (registers, occupancy, whether each launch fits) skipped",
+                node = req.node,
+                arch = profile.arch
+            )
+        } else {
+            format!(
+                "no CUDA driver on this machine: experiments parsed, configs planned with node {}'s profile, launches checked against the kernel sources; compiling (no NVRTC here either) and the driver's checks skipped",
+                req.node
+            )
+        });
         for (e, p) in experiments.iter().zip(plans) {
             report.experiments.push((
                 e.id.clone(),

@@ -26,7 +26,7 @@ use crate::error::{Error, Location, Result};
 pub use expr::{Expr, Num};
 pub use source::KernelSource;
 pub use spans::{Site, Spans, YamlPath};
-pub use types::{ElemType, Fill, ScalarType, Tolerance};
+pub use types::{ElemType, Fill, FillSpec, ScalarType, Tolerance};
 
 pub const EXPERIMENT_FILE: &str = "experiment.yaml";
 pub const DEFAULT_MAX_CONFIGS: usize = 1000;
@@ -146,7 +146,7 @@ pub struct BufferSpec {
     pub length: ExprSrc,
     /// Contents before the launches; default zeros.
     #[serde(default)]
-    pub fill: Option<Fill>,
+    pub fill: Option<FillSpec>,
     #[serde(default)]
     pub output: bool,
     #[serde(default)]
@@ -658,6 +658,9 @@ impl ExperimentSpec {
             if let Some(f) = &b.fill {
                 if let Err(e) = f.check(b.ty) {
                     bad(at.key("fill").value(), format!("buffer `{name}`: {e}"));
+                }
+                if let FillSpec::Cycle(stride) = f {
+                    exprs.push((at.key("fill").key("cycle").value(), stride));
                 }
             }
         }

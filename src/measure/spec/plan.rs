@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::expr::{Expr, Num};
 use super::spans::{Site, YamlPath};
-use super::types::{ElemType, Fill, ScalarType, Tolerance};
+use super::types::{ElemType, Fill, FillSpec, ScalarType, Tolerance};
 use super::{ArgSpec, Dims, Experiment, ExperimentSpec, ExprSrc, LaunchSpec, Problem};
 
 /// Device properties an expression may read, recorded with every record.
@@ -577,11 +577,31 @@ fn concrete(
                 format!("buffer `{name}`: {len} elements overflow 64 bits of bytes"),
             );
         }
+        let fill = match &b.fill {
+            None => Fill::Zeros,
+            Some(FillSpec::Fixed(f)) => f.clone(),
+            Some(FillSpec::Cycle(stride)) => {
+                let at = top("buffers").key(name).key("fill").value();
+                let stride = match eval_int(stride, &env.nums) {
+                    Ok(s) => u64::try_from(s).unwrap_or(0),
+                    Err(e) => {
+                        p.add(label, at.clone(), format!("buffer `{name}`: cycle: {e}"));
+                        1
+                    }
+                };
+                if len >= 1 {
+                    if let Err(e) = cycle_fits(len, stride, b.ty) {
+                        p.add(label, at, format!("buffer `{name}`: {e}"));
+                    }
+                }
+                Fill::Cycle(stride)
+            }
+        };
         buffers.push(BufferPlan {
             name: name.clone(),
             ty: b.ty,
             len,
-            fill: b.fill.clone().unwrap_or(Fill::Zeros),
+            fill,
             output: b.output,
             tolerance: b.tolerance,
         });
@@ -630,6 +650,38 @@ fn concrete(
         timed: spec.timed_launch(),
         reference,
     })
+}
+
+/// Whether a `{cycle: stride}` fill fits a buffer of `len` elements of `ty`: whole nodes
+/// (`len` a multiple of `stride`), at least two of them, and every node's element index
+/// representable in the element type.
+pub fn cycle_fits(len: u64, stride: u64, ty: ElemType) -> Result<(), String> {
+    if stride == 0 {
+        return Err("a cycle's stride must be at least 1".into());
+    }
+    if !len.is_multiple_of(stride) {
+        return Err(format!(
+            "a cycle with stride {stride} needs a length that is a multiple of it, not {len}"
+        ));
+    }
+    let nodes = len / stride;
+    if nodes < 2 {
+        return Err(format!(
+            "a cycle needs at least 2 nodes: length {len} with stride {stride} makes {nodes}"
+        ));
+    }
+    let max: u64 = match ty {
+        ElemType::I32 => i32::MAX as u64,
+        _ => u32::MAX as u64,
+    };
+    let last = len - stride;
+    if last > max {
+        return Err(format!(
+            "the last node's index {last} does not fit {} (at most {max})",
+            ty.name()
+        ));
+    }
+    Ok(())
 }
 
 fn launch(

@@ -604,3 +604,82 @@ fn kernel_file_names_are_an_allow_list() {
         );
     }
 }
+
+// ---- pointer chases ----
+
+/// The scaffold with one more input buffer (not passed to the kernel), written `spec`.
+fn with_buffer(spec: &str) -> String {
+    good().replace("  out: {type", &format!("  chain: {spec}\n  out: {{type"))
+}
+
+#[test]
+fn a_cycle_fill_plans_and_round_trips_through_serde() {
+    let text = with_buffer("{type: u32, length: 32 * 1024, fill: {cycle: 32}}");
+    assert_eq!(errors(&text), Vec::<String>::new());
+    let plans = plan(&parse(&text).unwrap(), &h200()).unwrap();
+    let chain = &plans[0].buffers[1];
+    assert_eq!((chain.len, &chain.fill), (32 * 1024, &Fill::Cycle(32)));
+    // As a plan or record describes it, and back.
+    let json = serde_json::to_string(&chain.fill).unwrap();
+    assert_eq!(json, r#"{"cycle":32}"#);
+    assert_eq!(
+        serde_json::from_str::<Fill>(&json).unwrap(),
+        Fill::Cycle(32)
+    );
+    let i32_chain = with_buffer("{type: i32, length: 64, fill: {cycle: 1}}");
+    assert_eq!(errors(&i32_chain), Vec::<String>::new());
+}
+
+#[test]
+fn a_cycle_fill_needs_a_4_byte_integer_buffer_and_a_stride() {
+    let text = with_buffer("{type: f32, length: 64, fill: {cycle: 32}}");
+    one_error(
+        &text,
+        "fill: |{cycle: 32}",
+        "buffer `chain`: a cycle fill holds element indexes: it needs u32 or i32, not f32",
+    );
+    let text = with_buffer("{type: u8, length: 64, fill: {cycle: 32}}");
+    one_error(&text, "fill: |{cycle: 32}", "it needs u32 or i32, not u8");
+    let text = with_buffer("{type: u32, length: 64, fill: {cycle: 0}}");
+    one_error(
+        &text,
+        "fill: |{cycle: 0}",
+        "buffer `chain`: a cycle's stride must be at least 1",
+    );
+}
+
+#[test]
+fn a_cycle_fill_needs_whole_nodes_at_least_two_and_indexes_that_fit() {
+    let text = with_buffer("{type: u32, length: 100, fill: {cycle: 32}}");
+    one_error(
+        &text,
+        "fill: |{cycle: 32}",
+        "config `block128` (and 1 more): buffer `chain`: a cycle with stride 32 needs a length that is a multiple of it, not 100",
+    );
+    let text = with_buffer("{type: u32, length: 32, fill: {cycle: 32}}");
+    one_error(
+        &text,
+        "fill: |{cycle: 32}",
+        "a cycle needs at least 2 nodes: length 32 with stride 32 makes 1",
+    );
+    let text = with_buffer("{type: i32, length: 1 << 32, fill: {cycle: 1}}");
+    one_error(
+        &text,
+        "fill: |{cycle: 1}",
+        "the last node's index 4294967295 does not fit i32 (at most 2147483647)",
+    );
+}
+
+#[test]
+fn the_books_chase_example_parses_and_plans() {
+    let chapter = include_str!("../../../docs/src/experiments.md");
+    let section = &chapter[chapter.find("## Pointer chases").unwrap()..];
+    let fence = section.find("```yaml").unwrap();
+    let start = fence + section[fence..].find('\n').unwrap() + 1;
+    let yaml = &section[start..start + section[start..].find("```").unwrap()];
+    let chase = plan(&parse(yaml).unwrap(), &h200()).unwrap();
+    let labels: Vec<&str> = chase.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(labels, ["n1024", "n65536", "n8388608"]);
+    assert_eq!(chase[2].buffers[0].fill, Fill::Cycle(32));
+    assert_eq!(chase[2].buffers[0].len, (1 << 23) * 32);
+}

@@ -32,6 +32,9 @@ pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord)
     for (k, v) in facts {
         env.insert(k.into(), v);
     }
+    // One launch a sample unless the row says otherwise (its `launches_per_sample`
+    // quantity, read below with the others).
+    env.insert("launches_per_sample".into(), Num::Int(1));
     if let Some(t) = &rec.timing {
         let mean = summarize(&t.samples_ms).map_or(f64::NAN, |s| s.mean);
         for (k, v) in [

@@ -30,7 +30,9 @@ use serde_json::json;
 pub use error::RunError;
 
 use crate::config::{Config, Layout};
-use crate::measure::record::{ConfigRecord, ConfigStatus, Quantity, Record, RECORD_SCHEMA};
+use crate::measure::record::{
+    ConfigRecord, ConfigStatus, Quantity, Record, TimedLaunch, RECORD_SCHEMA, TIMED_LAUNCHES,
+};
 use crate::measure::spec::plan::{device_from_profile, ConfigPlan, DeviceVars};
 use crate::measure::spec::{signature, Experiment, Mode, EXPERIMENT_FILE};
 
@@ -418,6 +420,23 @@ fn run_one(
             )
         })
         .collect();
+    // The rows whose timed launch is not one plain launch a sample, as the record says.
+    let timed_launches: BTreeMap<String, TimedLaunch> = prepared
+        .iter()
+        .filter_map(|p| {
+            let l = &p.timed().plan;
+            (l.cluster.is_some() || !l.sampling.is_once()).then(|| {
+                (
+                    p.plan.label.clone(),
+                    TimedLaunch {
+                        cluster: l.cluster,
+                        repeat: l.sampling.repeat,
+                        graph: l.sampling.graph,
+                    },
+                )
+            })
+        })
+        .collect();
     let mut configs = timed::run(
         gpu,
         spec.mode,
@@ -454,7 +473,7 @@ fn run_one(
     for c in &mut configs {
         metrics::apply(spec, &gpu.device, c);
     }
-    let record = Record {
+    let mut record = Record {
         schema: RECORD_SCHEMA,
         experiment: exp.id.clone(),
         node: req.node.clone(),
@@ -478,6 +497,9 @@ fn run_one(
             "device_limits": gpu.limits,
         }),
     };
+    if !timed_launches.is_empty() {
+        record.extra[TIMED_LAUNCHES] = json!(timed_launches);
+    }
     let paths = (req.record_path(exp), req.failed_record_path(exp));
     // Before anything is written: the claims this run would flip or make ambiguous.
     let entries = crate::content::load_content_collecting(&Layout::new(&req.root).content())

@@ -161,6 +161,37 @@ fn metrics_read_params_launch_and_time_and_say_why_they_are_missing() {
 }
 
 #[test]
+fn metrics_read_launches_per_sample_one_unless_the_row_says() {
+    use crate::measure::spec::{ExprSrc, MetricSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let mut exp = experiment(dir.path());
+    exp.spec.metrics.insert(
+        "us_per_launch".into(),
+        MetricSpec {
+            value: ExprSrc("median_ms * 1000 / launches_per_sample".into()),
+            unit: "us".into(),
+            heading: None,
+            decimals: None,
+        },
+    );
+    let device = [("l2_bytes".to_string(), 62914560)].into();
+    let mut once = row("block128", ConfigStatus::Passed, Some(0.5));
+    metrics::apply(&exp.spec, &device, &mut once);
+    assert_eq!(once.quantities["us_per_launch"].value, Some(500.0));
+    let mut repeated = row("block256", ConfigStatus::Passed, Some(0.5));
+    repeated.quantities.insert(
+        "launches_per_sample".into(),
+        Quantity {
+            source: "launch".into(),
+            ..Quantity::metric(100.0, "launches", None, 0)
+        },
+    );
+    metrics::apply(&exp.spec, &device, &mut repeated);
+    let q = &repeated.quantities["us_per_launch"];
+    assert_eq!((q.value, q.timed), (Some(5.0), true));
+}
+
+#[test]
 fn ncu_metrics_without_ncu_are_recorded_as_not_measured() {
     let dir = tempfile::tempdir().unwrap();
     let mut exp = experiment(dir.path());

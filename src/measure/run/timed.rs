@@ -4,8 +4,8 @@
 
 use std::time::Instant;
 
-use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaEvent, CudaSlice, DevicePtrMut};
+use cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags_enum, CUstreamCaptureMode};
+use cudarc::driver::{CudaEvent, CudaGraph, CudaSlice, DevicePtrMut};
 
 use super::buffers::Buffers;
 use super::clocks::{judge, ClockMonitor};
@@ -15,7 +15,7 @@ use super::gpu::Gpu;
 use super::prepare::{PreparedConfig, PreparedLaunch};
 use super::stats::{next_step, summarize, Next};
 use crate::measure::record::{ConfigRecord, ConfigStatus, Timing};
-use crate::measure::spec::plan::LaunchPlan;
+use crate::measure::spec::plan::{LaunchPlan, Sampling};
 use crate::measure::spec::{Mode, TimingPolicy};
 
 /// Samples queued between host synchronizations.
@@ -178,14 +178,17 @@ fn time_config(
     let stream = &gpu.stream;
     let sync = |what: &str| stream.synchronize().doing(|| format!("{label}: {what}"));
     l.apply()?;
-    // Warm-up: one launch to learn its length, then enough to fill the warm-up time.
+    // One sample's work: `repeat` launches, one by one or as the graph captured once.
+    let sample = Sample::new(gpu, buffers, l, label)?;
+    // Warm-up, in the samples' form: one to learn its length, then enough to fill the
+    // warm-up time.
     let t0 = Instant::now();
-    buffers.launch(gpu, l)?;
+    sample.run(gpu, buffers, l)?;
     sync("warm-up")?;
     let one_ms = t0.elapsed().as_secs_f64() * 1e3;
     let more = ((policy.warmup_ms / one_ms.max(1e-3)).ceil() as usize).min(10_000);
     for _ in 0..more {
-        buffers.launch(gpu, l)?;
+        sample.run(gpu, buffers, l)?;
     }
     sync("warm-up")?;
 
@@ -213,7 +216,7 @@ fn time_config(
                 .doing(|| "flushing L2".into())?;
             }
             start.record(stream).doing(|| "recording an event".into())?;
-            buffers.launch(gpu, l)?;
+            sample.run(gpu, buffers, l)?;
             end.record(stream).doing(|| "recording an event".into())?;
         }
         let mut taken = 0;
@@ -248,6 +251,73 @@ fn time_config(
         converged,
         clock,
     })
+}
+
+/// What runs between a sample's two events: the timed launch `repeat` times, or the
+/// CUDA graph of those launches, captured once here and launched once a sample.
+enum Sample {
+    Launches(u32),
+    Graph(CudaGraph),
+}
+
+impl Sample {
+    fn new(
+        gpu: &Gpu,
+        buffers: &Buffers,
+        l: &PreparedLaunch,
+        label: &str,
+    ) -> Result<Sample, RunError> {
+        let Sampling { repeat, graph } = l.plan.sampling;
+        if !graph {
+            return Ok(Sample::Launches(repeat));
+        }
+        // Captured on a stream of its own (the GPU's stream is the legacy default
+        // stream, which cannot be captured); launched on the GPU's stream, between the
+        // sample's events.
+        let capture = gpu
+            .ctx
+            .new_stream()
+            .doing(|| format!("{label}: creating a stream to capture the graph"))?;
+        capture
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .doing(|| format!("{label}: beginning the graph capture"))?;
+        let mut launched = Ok(());
+        for _ in 0..repeat {
+            launched = buffers.launch_on(&capture, l);
+            if launched.is_err() {
+                break;
+            }
+        }
+        // The capture always ends, so the stream is usable (and droppable) after an error.
+        let graph = capture.end_capture(CUgraphInstantiate_flags_enum(0));
+        launched?;
+        let graph = graph
+            .doing(|| format!("{label}: ending the capture and instantiating the graph"))?
+            .ok_or_else(|| {
+                RunError::Other(format!("{label}: the graph capture recorded no launch"))
+            })?;
+        graph
+            .upload()
+            .doing(|| format!("{label}: uploading the graph"))?;
+        Ok(Sample::Graph(graph))
+    }
+
+    fn run(&self, gpu: &Gpu, buffers: &Buffers, l: &PreparedLaunch) -> Result<(), RunError> {
+        match self {
+            Sample::Launches(n) => {
+                for _ in 0..*n {
+                    buffers.launch(gpu, l)?;
+                }
+                Ok(())
+            }
+            // SAFETY: the graph's executable is owned by `g`, which outlives the call;
+            // launching it on another stream of the same context is allowed.
+            Sample::Graph(g) => unsafe {
+                cudarc::driver::result::graph::launch(g.cu_graph_exec(), gpu.stream.cu_stream())
+            }
+            .doing(|| format!("launching the graph of {}", l.plan.kernel)),
+        }
+    }
 }
 
 fn finish_timing(raw: RawTiming) -> Timing {

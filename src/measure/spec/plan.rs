@@ -77,6 +77,32 @@ pub struct LaunchPlan {
     pub block: [u32; 3],
     pub smem: Smem,
     pub carveout: Option<u32>,
+    /// Thread-block cluster dimensions (`cuLaunchKernelEx`); None: the plain launch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<[u32; 3]>,
+    /// How each timing sample runs this launch (the timed launch only; else once).
+    #[serde(skip_serializing_if = "Sampling::is_once")]
+    pub sampling: Sampling,
+}
+
+/// What one timing sample of the timed launch is: `repeat` launches back to back,
+/// launched one by one or as one CUDA graph captured once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Sampling {
+    pub repeat: u32,
+    pub graph: bool,
+}
+
+impl Sampling {
+    /// One plain launch per sample: every launch but a timed one with `repeat`/`graph`.
+    pub const ONCE: Sampling = Sampling {
+        repeat: 1,
+        graph: false,
+    };
+
+    pub fn is_once(&self) -> bool {
+        *self == Sampling::ONCE
+    }
 }
 
 impl LaunchPlan {
@@ -785,6 +811,59 @@ fn launch(
         .carveout_percent
         .as_ref()
         .map(|e| small("carveout_percent", e, 100, p));
+    let cluster = l.cluster.as_ref().map(|d| {
+        let c = dims("cluster", d, p);
+        let blocks: u64 = c.iter().map(|x| u64::from(*x)).product();
+        if blocks > super::MAX_PORTABLE_CLUSTER {
+            p.add(
+                label,
+                at.key("cluster").value(),
+                format!(
+                    "kernel `{kernel}`: a cluster of {c:?} is {blocks} blocks, more than the portable maximum of {} (the size every GPU with clusters launches)",
+                    super::MAX_PORTABLE_CLUSTER
+                ),
+            );
+        }
+        for (i, axis) in ["x", "y", "z"].into_iter().enumerate() {
+            if grid[i] % c[i] != 0 {
+                p.add(
+                    label,
+                    at.key("cluster").value(),
+                    format!(
+                        "kernel `{kernel}`: grid {axis} {} is not a multiple of the cluster's {axis} {}",
+                        grid[i], c[i]
+                    ),
+                );
+            }
+        }
+        c
+    });
+    let repeat = match &l.repeat {
+        None => 1,
+        Some(e) => match eval_int(e, nums) {
+            Ok(v) if (1..=super::MAX_REPEAT).contains(&v) => v as u32,
+            Ok(v) => {
+                p.add(
+                    label,
+                    at.key("repeat").value(),
+                    format!(
+                        "kernel `{kernel}`: repeat {v} (from `{}`) must be from 1 to {}",
+                        e.0,
+                        super::MAX_REPEAT
+                    ),
+                );
+                1
+            }
+            Err(err) => {
+                p.add(
+                    label,
+                    at.key("repeat").value(),
+                    format!("kernel `{kernel}`: repeat: {err}"),
+                );
+                1
+            }
+        },
+    };
     LaunchPlan {
         kernel,
         at,
@@ -793,6 +872,11 @@ fn launch(
         block,
         smem,
         carveout,
+        cluster,
+        sampling: Sampling {
+            repeat,
+            graph: l.graph,
+        },
     }
 }
 

@@ -490,7 +490,7 @@ fn run_one(
             "seed": spec.seed,
             "timing_policy": spec.timing,
             "l2_flush_bytes": (spec.timing.flush_l2 && spec.mode == Mode::Timed).then(|| timed::flush_bytes(gpu)),
-            "sm_clock_source": if clocks.is_some() { "nvidia-smi --query-gpu=clocks.sm -lms 50 (read only)" } else { "not available" },
+            "sm_clock_source": if clocks.is_some() { "nvidia-smi --query-gpu=clocks.sm,power.draw -lms 50 (read only)" } else { "not available" },
             "throttle_rule": format!("a sample is throttled when its batch saw the SM clock under {:.0}% of the driver's maximum", clocks::THROTTLE_FRACTION * 100.0),
             "ncu_source": ncu_source,
             "achieved_occupancy_metric": ncu::ACHIEVED_METRIC,

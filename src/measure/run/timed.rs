@@ -8,13 +8,13 @@ use cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags_enum, CUstream
 use cudarc::driver::{CudaEvent, CudaGraph, CudaSlice, DevicePtrMut};
 
 use super::buffers::Buffers;
-use super::clocks::{judge, ClockMonitor};
+use super::clocks::{judge, median_power, ClockMonitor, Reading};
 use super::correctness::compare;
 use super::error::{Doing, RunError};
 use super::gpu::Gpu;
 use super::prepare::{PreparedConfig, PreparedLaunch};
 use super::stats::{next_step, summarize, Next};
-use crate::measure::record::{ConfigRecord, ConfigStatus, Timing};
+use crate::measure::record::{ConfigRecord, ConfigStatus, Quantity, Timing};
 use crate::measure::spec::plan::{LaunchPlan, Sampling};
 use crate::measure::spec::{Mode, TimingPolicy};
 
@@ -89,6 +89,11 @@ pub fn run(
                     flush.as_mut(),
                     clocks,
                 )?;
+                if let Some(w) = raw.power_w {
+                    record
+                        .quantities
+                        .insert(POWER.to_string(), power_quantity(w));
+                }
                 record.timing = Some(finish_timing(raw));
             }
         }
@@ -164,6 +169,8 @@ struct RawTiming {
     samples: Vec<f64>,
     converged: bool,
     clock: Option<super::clocks::ClockVerdict>,
+    /// The median board power nvidia-smi read while the samples ran.
+    power_w: Option<f64>,
 }
 
 fn time_config(
@@ -239,18 +246,48 @@ fn time_config(
             break 'sampling c;
         }
     };
-    let clock = clocks.map(|m| {
-        let per_batch: Vec<(usize, Vec<u32>)> = batches
+    let readings: Option<Vec<(usize, Vec<Reading>)>> = clocks.map(|m| {
+        batches
             .iter()
-            .map(|(n, from, to)| (*n, m.between(*from, *to).iter().map(|r| r.sm_mhz).collect()))
+            .map(|(n, from, to)| (*n, m.between(*from, *to)))
+            .collect()
+    });
+    let clock = readings.as_ref().map(|per_batch| {
+        let mhz: Vec<(usize, Vec<u32>)> = per_batch
+            .iter()
+            .map(|(n, r)| (*n, r.iter().map(|r| r.sm_mhz).collect()))
             .collect();
-        judge(&per_batch, gpu.limits.max_sm_clock_mhz)
+        judge(&mhz, gpu.limits.max_sm_clock_mhz)
+    });
+    let power_w = readings.and_then(|per_batch| {
+        let all: Vec<Reading> = per_batch.into_iter().flat_map(|(_, r)| r).collect();
+        median_power(&all)
     });
     Ok(RawTiming {
         samples,
         converged,
         clock,
+        power_w,
     })
+}
+
+/// The recorded name of the median board power while a row's samples ran.
+pub const POWER: &str = "power_w";
+
+/// Where a row keeps its median board power: a quantity read by nvidia-smi, timed (a run
+/// observation, which moves between runs) and without an interval. A row without a power
+/// reading has none (unknown, never 0).
+pub fn power_quantity(watts: f64) -> Quantity {
+    Quantity {
+        value: Some(watts),
+        unit: "W".into(),
+        heading: Some("board power (median)".into()),
+        decimals: Some(0),
+        source: "nvidia-smi".into(),
+        not_measured: None,
+        timed: true,
+        interval: None,
+    }
 }
 
 /// What runs between a sample's two events: the timed launch `repeat` times, or the

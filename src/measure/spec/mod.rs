@@ -419,6 +419,11 @@ impl Problem {
     }
 }
 
+/// What nvidia-smi observed while a configuration's samples ran: the median SM clock
+/// (MHz) and board power (W). Run observations, like times: a metric reading one is
+/// timed, with no interval.
+pub const OBSERVED_NAMES: &[&str] = &["sm_clock_mhz", "power_w"];
+
 /// Names an expression may read besides params and axes, per place.
 pub const LAUNCH_FACTS: &[&str] = &[
     "blocks_per_sm",
@@ -500,7 +505,8 @@ impl ExperimentSpec {
     }
 
     /// The quantities a row gets from how its timed launch runs: `max_active_clusters`
-    /// for a cluster launch, `launches_per_sample` with `repeat` or `graph`.
+    /// for a cluster launch, `launches_per_sample` with `repeat` or `graph`, and the
+    /// board power nvidia-smi read while a timed experiment's samples ran (`power_w`).
     pub fn launch_quantity_names(&self) -> Vec<&'static str> {
         let mut out = Vec::new();
         if let Some(l) = self.launches.get(self.timed_launch()) {
@@ -510,6 +516,9 @@ impl ExperimentSpec {
             if l.repeat.is_some() || l.graph {
                 out.push("launches_per_sample");
             }
+        }
+        if self.mode == Mode::Timed {
+            out.push("power_w");
         }
         out
     }
@@ -571,6 +580,7 @@ impl ExperimentSpec {
             if plan::DEVICE_VARS.contains(&name)
                 || LAUNCH_FACTS.contains(&name)
                 || TIME_NAMES.contains(&name)
+                || OBSERVED_NAMES.contains(&name)
                 || name == "label"
             {
                 bad(
@@ -867,6 +877,12 @@ impl ExperimentSpec {
             if self.params.contains_key(name) || self.axes.contains_key(name) {
                 bad(at.name(), format!("metric `{name}` has a param's name"));
             }
+            if OBSERVED_NAMES.contains(&name.as_str()) {
+                bad(
+                    at.name(),
+                    format!("metric `{name}` has a built-in name (an observation)"),
+                );
+            }
             exprs.push((at.key("value").value(), &m.value));
         }
         // What a metric may read: params, device, launch facts, time, ncu metrics and
@@ -875,6 +891,7 @@ impl ExperimentSpec {
         readable.extend(plan::DEVICE_VARS);
         readable.extend(LAUNCH_FACTS);
         readable.extend(TIME_NAMES);
+        readable.extend(OBSERVED_NAMES);
         readable.extend(self.ncu_metrics.iter().map(String::as_str));
         let clustered = self
             .launches
@@ -885,7 +902,7 @@ impl ExperimentSpec {
                 for n in e.names() {
                     if !readable.contains(&n) {
                         bad(top("metrics").key(name).key("value").value(), format!(
-                            "metric `{name}`: unknown name `{n}` in `{}` (a metric reads params, device properties, launch facts such as warps_per_sm, times such as median_ms, ncu metrics and earlier metrics)",
+                            "metric `{name}`: unknown name `{n}` in `{}` (a metric reads params, device properties, launch facts such as warps_per_sm, times such as median_ms, observations such as power_w, ncu metrics and earlier metrics)",
                             m.value.0
                         ));
                     } else if n == "max_active_clusters" && !clustered {

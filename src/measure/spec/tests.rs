@@ -838,3 +838,24 @@ fn the_books_chase_and_cluster_examples_parse_and_plan() {
     assert_eq!(clusters[6].launches[0].cluster, Some([8, 1, 1]));
     assert_eq!(clusters[6].launches[0].grid, [132 * 8, 1, 1]);
 }
+
+#[test]
+fn metrics_may_read_observations_but_not_take_their_names() {
+    let metric = |m: &str| good().replace("metrics:\n", &format!("metrics:\n  {m}\n"));
+    let ok = metric("watts: {value: power_w * sm_clock_mhz / launches_per_sample}");
+    assert_eq!(errors(&ok), Vec::<String>::new());
+    one_error(
+        &metric("power_w: {value: 1}"),
+        "  |power_w: {value: 1}",
+        "metric `power_w` has a built-in name (an observation)",
+    );
+    let param = good().replace("  n: 1 << 24", "  sm_clock_mhz: 1\n  n: 1 << 24");
+    one_error(
+        &param,
+        "  |sm_clock_mhz: 1",
+        "`sm_clock_mhz` is a built-in name",
+    );
+    // A timed experiment's records may have the board power; a table may cite it.
+    let (_dir, e) = load(&good(), KERNEL);
+    assert!(e.unwrap().knows("power_w"));
+}

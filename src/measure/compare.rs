@@ -137,7 +137,9 @@ fn untimed_differences(
         if q.timed {
             continue;
         }
-        let exact = q.source == "driver";
+        // The driver's answers and the launch's own shape (`launches_per_sample`) match
+        // exactly or differ; counters get their band.
+        let exact = matches!(q.source.as_str(), "driver" | "launch");
         let n = new.quantities.get(name).and_then(|q| q.value);
         counter(name, q.value, n, exact);
     }

@@ -191,6 +191,25 @@ impl Default for ConfigRecord {
     }
 }
 
+/// How a row's timed launch ran when it was not one plain launch a sample: its
+/// thread-block cluster and how each sample ran it. Kept in `Record::extra` under
+/// [`TIMED_LAUNCHES`], by label, for the rows that have one (a field of `ConfigRecord`
+/// would break code that builds rows literally); a plain row has no entry, so its record
+/// is as it always was.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TimedLaunch {
+    /// Thread-block cluster dimensions, launched with `cuLaunchKernelEx`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<[u32; 3]>,
+    /// Launches between a sample's two events.
+    pub repeat: u32,
+    /// True: those launches were captured once into a CUDA graph, launched once a sample.
+    pub graph: bool,
+}
+
+/// The key of `Record::extra` that holds each non-plain row's [`TimedLaunch`].
+pub const TIMED_LAUNCHES: &str = "timed_launches";
+
 /// A named measured or derived value with its unit.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Quantity {
@@ -580,6 +599,15 @@ impl Record {
         self.configs.iter().find(|c| c.label == label)
     }
 
+    /// How row `label`'s timed launch ran, where it was not one plain launch a sample
+    /// (a cluster, `repeat`, `graph`); None for a plain one.
+    pub fn timed_launch(&self, label: &str) -> Option<TimedLaunch> {
+        self.extra
+            .get(TIMED_LAUNCHES)
+            .and_then(|m| m.get(label))
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+    }
+
     /// Whether `name` is a quantity of this record: built in, a param, a metric or an
     /// ncu metric of some config.
     pub fn knows(&self, name: &str) -> bool {
@@ -761,6 +789,29 @@ mod tests {
             }],
             extra: serde_json::json!({"device_limits": DeviceLimits::default()}),
         }
+    }
+
+    #[test]
+    fn a_rows_timed_launch_is_read_from_extra_and_absent_for_a_plain_row() {
+        let mut r = record(0.5);
+        assert_eq!(r.timed_launch("tlp1"), None);
+        let shape = TimedLaunch {
+            cluster: Some([2, 1, 1]),
+            repeat: 100,
+            graph: true,
+        };
+        r.extra[TIMED_LAUNCHES] = serde_json::json!({ "tlp1": shape });
+        assert_eq!(r.timed_launch("tlp1"), Some(shape));
+        assert_eq!(r.timed_launch("other"), None);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h200.json");
+        r.write_atomic(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"timed_launches\""), "{text}");
+        assert_eq!(
+            Record::load(&path).unwrap().timed_launch("tlp1"),
+            Some(shape)
+        );
     }
 
     #[test]

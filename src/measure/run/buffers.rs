@@ -5,13 +5,14 @@
 use std::ffi::c_void;
 
 use cudarc::driver::result as cu;
-use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::sys::{self, CUdeviceptr, CUstream};
+use cudarc::driver::CudaStream;
 
 use super::error::{Doing, RunError};
 use super::gpu::Gpu;
 use super::inputs::fill_bytes;
 use super::prepare::PreparedLaunch;
-use crate::measure::spec::plan::{Arg, BufferPlan};
+use crate::measure::spec::plan::{Arg, BufferPlan, LaunchPlan};
 
 struct DeviceBuffer {
     ptr: CUdeviceptr,
@@ -115,8 +116,14 @@ impl Buffers {
         self.plans.iter().filter(|b| b.output)
     }
 
-    /// Launch `l` on the stream with its arguments bound to these buffers.
+    /// Launch `l` on the GPU's stream with its arguments bound to these buffers.
     pub fn launch(&self, gpu: &Gpu, l: &PreparedLaunch) -> Result<(), RunError> {
+        self.launch_on(&gpu.stream, l)
+    }
+
+    /// Launch `l` on `stream` (the GPU's, or one being captured into a graph).
+    pub fn launch_on(&self, stream: &CudaStream, l: &PreparedLaunch) -> Result<(), RunError> {
+        let stream = stream.cu_stream();
         let mut slots: Vec<u64> = l
             .plan
             .args
@@ -136,6 +143,22 @@ impl Buffers {
             .collect();
         let [gx, gy, gz] = l.plan.grid;
         let [bx, by, bz] = l.plan.block;
+        if let Some(cluster) = l.plan.cluster {
+            let mut attr = [cluster_attribute(cluster)];
+            let config = launch_config(&l.plan, l.smem, stream, &mut attr);
+            // SAFETY: as for the plain launch below; `config` and the attribute it points
+            // to outlive the call, which reads them and copies the parameters.
+            return unsafe {
+                sys::cuLaunchKernelEx(
+                    &config,
+                    l.function.cu_function(),
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            }
+            .result()
+            .doing(|| format!("launching {} in clusters of {cluster:?}", l.plan.kernel));
+        }
         // SAFETY: argument count and sizes were checked against the kernel (source
         // signature and cuFuncGetParamInfo); each slot is 8 bytes, little-endian, so a
         // 4-byte parameter reads its first 4; `slots` outlives the call, which copies
@@ -146,10 +169,46 @@ impl Buffers {
                 (gx, gy, gz),
                 (bx, by, bz),
                 l.smem,
-                gpu.stream.cu_stream(),
+                stream,
                 &mut params,
             )
         }
         .doing(|| format!("launching {}", l.plan.kernel))
+    }
+}
+
+/// The launch attribute that makes a launch one of thread-block clusters of `dims`.
+pub fn cluster_attribute(dims: [u32; 3]) -> sys::CUlaunchAttribute {
+    // SAFETY: a plain-data C struct and union; all zeros is a valid value of each.
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+        x: dims[0],
+        y: dims[1],
+        z: dims[2],
+    };
+    attr
+}
+
+/// `cuLaunchKernelEx`'s (and `cuOccupancyMaxActiveClusters`'s) description of `plan`
+/// with `smem` bytes of dynamic shared memory, on `stream`, with the attributes `attrs`
+/// (which must outlive every use of the result).
+pub fn launch_config(
+    plan: &LaunchPlan,
+    smem: u32,
+    stream: CUstream,
+    attrs: &mut [sys::CUlaunchAttribute],
+) -> sys::CUlaunchConfig {
+    sys::CUlaunchConfig {
+        gridDimX: plan.grid[0],
+        gridDimY: plan.grid[1],
+        gridDimZ: plan.grid[2],
+        blockDimX: plan.block[0],
+        blockDimY: plan.block[1],
+        blockDimZ: plan.block[2],
+        sharedMemBytes: smem,
+        hStream: stream,
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len() as std::ffi::c_uint,
     }
 }

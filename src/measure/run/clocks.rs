@@ -1,5 +1,6 @@
-//! Reading the SM clock while samples run, to flag throttled samples. NVML is not a
-//! dependency; `nvidia-smi` polls it for us. Clocks are only ever read, never set.
+//! Reading the SM clock and board power while samples run, to flag throttled samples and
+//! to record what the GPU ran at. NVML is not a dependency; `nvidia-smi` polls it for us.
+//! Clocks are only ever read, never set.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -13,9 +14,14 @@ const POLL_MS: u64 = 50;
 pub struct Reading {
     pub at: Instant,
     pub sm_mhz: u32,
+    /// Board power draw in watts; None where nvidia-smi says `[N/A]`.
+    pub power_w: Option<f64>,
 }
 
-/// A background `nvidia-smi --query-gpu=clocks.sm -lms 50` for one GPU.
+/// What nvidia-smi is asked for, in the order [`parse_reading`] reads it.
+pub const QUERY: &str = "--query-gpu=clocks.sm,power.draw";
+
+/// A background `nvidia-smi --query-gpu=clocks.sm,power.draw -lms 50` for one GPU.
 pub struct ClockMonitor {
     child: Child,
     readings: Arc<Mutex<Vec<Reading>>>,
@@ -26,20 +32,17 @@ impl ClockMonitor {
     /// None when nvidia-smi is missing or cannot read this GPU's clock.
     pub fn start(uuid: &str) -> Option<ClockMonitor> {
         let probe = Command::new("nvidia-smi")
-            .args([
-                "--query-gpu=clocks.sm",
-                "--format=csv,noheader,nounits",
-                "-i",
-                uuid,
-            ])
+            .args([QUERY, "--format=csv,noheader,nounits", "-i", uuid])
             .output()
             .ok()?;
-        if !probe.status.success() || parse_mhz(&String::from_utf8_lossy(&probe.stdout)).is_none() {
+        if !probe.status.success()
+            || parse_reading(&String::from_utf8_lossy(&probe.stdout)).is_none()
+        {
             return None;
         }
         let mut child = Command::new("nvidia-smi")
             .args([
-                "--query-gpu=clocks.sm",
+                QUERY,
                 "--format=csv,noheader,nounits",
                 "-i",
                 uuid,
@@ -56,11 +59,12 @@ impl ClockMonitor {
         let reader = std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                if let Some(sm_mhz) = parse_mhz(&line) {
+                if let Some((sm_mhz, power_w)) = parse_reading(&line) {
                     if let Ok(mut r) = sink.lock() {
                         r.push(Reading {
                             at: Instant::now(),
                             sm_mhz,
+                            power_w,
                         });
                     }
                 }
@@ -105,6 +109,34 @@ impl Drop for ClockMonitor {
 
 pub fn parse_mhz(line: &str) -> Option<u32> {
     line.trim().split(',').next()?.trim().parse().ok()
+}
+
+/// One line of `clocks.sm,power.draw` (no units): the SM clock, which must be there, and
+/// the power, which may be `[N/A]` (or absent, or not a finite number): None, never 0.
+pub fn parse_reading(line: &str) -> Option<(u32, Option<f64>)> {
+    let mhz = parse_mhz(line)?;
+    let power = line
+        .trim()
+        .split(',')
+        .nth(1)
+        .and_then(|p| p.trim().parse::<f64>().ok())
+        .filter(|w| w.is_finite() && *w >= 0.0);
+    Some((mhz, power))
+}
+
+/// The median of the power readings taken while samples ran; None without one.
+pub fn median_power(readings: &[Reading]) -> Option<f64> {
+    let mut w: Vec<f64> = readings.iter().filter_map(|r| r.power_w).collect();
+    if w.is_empty() {
+        return None;
+    }
+    w.sort_by(f64::total_cmp);
+    let n = w.len();
+    Some(if n % 2 == 1 {
+        w[n / 2]
+    } else {
+        (w[n / 2 - 1] + w[n / 2]) / 2.0
+    })
 }
 
 /// What the clock readings say about a run of samples.
@@ -157,6 +189,27 @@ mod tests {
         assert_eq!(parse_mhz("1980\n"), Some(1980));
         assert_eq!(parse_mhz("1755, 0x0000000000000000"), Some(1755));
         assert_eq!(parse_mhz("[N/A]"), None);
+        assert_eq!(parse_reading("1980, 612.34\n"), Some((1980, Some(612.34))));
+        assert_eq!(parse_reading("1755, [N/A]"), Some((1755, None)));
+        assert_eq!(parse_reading("1755"), Some((1755, None)));
+        assert_eq!(parse_reading("[N/A], 300.0"), None);
+    }
+
+    #[test]
+    fn median_power_skips_missing_readings_and_is_none_without_any() {
+        let at = Instant::now();
+        let r = |p: Option<f64>| Reading {
+            at,
+            sm_mhz: 1980,
+            power_w: p,
+        };
+        assert_eq!(
+            median_power(&[r(Some(300.0)), r(None), r(Some(500.0)), r(Some(400.0))]),
+            Some(400.0)
+        );
+        assert_eq!(median_power(&[r(Some(300.0)), r(Some(500.0))]), Some(400.0));
+        assert_eq!(median_power(&[r(None), r(None)]), None);
+        assert_eq!(median_power(&[]), None);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::measure::record::{Bounds, ConfigRecord, Quantity};
 use crate::measure::run::stats::summarize;
 use crate::measure::spec::expr::Span;
 use crate::measure::spec::plan::DeviceVars;
-use crate::measure::spec::{ExperimentSpec, Expr, Num};
+use crate::measure::spec::{ExperimentSpec, Expr, Num, OBSERVED_NAMES};
 
 pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord) {
     let mut env: BTreeMap<String, Num> = device
@@ -31,6 +31,12 @@ pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord)
     ];
     for (k, v) in facts {
         env.insert(k.into(), v);
+    }
+    // One launch a sample unless the row says otherwise (its `launches_per_sample`
+    // quantity, read below with the others).
+    env.insert("launches_per_sample".into(), Num::Int(1));
+    if let Some(mhz) = rec.timing.as_ref().and_then(|t| t.sm_clock_mhz) {
+        env.insert("sm_clock_mhz".into(), Num::Int(mhz.into()));
     }
     if let Some(t) = &rec.timing {
         let mean = summarize(&t.samples_ms).map_or(f64::NAN, |s| s.mean);
@@ -61,11 +67,16 @@ pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord)
             timed.insert(k.into(), None);
         }
     }
+    // What nvidia-smi observed during the samples moves between runs like a time and
+    // has no interval: a metric of it is timed, without one.
+    for k in OBSERVED_NAMES {
+        timed.insert(k.to_string(), None);
+    }
     for (name, m) in &spec.metrics {
         let parsed = Expr::parse(&m.value.0);
         let result = parsed.clone().and_then(|e| {
             if let Some(missing) = e.names().into_iter().find(|n| !env.contains_key(*n)) {
-                return Err(format!("`{missing}` is not available for this config"));
+                return Err(why_missing(missing, rec));
             }
             e.eval(&|n| env.get(n).copied())
         });
@@ -110,5 +121,21 @@ pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord)
                 interval,
             },
         );
+    }
+}
+
+/// Why a name a metric reads has no value in this row.
+fn why_missing(name: &str, rec: &ConfigRecord) -> String {
+    match name {
+        n if OBSERVED_NAMES.contains(&n) && rec.timing.is_some() => format!(
+            "`{n}` was not observed: no nvidia-smi reading of it while this config's samples ran"
+        ),
+        n if OBSERVED_NAMES.contains(&n) => {
+            format!("`{n}` is not available for this config: it was not timed")
+        }
+        "max_active_clusters" => {
+            "`max_active_clusters` is not available for this config: its timed launch is not a cluster launch".into()
+        }
+        n => format!("`{n}` is not available for this config"),
     }
 }

@@ -31,7 +31,9 @@ use serde_json::json;
 pub use error::RunError;
 
 use crate::config::{Config, Layout};
-use crate::measure::record::{ConfigRecord, ConfigStatus, Quantity, Record, RECORD_SCHEMA};
+use crate::measure::record::{
+    ConfigRecord, ConfigStatus, Quantity, Record, TimedLaunch, RECORD_SCHEMA, TIMED_LAUNCHES,
+};
 use crate::measure::spec::plan::{device_from_profile, ConfigPlan, DeviceVars};
 use crate::measure::spec::{signature, Experiment, Mode, EXPERIMENT_FILE};
 
@@ -440,6 +442,23 @@ fn run_one(
             )
         })
         .collect();
+    // The rows whose timed launch is not one plain launch a sample, as the record says.
+    let timed_launches: BTreeMap<String, TimedLaunch> = prepared
+        .iter()
+        .filter_map(|p| {
+            let l = &p.timed().plan;
+            (l.cluster.is_some() || !l.sampling.is_once()).then(|| {
+                (
+                    p.plan.label.clone(),
+                    TimedLaunch {
+                        cluster: l.cluster,
+                        repeat: l.sampling.repeat,
+                        graph: l.sampling.graph,
+                    },
+                )
+            })
+        })
+        .collect();
     let mut configs = timed::run(
         gpu,
         spec.mode,
@@ -476,7 +495,7 @@ fn run_one(
     for c in &mut configs {
         metrics::apply(spec, &gpu.device, c);
     }
-    let record = Record {
+    let mut record = Record {
         schema: RECORD_SCHEMA,
         experiment: exp.id.clone(),
         node: req.node.clone(),
@@ -493,13 +512,16 @@ fn run_one(
             "seed": spec.seed,
             "timing_policy": spec.timing,
             "l2_flush_bytes": (spec.timing.flush_l2 && spec.mode == Mode::Timed).then(|| timed::flush_bytes(gpu)),
-            "sm_clock_source": if clocks.is_some() { "nvidia-smi --query-gpu=clocks.sm -lms 50 (read only)" } else { "not available" },
+            "sm_clock_source": if clocks.is_some() { "nvidia-smi --query-gpu=clocks.sm,power.draw -lms 50 (read only)" } else { "not available" },
             "throttle_rule": format!("a sample is throttled when its batch saw the SM clock under {:.0}% of the driver's maximum", clocks::THROTTLE_FRACTION * 100.0),
             "ncu_source": ncu_source,
             "achieved_occupancy_metric": ncu::ACHIEVED_METRIC,
             "device_limits": gpu.limits,
         }),
     };
+    if !timed_launches.is_empty() {
+        record.extra[TIMED_LAUNCHES] = json!(timed_launches);
+    }
     let paths = (req.record_path(exp), req.failed_record_path(exp));
     // Before anything is written: the claims this run would flip or make ambiguous.
     let entries = crate::content::load_content_collecting(&Layout::new(&req.root).content())

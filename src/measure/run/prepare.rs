@@ -33,6 +33,9 @@ pub struct PreparedLaunch {
     /// The driver's block size for this kernel at this launch's dynamic shared memory,
     /// and the smallest grid that fills the GPU at that size (cuOccupancyMaxPotentialBlockSize).
     pub suggested: Option<(u32, u32)>,
+    /// For a cluster launch, the most clusters of it the GPU holds at once
+    /// (cuOccupancyMaxActiveClusters).
+    pub max_active_clusters: Option<u32>,
 }
 
 impl PreparedLaunch {
@@ -182,7 +185,11 @@ pub fn prepare(
             },
             achieved_occupancy: None,
             timing: None,
-            quantities: l.suggested.map(suggestion_quantities).unwrap_or_default(),
+            quantities: {
+                let mut q = l.suggested.map(suggestion_quantities).unwrap_or_default();
+                q.extend(launch_quantities(l));
+                q
+            },
         };
         // In a timed experiment a launch that cannot exist is the file's error.
         if !occupancy_only {
@@ -260,6 +267,42 @@ fn suggestion_quantities(
     .collect()
 }
 
+/// What a cluster launch and a repeated or graph-timed launch add to the row, citable
+/// and usable in metrics like the other launch facts: the driver's
+/// `max_active_clusters` and the plan's `launches_per_sample`. A plain launch adds
+/// nothing, so its row is as it always was.
+pub fn launch_quantities(l: &PreparedLaunch) -> std::collections::BTreeMap<String, Quantity> {
+    let fact = |value: u32, unit: &str, heading: &str, source: &str| Quantity {
+        value: Some(f64::from(value)),
+        unit: unit.into(),
+        heading: Some(heading.into()),
+        decimals: Some(0),
+        source: source.into(),
+        not_measured: None,
+        timed: false,
+        interval: None,
+    };
+    let mut out = std::collections::BTreeMap::new();
+    if let Some(n) = l.max_active_clusters {
+        out.insert(
+            "max_active_clusters".to_string(),
+            fact(n, "clusters", "max active clusters", "driver"),
+        );
+    }
+    if !l.plan.sampling.is_once() {
+        out.insert(
+            "launches_per_sample".to_string(),
+            fact(
+                l.plan.sampling.repeat,
+                "launches",
+                "launches per sample",
+                "launch",
+            ),
+        );
+    }
+    out
+}
+
 /// A launch and, if it cannot be launched, why.
 type Resolved = (PreparedLaunch, Option<String>);
 
@@ -315,6 +358,7 @@ fn resolve_launch(
         local_bytes: attr(FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
         blocks_per_sm: 0,
         suggested: None,
+        max_active_clusters: None,
     };
     p.apply().map_err(|e| e.to_string())?;
     let max_threads = attr(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
@@ -361,7 +405,48 @@ fn resolve_launch(
             Some("the driver says no block of this launch fits on an SM".into()),
         ));
     }
+    if let Some(cluster) = l.cluster {
+        match max_active_clusters(&f, l, p.smem) {
+            Ok(n) => p.max_active_clusters = Some(n),
+            Err(e) => {
+                return Ok((
+                    p,
+                    Some(format!(
+                        "cuOccupancyMaxActiveClusters for clusters of {cluster:?}: {e:?} (thread-block clusters need compute capability 9.0 or later)"
+                    )),
+                ))
+            }
+        }
+        if p.max_active_clusters == Some(0) {
+            return Ok((
+                p,
+                Some(format!(
+                    "the driver says no cluster of {cluster:?} blocks of this launch fits on the GPU"
+                )),
+            ));
+        }
+    }
     Ok((p, None))
+}
+
+/// `cuOccupancyMaxActiveClusters`: how many clusters of `l` (its cluster dimensions, with
+/// `smem` bytes of dynamic shared memory a block) the GPU holds at once.
+fn max_active_clusters(
+    f: &CudaFunction,
+    l: &LaunchPlan,
+    smem: u32,
+) -> Result<u32, cudarc::driver::DriverError> {
+    let Some(cluster) = l.cluster else {
+        return Ok(0);
+    };
+    let mut attrs = [super::buffers::cluster_attribute(cluster)];
+    let config = super::buffers::launch_config(l, smem, std::ptr::null_mut(), &mut attrs);
+    let mut n: std::ffi::c_int = 0;
+    // SAFETY: `f` is a loaded function that outlives the call; `config` and the attribute
+    // it points to are locals that outlive it; `n` is a live out-pointer.
+    unsafe { cudarc::driver::sys::cuOccupancyMaxActiveClusters(&mut n, f.cu_function(), &config) }
+        .result()?;
+    Ok(n.max(0) as u32)
 }
 
 /// What `cuOccupancyMaxPotentialBlockSize` suggests for `f` with `smem` bytes of dynamic

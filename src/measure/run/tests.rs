@@ -161,6 +161,37 @@ fn metrics_read_params_launch_and_time_and_say_why_they_are_missing() {
 }
 
 #[test]
+fn metrics_read_launches_per_sample_one_unless_the_row_says() {
+    use crate::measure::spec::{ExprSrc, MetricSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let mut exp = experiment(dir.path());
+    exp.spec.metrics.insert(
+        "us_per_launch".into(),
+        MetricSpec {
+            value: ExprSrc("median_ms * 1000 / launches_per_sample".into()),
+            unit: "us".into(),
+            heading: None,
+            decimals: None,
+        },
+    );
+    let device = [("l2_bytes".to_string(), 62914560)].into();
+    let mut once = row("block128", ConfigStatus::Passed, Some(0.5));
+    metrics::apply(&exp.spec, &device, &mut once);
+    assert_eq!(once.quantities["us_per_launch"].value, Some(500.0));
+    let mut repeated = row("block256", ConfigStatus::Passed, Some(0.5));
+    repeated.quantities.insert(
+        "launches_per_sample".into(),
+        Quantity {
+            source: "launch".into(),
+            ..Quantity::metric(100.0, "launches", None, 0)
+        },
+    );
+    metrics::apply(&exp.spec, &device, &mut repeated);
+    let q = &repeated.quantities["us_per_launch"];
+    assert_eq!((q.value, q.timed), (Some(5.0), true));
+}
+
+#[test]
 fn ncu_metrics_without_ncu_are_recorded_as_not_measured() {
     let dir = tempfile::tempdir().unwrap();
     let mut exp = experiment(dir.path());
@@ -175,4 +206,69 @@ fn ncu_metrics_without_ncu_are_recorded_as_not_measured() {
     assert_eq!((q.value, q.source.as_str()), (None, "ncu"));
     assert_eq!(configs[0].column("dram__bytes_read.sum"), None);
     assert!(record(&exp, configs).knows("dram__bytes_read.sum"));
+}
+
+#[test]
+fn metrics_read_observed_clock_and_power_as_timed_names_without_an_interval() {
+    use crate::measure::spec::{ExprSrc, MetricSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let mut exp = experiment(dir.path());
+    let metric = |v: &str| MetricSpec {
+        value: ExprSrc(v.into()),
+        unit: String::new(),
+        heading: None,
+        decimals: None,
+    };
+    exp.spec.metrics.insert(
+        "us_per_launch".into(),
+        metric("median_ms * 1000 / launches_per_sample"),
+    );
+    exp.spec
+        .metrics
+        .insert("joules".into(), metric("power_w * median_ms / 1000"));
+    exp.spec
+        .metrics
+        .insert("cycles".into(), metric("sm_clock_mhz * median_ms * 1000"));
+    let device = [("l2_bytes".to_string(), 62914560)].into();
+
+    let mut seen = row("block128", ConfigStatus::Passed, Some(0.5));
+    if let Some(t) = seen.timing.as_mut() {
+        t.sm_clock_mhz = Some(1980);
+    }
+    seen.quantities
+        .insert(timed::POWER.into(), timed::power_quantity(600.0));
+    seen.quantities.insert(
+        "launches_per_sample".into(),
+        Quantity {
+            source: "launch".into(),
+            ..Quantity::metric(100.0, "launches", None, 0)
+        },
+    );
+    metrics::apply(&exp.spec, &device, &mut seen);
+    let q = |name: &str| seen.quantities[name].clone();
+    assert_eq!(q("us_per_launch").value, Some(5.0));
+    assert_eq!(q("joules").value, Some(0.3));
+    assert_eq!(q("cycles").value, Some(990_000.0));
+    // Observations move between runs: timed, and with no interval to decide a claim by.
+    for name in ["joules", "cycles"] {
+        assert!(q(name).timed && q(name).interval.is_none(), "{name}");
+        assert!(matches!(
+            seen.estimate(name, RECORD_SCHEMA),
+            Err(crate::measure::record::NoEstimate::NoInterval(_))
+        ));
+    }
+
+    // No nvidia-smi reading: not measured, with why; never 0. One launch a sample.
+    let mut blind = row("block256", ConfigStatus::Passed, Some(0.5));
+    metrics::apply(&exp.spec, &device, &mut blind);
+    assert_eq!(blind.quantities["us_per_launch"].value, Some(500.0));
+    for (name, observed) in [("joules", "power_w"), ("cycles", "sm_clock_mhz")] {
+        let m = &blind.quantities[name];
+        assert_eq!(m.value, None, "{name}");
+        let why = m.not_measured.as_deref().unwrap_or_default();
+        assert!(
+            why.contains(observed) && why.contains("no nvidia-smi reading"),
+            "{why}"
+        );
+    }
 }

@@ -4,18 +4,18 @@
 
 use std::time::Instant;
 
-use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaEvent, CudaSlice, DevicePtrMut};
+use cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags_enum, CUstreamCaptureMode};
+use cudarc::driver::{CudaEvent, CudaGraph, CudaSlice, DevicePtrMut};
 
 use super::buffers::Buffers;
-use super::clocks::{judge, ClockMonitor};
+use super::clocks::{judge, median_power, ClockMonitor, Reading};
 use super::correctness::compare;
 use super::error::{Doing, RunError};
 use super::gpu::Gpu;
 use super::prepare::{PreparedConfig, PreparedLaunch};
 use super::stats::{next_step, summarize, Next};
-use crate::measure::record::{ConfigRecord, ConfigStatus, Timing};
-use crate::measure::spec::plan::LaunchPlan;
+use crate::measure::record::{ConfigRecord, ConfigStatus, Quantity, Timing};
+use crate::measure::spec::plan::{LaunchPlan, Sampling};
 use crate::measure::spec::{Mode, TimingPolicy};
 
 /// Samples queued between host synchronizations.
@@ -89,6 +89,11 @@ pub fn run(
                     flush.as_mut(),
                     clocks,
                 )?;
+                if let Some(w) = raw.power_w {
+                    record
+                        .quantities
+                        .insert(POWER.to_string(), power_quantity(w));
+                }
                 record.timing = Some(finish_timing(raw));
             }
         }
@@ -164,6 +169,8 @@ struct RawTiming {
     samples: Vec<f64>,
     converged: bool,
     clock: Option<super::clocks::ClockVerdict>,
+    /// The median board power nvidia-smi read while the samples ran.
+    power_w: Option<f64>,
 }
 
 fn time_config(
@@ -178,14 +185,17 @@ fn time_config(
     let stream = &gpu.stream;
     let sync = |what: &str| stream.synchronize().doing(|| format!("{label}: {what}"));
     l.apply()?;
-    // Warm-up: one launch to learn its length, then enough to fill the warm-up time.
+    // One sample's work: `repeat` launches, one by one or as the graph captured once.
+    let sample = Sample::new(gpu, buffers, l, label)?;
+    // Warm-up, in the samples' form: one to learn its length, then enough to fill the
+    // warm-up time.
     let t0 = Instant::now();
-    buffers.launch(gpu, l)?;
+    sample.run(gpu, buffers, l)?;
     sync("warm-up")?;
     let one_ms = t0.elapsed().as_secs_f64() * 1e3;
     let more = ((policy.warmup_ms / one_ms.max(1e-3)).ceil() as usize).min(10_000);
     for _ in 0..more {
-        buffers.launch(gpu, l)?;
+        sample.run(gpu, buffers, l)?;
     }
     sync("warm-up")?;
 
@@ -213,7 +223,7 @@ fn time_config(
                 .doing(|| "flushing L2".into())?;
             }
             start.record(stream).doing(|| "recording an event".into())?;
-            buffers.launch(gpu, l)?;
+            sample.run(gpu, buffers, l)?;
             end.record(stream).doing(|| "recording an event".into())?;
         }
         let mut taken = 0;
@@ -236,18 +246,115 @@ fn time_config(
             break 'sampling c;
         }
     };
-    let clock = clocks.map(|m| {
-        let per_batch: Vec<(usize, Vec<u32>)> = batches
+    let readings: Option<Vec<(usize, Vec<Reading>)>> = clocks.map(|m| {
+        batches
             .iter()
-            .map(|(n, from, to)| (*n, m.between(*from, *to).iter().map(|r| r.sm_mhz).collect()))
+            .map(|(n, from, to)| (*n, m.between(*from, *to)))
+            .collect()
+    });
+    let clock = readings.as_ref().map(|per_batch| {
+        let mhz: Vec<(usize, Vec<u32>)> = per_batch
+            .iter()
+            .map(|(n, r)| (*n, r.iter().map(|r| r.sm_mhz).collect()))
             .collect();
-        judge(&per_batch, gpu.limits.max_sm_clock_mhz)
+        judge(&mhz, gpu.limits.max_sm_clock_mhz)
+    });
+    let power_w = readings.and_then(|per_batch| {
+        let all: Vec<Reading> = per_batch.into_iter().flat_map(|(_, r)| r).collect();
+        median_power(&all)
     });
     Ok(RawTiming {
         samples,
         converged,
         clock,
+        power_w,
     })
+}
+
+/// The recorded name of the median board power while a row's samples ran.
+pub const POWER: &str = "power_w";
+
+/// Where a row keeps its median board power: a quantity read by nvidia-smi, timed (a run
+/// observation, which moves between runs) and without an interval. A row without a power
+/// reading has none (unknown, never 0).
+pub fn power_quantity(watts: f64) -> Quantity {
+    Quantity {
+        value: Some(watts),
+        unit: "W".into(),
+        heading: Some("board power (median)".into()),
+        decimals: Some(0),
+        source: "nvidia-smi".into(),
+        not_measured: None,
+        timed: true,
+        interval: None,
+    }
+}
+
+/// What runs between a sample's two events: the timed launch `repeat` times, or the
+/// CUDA graph of those launches, captured once here and launched once a sample.
+enum Sample {
+    Launches(u32),
+    Graph(CudaGraph),
+}
+
+impl Sample {
+    fn new(
+        gpu: &Gpu,
+        buffers: &Buffers,
+        l: &PreparedLaunch,
+        label: &str,
+    ) -> Result<Sample, RunError> {
+        let Sampling { repeat, graph } = l.plan.sampling;
+        if !graph {
+            return Ok(Sample::Launches(repeat));
+        }
+        // Captured on a stream of its own (the GPU's stream is the legacy default
+        // stream, which cannot be captured); launched on the GPU's stream, between the
+        // sample's events.
+        let capture = gpu
+            .ctx
+            .new_stream()
+            .doing(|| format!("{label}: creating a stream to capture the graph"))?;
+        capture
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .doing(|| format!("{label}: beginning the graph capture"))?;
+        let mut launched = Ok(());
+        for _ in 0..repeat {
+            launched = buffers.launch_on(&capture, l);
+            if launched.is_err() {
+                break;
+            }
+        }
+        // The capture always ends, so the stream is usable (and droppable) after an error.
+        let graph = capture.end_capture(CUgraphInstantiate_flags_enum(0));
+        launched?;
+        let graph = graph
+            .doing(|| format!("{label}: ending the capture and instantiating the graph"))?
+            .ok_or_else(|| {
+                RunError::Other(format!("{label}: the graph capture recorded no launch"))
+            })?;
+        graph
+            .upload()
+            .doing(|| format!("{label}: uploading the graph"))?;
+        Ok(Sample::Graph(graph))
+    }
+
+    fn run(&self, gpu: &Gpu, buffers: &Buffers, l: &PreparedLaunch) -> Result<(), RunError> {
+        match self {
+            Sample::Launches(n) => {
+                for _ in 0..*n {
+                    buffers.launch(gpu, l)?;
+                }
+                Ok(())
+            }
+            // SAFETY: the graph's executable is owned by `g`, which outlives the call;
+            // launching it on another stream of the same context is allowed.
+            Sample::Graph(g) => unsafe {
+                cudarc::driver::result::graph::launch(g.cu_graph_exec(), gpu.stream.cu_stream())
+            }
+            .doing(|| format!("launching the graph of {}", l.plan.kernel)),
+        }
+    }
 }
 
 fn finish_timing(raw: RawTiming) -> Timing {

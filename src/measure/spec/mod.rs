@@ -26,7 +26,7 @@ use crate::error::{Error, Location, Result};
 pub use expr::{Expr, Num};
 pub use source::KernelSource;
 pub use spans::{Site, Spans, YamlPath};
-pub use types::{ElemType, Fill, ScalarType, Tolerance};
+pub use types::{ElemType, Fill, FillSpec, ScalarType, Tolerance};
 
 pub const EXPERIMENT_FILE: &str = "experiment.yaml";
 pub const DEFAULT_MAX_CONFIGS: usize = 1000;
@@ -146,7 +146,7 @@ pub struct BufferSpec {
     pub length: ExprSrc,
     /// Contents before the launches; default zeros.
     #[serde(default)]
-    pub fill: Option<Fill>,
+    pub fill: Option<FillSpec>,
     #[serde(default)]
     pub output: bool,
     #[serde(default)]
@@ -207,6 +207,18 @@ pub struct LaunchSpec {
     pub carveout_percent: Option<ExprSrc>,
     #[serde(default)]
     pub timed: bool,
+    /// Thread-block cluster dimensions: launched with `cuLaunchKernelEx` and a cluster
+    /// dimension attribute. Absent: the plain launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<Dims>,
+    /// Launches of the timed launch per timing sample, back to back between its two
+    /// events (default 1). Only on the timed launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<ExprSrc>,
+    /// Capture the `repeat` launches once into a CUDA graph and launch the graph once per
+    /// sample. Only on the timed launch.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub graph: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -365,6 +377,7 @@ impl Experiment {
             )
             .chain(self.spec.metrics.keys().map(String::as_str))
             .chain(self.spec.ncu_metrics.iter().map(String::as_str))
+            .chain(self.spec.launch_quantity_names())
             .collect()
     }
 
@@ -406,6 +419,11 @@ impl Problem {
     }
 }
 
+/// What nvidia-smi observed while a configuration's samples ran: the median SM clock
+/// (MHz) and board power (W). Run observations, like times: a metric reading one is
+/// timed, with no interval.
+pub const OBSERVED_NAMES: &[&str] = &["sm_clock_mhz", "power_w"];
+
 /// Names an expression may read besides params and axes, per place.
 pub const LAUNCH_FACTS: &[&str] = &[
     "blocks_per_sm",
@@ -416,8 +434,14 @@ pub const LAUNCH_FACTS: &[&str] = &[
     "block_threads",
     "smem_bytes",
     "waves",
+    "max_active_clusters",
+    "launches_per_sample",
 ];
 pub const TIME_NAMES: &[&str] = &["median_ms", "min_ms", "max_ms", "mean_ms"];
+/// The most launches of the timed launch one sample may time (`repeat`).
+pub const MAX_REPEAT: i64 = 100_000;
+/// The largest thread-block cluster every GPU with clusters launches (the portable size).
+pub const MAX_PORTABLE_CLUSTER: u64 = 8;
 
 impl ExperimentSpec {
     /// Parse and check `text`, the contents of `path`: everything that does not depend on
@@ -480,6 +504,25 @@ impl ExperimentSpec {
         self.launches.iter().position(|l| l.timed).unwrap_or(0)
     }
 
+    /// The quantities a row gets from how its timed launch runs: `max_active_clusters`
+    /// for a cluster launch, `launches_per_sample` with `repeat` or `graph`, and the
+    /// board power nvidia-smi read while a timed experiment's samples ran (`power_w`).
+    pub fn launch_quantity_names(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if let Some(l) = self.launches.get(self.timed_launch()) {
+            if l.cluster.is_some() {
+                out.push("max_active_clusters");
+            }
+            if l.repeat.is_some() || l.graph {
+                out.push("launches_per_sample");
+            }
+        }
+        if self.mode == Mode::Timed {
+            out.push("power_w");
+        }
+        out
+    }
+
     fn problems(&self) -> Vec<Problem> {
         let mut out = Vec::new();
         let mut bad = |at: Site, message: String| out.push(Problem::new(Some(at), message));
@@ -537,6 +580,7 @@ impl ExperimentSpec {
             if plan::DEVICE_VARS.contains(&name)
                 || LAUNCH_FACTS.contains(&name)
                 || TIME_NAMES.contains(&name)
+                || OBSERVED_NAMES.contains(&name)
                 || name == "label"
             {
                 bad(
@@ -659,6 +703,9 @@ impl ExperimentSpec {
                 if let Err(e) = f.check(b.ty) {
                     bad(at.key("fill").value(), format!("buffer `{name}`: {e}"));
                 }
+                if let FillSpec::Cycle(stride) = f {
+                    exprs.push((at.key("fill").key("cycle").value(), stride));
+                }
             }
         }
         if self.launches.is_empty() {
@@ -701,7 +748,7 @@ impl ExperimentSpec {
             },
             _ => {}
         }
-        for (list_at, list) in &launch_lists {
+        for (list_i, (list_at, list)) in launch_lists.iter().enumerate() {
             for (li, l) in list.iter().enumerate() {
                 let at = list_at.index(li);
                 let kernel_at = at.key("kernel").value();
@@ -775,9 +822,40 @@ impl ExperimentSpec {
                     ("dynamic_smem", &l.dynamic_smem),
                     ("target_blocks_per_sm", &l.target_blocks_per_sm),
                     ("carveout_percent", &l.carveout_percent),
+                    ("repeat", &l.repeat),
                 ] {
                     if let Some(e) = e {
                         exprs.push((at.key(key).value(), e));
+                    }
+                }
+                if let Some(d) = &l.cluster {
+                    let parts = d.parts();
+                    if parts.is_empty() || parts.len() > 3 {
+                        bad(
+                            at.key("cluster").value(),
+                            format!(
+                                "kernel `{}`: `cluster` has 1 to 3 dimensions, not {}",
+                                l.kernel,
+                                parts.len()
+                            ),
+                        );
+                    }
+                    for (i, p) in parts.into_iter().enumerate() {
+                        exprs.push((d.site(&at.key("cluster"), i), p));
+                    }
+                }
+                // `repeat` and `graph` shape how the timed launch is timed; any other
+                // launch runs once.
+                let timed_here = list_i == 0 && li == self.timed_launch();
+                for (key, given) in [("repeat", l.repeat.is_some()), ("graph", l.graph)] {
+                    if given && !timed_here {
+                        bad(
+                            at.key(key).name(),
+                            format!(
+                                "kernel `{}`: `{key}` belongs on the timed launch only (this launch runs once)",
+                                l.kernel
+                            ),
+                        );
                     }
                 }
             }
@@ -790,8 +868,20 @@ impl ExperimentSpec {
                     format!("metric `{name}` is not a name (letters, digits, '_')"),
                 );
             }
+            if ["max_active_clusters", "launches_per_sample"].contains(&name.as_str()) {
+                bad(
+                    at.name(),
+                    format!("metric `{name}` has a built-in name (a launch fact)"),
+                );
+            }
             if self.params.contains_key(name) || self.axes.contains_key(name) {
                 bad(at.name(), format!("metric `{name}` has a param's name"));
+            }
+            if OBSERVED_NAMES.contains(&name.as_str()) {
+                bad(
+                    at.name(),
+                    format!("metric `{name}` has a built-in name (an observation)"),
+                );
             }
             exprs.push((at.key("value").value(), &m.value));
         }
@@ -801,14 +891,23 @@ impl ExperimentSpec {
         readable.extend(plan::DEVICE_VARS);
         readable.extend(LAUNCH_FACTS);
         readable.extend(TIME_NAMES);
+        readable.extend(OBSERVED_NAMES);
         readable.extend(self.ncu_metrics.iter().map(String::as_str));
+        let clustered = self
+            .launches
+            .get(self.timed_launch())
+            .is_some_and(|l| l.cluster.is_some());
         for (name, m) in &self.metrics {
             if let Ok(e) = Expr::parse(&m.value.0) {
                 for n in e.names() {
                     if !readable.contains(&n) {
                         bad(top("metrics").key(name).key("value").value(), format!(
-                            "metric `{name}`: unknown name `{n}` in `{}` (a metric reads params, device properties, launch facts such as warps_per_sm, times such as median_ms, ncu metrics and earlier metrics)",
+                            "metric `{name}`: unknown name `{n}` in `{}` (a metric reads params, device properties, launch facts such as warps_per_sm, times such as median_ms, observations such as power_w, ncu metrics and earlier metrics)",
                             m.value.0
+                        ));
+                    } else if n == "max_active_clusters" && !clustered {
+                        bad(top("metrics").key(name).key("value").value(), format!(
+                            "metric `{name}`: `max_active_clusters` needs a `cluster` on the timed launch"
                         ));
                     }
                 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::expr::{Expr, Num};
 use super::spans::{Site, YamlPath};
-use super::types::{ElemType, Fill, ScalarType, Tolerance};
+use super::types::{ElemType, Fill, FillSpec, ScalarType, Tolerance};
 use super::{ArgSpec, Dims, Experiment, ExperimentSpec, ExprSrc, LaunchSpec, Problem};
 
 /// Device properties an expression may read, recorded with every record.
@@ -77,6 +77,32 @@ pub struct LaunchPlan {
     pub block: [u32; 3],
     pub smem: Smem,
     pub carveout: Option<u32>,
+    /// Thread-block cluster dimensions (`cuLaunchKernelEx`); None: the plain launch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<[u32; 3]>,
+    /// How each timing sample runs this launch (the timed launch only; else once).
+    #[serde(skip_serializing_if = "Sampling::is_once")]
+    pub sampling: Sampling,
+}
+
+/// What one timing sample of the timed launch is: `repeat` launches back to back,
+/// launched one by one or as one CUDA graph captured once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Sampling {
+    pub repeat: u32,
+    pub graph: bool,
+}
+
+impl Sampling {
+    /// One plain launch per sample: every launch but a timed one with `repeat`/`graph`.
+    pub const ONCE: Sampling = Sampling {
+        repeat: 1,
+        graph: false,
+    };
+
+    pub fn is_once(&self) -> bool {
+        *self == Sampling::ONCE
+    }
 }
 
 impl LaunchPlan {
@@ -577,11 +603,31 @@ fn concrete(
                 format!("buffer `{name}`: {len} elements overflow 64 bits of bytes"),
             );
         }
+        let fill = match &b.fill {
+            None => Fill::Zeros,
+            Some(FillSpec::Fixed(f)) => f.clone(),
+            Some(FillSpec::Cycle(stride)) => {
+                let at = top("buffers").key(name).key("fill").value();
+                let stride = match eval_int(stride, &env.nums) {
+                    Ok(s) => u64::try_from(s).unwrap_or(0),
+                    Err(e) => {
+                        p.add(label, at.clone(), format!("buffer `{name}`: cycle: {e}"));
+                        1
+                    }
+                };
+                if len >= 1 {
+                    if let Err(e) = cycle_fits(len, stride, b.ty) {
+                        p.add(label, at, format!("buffer `{name}`: {e}"));
+                    }
+                }
+                Fill::Cycle(stride)
+            }
+        };
         buffers.push(BufferPlan {
             name: name.clone(),
             ty: b.ty,
             len,
-            fill: b.fill.clone().unwrap_or(Fill::Zeros),
+            fill,
             output: b.output,
             tolerance: b.tolerance,
         });
@@ -630,6 +676,38 @@ fn concrete(
         timed: spec.timed_launch(),
         reference,
     })
+}
+
+/// Whether a `{cycle: stride}` fill fits a buffer of `len` elements of `ty`: whole nodes
+/// (`len` a multiple of `stride`), at least two of them, and every node's element index
+/// representable in the element type.
+pub fn cycle_fits(len: u64, stride: u64, ty: ElemType) -> Result<(), String> {
+    if stride == 0 {
+        return Err("a cycle's stride must be at least 1".into());
+    }
+    if !len.is_multiple_of(stride) {
+        return Err(format!(
+            "a cycle with stride {stride} needs a length that is a multiple of it, not {len}"
+        ));
+    }
+    let nodes = len / stride;
+    if nodes < 2 {
+        return Err(format!(
+            "a cycle needs at least 2 nodes: length {len} with stride {stride} makes {nodes}"
+        ));
+    }
+    let max: u64 = match ty {
+        ElemType::I32 => i32::MAX as u64,
+        _ => u32::MAX as u64,
+    };
+    let last = len - stride;
+    if last > max {
+        return Err(format!(
+            "the last node's index {last} does not fit {} (at most {max})",
+            ty.name()
+        ));
+    }
+    Ok(())
 }
 
 fn launch(
@@ -733,6 +811,59 @@ fn launch(
         .carveout_percent
         .as_ref()
         .map(|e| small("carveout_percent", e, 100, p));
+    let cluster = l.cluster.as_ref().map(|d| {
+        let c = dims("cluster", d, p);
+        let blocks: u64 = c.iter().map(|x| u64::from(*x)).product();
+        if blocks > super::MAX_PORTABLE_CLUSTER {
+            p.add(
+                label,
+                at.key("cluster").value(),
+                format!(
+                    "kernel `{kernel}`: a cluster of {c:?} is {blocks} blocks, more than the portable maximum of {} (the size every GPU with clusters launches)",
+                    super::MAX_PORTABLE_CLUSTER
+                ),
+            );
+        }
+        for (i, axis) in ["x", "y", "z"].into_iter().enumerate() {
+            if grid[i] % c[i] != 0 {
+                p.add(
+                    label,
+                    at.key("cluster").value(),
+                    format!(
+                        "kernel `{kernel}`: grid {axis} {} is not a multiple of the cluster's {axis} {}",
+                        grid[i], c[i]
+                    ),
+                );
+            }
+        }
+        c
+    });
+    let repeat = match &l.repeat {
+        None => 1,
+        Some(e) => match eval_int(e, nums) {
+            Ok(v) if (1..=super::MAX_REPEAT).contains(&v) => v as u32,
+            Ok(v) => {
+                p.add(
+                    label,
+                    at.key("repeat").value(),
+                    format!(
+                        "kernel `{kernel}`: repeat {v} (from `{}`) must be from 1 to {}",
+                        e.0,
+                        super::MAX_REPEAT
+                    ),
+                );
+                1
+            }
+            Err(err) => {
+                p.add(
+                    label,
+                    at.key("repeat").value(),
+                    format!("kernel `{kernel}`: repeat: {err}"),
+                );
+                1
+            }
+        },
+    };
     LaunchPlan {
         kernel,
         at,
@@ -741,6 +872,11 @@ fn launch(
         block,
         smem,
         carveout,
+        cluster,
+        sampling: Sampling {
+            repeat,
+            graph: l.graph,
+        },
     }
 }
 

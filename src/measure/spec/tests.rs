@@ -604,3 +604,258 @@ fn kernel_file_names_are_an_allow_list() {
         );
     }
 }
+
+// ---- pointer chases, clusters, repeated and graph-timed launches ----
+
+/// The scaffold with one more input buffer (not passed to the kernel), written `spec`.
+fn with_buffer(spec: &str) -> String {
+    good().replace("  out: {type", &format!("  chain: {spec}\n  out: {{type"))
+}
+
+#[test]
+fn a_cycle_fill_plans_and_round_trips_through_serde() {
+    let text = with_buffer("{type: u32, length: 32 * 1024, fill: {cycle: 32}}");
+    assert_eq!(errors(&text), Vec::<String>::new());
+    let plans = plan(&parse(&text).unwrap(), &h200()).unwrap();
+    let chain = &plans[0].buffers[1];
+    assert_eq!((chain.len, &chain.fill), (32 * 1024, &Fill::Cycle(32)));
+    // As a plan or record describes it, and back.
+    let json = serde_json::to_string(&chain.fill).unwrap();
+    assert_eq!(json, r#"{"cycle":32}"#);
+    assert_eq!(
+        serde_json::from_str::<Fill>(&json).unwrap(),
+        Fill::Cycle(32)
+    );
+    let i32_chain = with_buffer("{type: i32, length: 64, fill: {cycle: 1}}");
+    assert_eq!(errors(&i32_chain), Vec::<String>::new());
+}
+
+#[test]
+fn a_cycle_fill_needs_a_4_byte_integer_buffer_and_a_stride() {
+    let text = with_buffer("{type: f32, length: 64, fill: {cycle: 32}}");
+    one_error(
+        &text,
+        "fill: |{cycle: 32}",
+        "buffer `chain`: a cycle fill holds element indexes: it needs u32 or i32, not f32",
+    );
+    let text = with_buffer("{type: u8, length: 64, fill: {cycle: 32}}");
+    one_error(&text, "fill: |{cycle: 32}", "it needs u32 or i32, not u8");
+    let text = with_buffer("{type: u32, length: 64, fill: {cycle: 0}}");
+    one_error(
+        &text,
+        "fill: |{cycle: 0}",
+        "buffer `chain`: a cycle's stride must be at least 1",
+    );
+}
+
+#[test]
+fn a_cycle_fill_needs_whole_nodes_at_least_two_and_indexes_that_fit() {
+    let text = with_buffer("{type: u32, length: 100, fill: {cycle: 32}}");
+    one_error(
+        &text,
+        "fill: |{cycle: 32}",
+        "config `block128` (and 1 more): buffer `chain`: a cycle with stride 32 needs a length that is a multiple of it, not 100",
+    );
+    let text = with_buffer("{type: u32, length: 32, fill: {cycle: 32}}");
+    one_error(
+        &text,
+        "fill: |{cycle: 32}",
+        "a cycle needs at least 2 nodes: length 32 with stride 32 makes 1",
+    );
+    let text = with_buffer("{type: i32, length: 1 << 32, fill: {cycle: 1}}");
+    one_error(
+        &text,
+        "fill: |{cycle: 1}",
+        "the last node's index 4294967295 does not fit i32 (at most 2147483647)",
+    );
+}
+
+#[test]
+fn a_cluster_launch_plans_its_dimensions() {
+    let text = good().replace(
+        "    grid: ceil_div(n, block)\n    block: block\n",
+        "    grid: ceil_div(n, block)\n    block: block\n    cluster: [2, 1, 1]\n",
+    );
+    assert_eq!(errors(&text), Vec::<String>::new());
+    let plans = plan(&parse(&text).unwrap(), &h200()).unwrap();
+    assert_eq!(plans[0].launches[0].cluster, Some([2, 1, 1]));
+    // One expression is x.
+    let one = text.replace("cluster: [2, 1, 1]", "cluster: 4");
+    let plans = plan(&parse(&one).unwrap(), &h200()).unwrap();
+    assert_eq!(plans[0].launches[0].cluster, Some([4, 1, 1]));
+    // Without `cluster`, the plain launch, as before.
+    let plans = plan(&parse(&good()).unwrap(), &h200()).unwrap();
+    assert_eq!(plans[0].launches[0].cluster, None);
+    let spec = parse(&text).unwrap();
+    assert!(spec
+        .launch_quantity_names()
+        .contains(&"max_active_clusters"));
+    assert!(!parse(&good())
+        .unwrap()
+        .launch_quantity_names()
+        .contains(&"max_active_clusters"));
+}
+
+#[test]
+fn a_cluster_must_divide_the_grid_and_stay_portable() {
+    let launch = |cluster: &str| {
+        good().replace(
+            "    grid: ceil_div(n, block)\n    block: block\n",
+            &format!("    grid: [6, 4, 2]\n    block: block\n    cluster: {cluster}\n"),
+        )
+    };
+    assert_eq!(errors(&launch("[2, 4, 1]")), Vec::<String>::new());
+    one_error(
+        &launch("[4, 1]"),
+        "cluster: |[4, 1]",
+        "config `block128` (and 1 more): kernel `scale`: grid x 6 is not a multiple of the cluster's x 4",
+    );
+    one_error(
+        &launch("[3, 4, 1]"),
+        "cluster: |[3, 4, 1]",
+        "kernel `scale`: a cluster of [3, 4, 1] is 12 blocks, more than the portable maximum of 8",
+    );
+    one_error(
+        &launch("[1, 1, 0]"),
+        "cluster: [1, 1, |0]",
+        "kernel `scale`: cluster dimension 0 (from `0`) must be from 1",
+    );
+    one_error(
+        &launch("[1, 1, 1, 1]"),
+        "cluster: |[1, 1, 1, 1]",
+        "kernel `scale`: `cluster` has 1 to 3 dimensions, not 4",
+    );
+}
+
+#[test]
+fn repeat_and_graph_plan_on_the_timed_launch() {
+    let text = good().replace(
+        "    grid: ceil_div(n, block)\n    block: block\n",
+        "    grid: ceil_div(n, block)\n    block: block\n    repeat: block / 2\n    graph: true\n",
+    );
+    assert_eq!(errors(&text), Vec::<String>::new());
+    let plans = plan(&parse(&text).unwrap(), &h200()).unwrap();
+    let s = plans[1].launches[0].sampling;
+    assert_eq!((s.repeat, s.graph), (128, true));
+    // The reference runs once.
+    let r = &plans[1].reference.as_ref().unwrap()[0];
+    assert!(r.sampling.is_once());
+    assert!(
+        plan(&parse(&good()).unwrap(), &h200()).unwrap()[0].launches[0]
+            .sampling
+            .is_once()
+    );
+    assert!(parse(&text)
+        .unwrap()
+        .launch_quantity_names()
+        .contains(&"launches_per_sample"));
+}
+
+#[test]
+fn repeat_is_bounded_and_only_on_the_timed_launch() {
+    let repeat = |k: &str| {
+        good().replace(
+            "    grid: ceil_div(n, block)\n    block: block\n",
+            &format!("    grid: ceil_div(n, block)\n    block: block\n    repeat: {k}\n"),
+        )
+    };
+    one_error(
+        &repeat("block - 128"),
+        "repeat: |block - 128",
+        "config `block128`: kernel `scale`: repeat 0 (from `block - 128`) must be from 1 to 100000",
+    );
+    one_error(
+        &repeat("100001"),
+        "repeat: |100001",
+        "repeat 100001 (from `100001`) must be from 1 to 100000",
+    );
+    let text = good().replace(
+        "      grid: ceil_div(n, 256)\n      block: 256\n",
+        "      grid: ceil_div(n, 256)\n      block: 256\n      graph: true\n",
+    );
+    one_error(
+        &text,
+        "      |graph: true",
+        "kernel `scale_reference`: `graph` belongs on the timed launch only (this launch runs once)",
+    );
+    let two = good().replace(
+        "launches:\n  - kernel: scale\n",
+        "launches:\n  - kernel: scale_reference\n    args: [{f32: 1}, x, out, {u64: n}]\n    grid: ceil_div(n, 256)\n    block: 256\n    repeat: 10\n  - kernel: scale\n    timed: true\n",
+    );
+    one_error(
+        &two,
+        "    |repeat: 10",
+        "kernel `scale_reference`: `repeat` belongs on the timed launch only",
+    );
+}
+
+#[test]
+fn metrics_may_read_launch_facts_but_not_take_their_names() {
+    let metric = |m: &str| good().replace("metrics:\n", &format!("metrics:\n  {m}\n"));
+    let ok = metric("us: {value: median_ms * 1000 / launches_per_sample}");
+    assert_eq!(errors(&ok), Vec::<String>::new());
+    one_error(
+        &metric("clusters: {value: max_active_clusters}"),
+        "clusters: {value: |max_active_clusters}",
+        "metric `clusters`: `max_active_clusters` needs a `cluster` on the timed launch",
+    );
+    one_error(
+        &metric("launches_per_sample: {value: 1}"),
+        "  |launches_per_sample: {value: 1}",
+        "metric `launches_per_sample` has a built-in name",
+    );
+    let param = good().replace("  n: 1 << 24", "  max_active_clusters: 1\n  n: 1 << 24");
+    one_error(
+        &param,
+        "  |max_active_clusters: 1",
+        "`max_active_clusters` is a built-in name",
+    );
+}
+
+#[test]
+fn the_books_chase_and_cluster_examples_parse_and_plan() {
+    let chapter = include_str!("../../../docs/src/experiments.md");
+    let section = &chapter[chapter.find("## Pointer chases, clusters").unwrap()..];
+    let mut examples = Vec::new();
+    let mut rest = section;
+    for _ in 0..2 {
+        let fence = rest.find("```yaml").unwrap();
+        let start = fence + rest[fence..].find('\n').unwrap() + 1;
+        let end = start + rest[start..].find("```").unwrap();
+        examples.push(&rest[start..end]);
+        rest = &rest[end + 3..];
+    }
+    let chase = plan(&parse(examples[0]).unwrap(), &h200()).unwrap();
+    let labels: Vec<&str> = chase.iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(labels, ["n1024", "n65536", "n8388608"]);
+    assert_eq!(chase[2].buffers[0].fill, Fill::Cycle(32));
+    assert_eq!(chase[2].buffers[0].len, (1 << 23) * 32);
+    let s = chase[0].launches[0].sampling;
+    assert_eq!((s.repeat, s.graph), (10, true));
+    let clusters = plan(&parse(examples[1]).unwrap(), &h200()).unwrap();
+    assert_eq!(clusters.len(), 8);
+    assert_eq!(clusters[6].label, "c8-b128");
+    assert_eq!(clusters[6].launches[0].cluster, Some([8, 1, 1]));
+    assert_eq!(clusters[6].launches[0].grid, [132 * 8, 1, 1]);
+}
+
+#[test]
+fn metrics_may_read_observations_but_not_take_their_names() {
+    let metric = |m: &str| good().replace("metrics:\n", &format!("metrics:\n  {m}\n"));
+    let ok = metric("watts: {value: power_w * sm_clock_mhz / launches_per_sample}");
+    assert_eq!(errors(&ok), Vec::<String>::new());
+    one_error(
+        &metric("power_w: {value: 1}"),
+        "  |power_w: {value: 1}",
+        "metric `power_w` has a built-in name (an observation)",
+    );
+    let param = good().replace("  n: 1 << 24", "  sm_clock_mhz: 1\n  n: 1 << 24");
+    one_error(
+        &param,
+        "  |sm_clock_mhz: 1",
+        "`sm_clock_mhz` is a built-in name",
+    );
+    // A timed experiment's records may have the board power; a table may cite it.
+    let (_dir, e) = load(&good(), KERNEL);
+    assert!(e.unwrap().knows("power_w"));
+}

@@ -127,6 +127,20 @@ pub enum Fill {
     Uniform(f64, f64),
     /// Seeded normal with mean and standard deviation.
     Normal(f64, f64),
+    /// One seeded random cycle through the nodes at element indexes 0, STRIDE, 2·STRIDE,
+    /// ...: each node holds the element index of the next, every other element is 0 (a
+    /// pointer chase, `i = buf[i]`). Integer buffers of 4 bytes only.
+    Cycle(u64),
+}
+
+/// A buffer's fill as the file writes it: a fill, or a cycle whose stride is an
+/// expression over params and axes (`{cycle: stride}`), made a number by the plan
+/// ([`Fill::Cycle`]).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(try_from = "FillText", into = "FillText")]
+pub enum FillSpec {
+    Fixed(Fill),
+    Cycle(super::ExprSrc),
 }
 
 #[derive(Deserialize, Serialize)]
@@ -145,23 +159,67 @@ struct FillMap {
     normal: Option<[f64; 2]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     constant: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cycle: Option<StrideText>,
+}
+
+/// A cycle's stride: a number (as a plan holds it), or an expression as written.
+#[derive(Deserialize, Serialize)]
+#[serde(untagged)]
+enum StrideText {
+    Number(u64),
+    Expr(super::ExprSrc),
+}
+
+impl TryFrom<FillText> for FillSpec {
+    type Error = String;
+    fn try_from(t: FillText) -> Result<FillSpec, String> {
+        let fixed = |f: Fill| Ok(FillSpec::Fixed(f));
+        match t {
+            FillText::Word(w) if w == "zeros" => fixed(Fill::Zeros),
+            FillText::Word(w) if w == "iota" => fixed(Fill::Iota),
+            FillText::Word(w) => Err(format!(
+                "fill `{w}`: use zeros, iota, {{constant: V}}, {{uniform: [LO, HI]}}, {{normal: [MEAN, SD]}} or {{cycle: STRIDE}}"
+            )),
+            FillText::Map(m) => match (m.uniform, m.normal, m.constant, m.cycle) {
+                (Some([a, b]), None, None, None) => fixed(Fill::Uniform(a, b)),
+                (None, Some([a, b]), None, None) => fixed(Fill::Normal(a, b)),
+                (None, None, Some(c), None) => fixed(Fill::Constant(c)),
+                (None, None, None, Some(StrideText::Number(n))) => {
+                    Ok(FillSpec::Cycle(super::ExprSrc(n.to_string())))
+                }
+                (None, None, None, Some(StrideText::Expr(e))) => Ok(FillSpec::Cycle(e)),
+                _ => Err("a fill is one of constant, uniform, normal or cycle".into()),
+            },
+        }
+    }
+}
+
+impl From<FillSpec> for FillText {
+    fn from(f: FillSpec) -> FillText {
+        match f {
+            FillSpec::Fixed(f) => f.into(),
+            FillSpec::Cycle(e) => FillText::Map(FillMap {
+                cycle: Some(match e.0.parse::<u64>() {
+                    Ok(n) => StrideText::Number(n),
+                    Err(_) => StrideText::Expr(e),
+                }),
+                ..Default::default()
+            }),
+        }
+    }
 }
 
 impl TryFrom<FillText> for Fill {
     type Error = String;
     fn try_from(t: FillText) -> Result<Fill, String> {
-        match t {
-            FillText::Word(w) if w == "zeros" => Ok(Fill::Zeros),
-            FillText::Word(w) if w == "iota" => Ok(Fill::Iota),
-            FillText::Word(w) => Err(format!(
-                "fill `{w}`: use zeros, iota, {{constant: V}}, {{uniform: [LO, HI]}} or {{normal: [MEAN, SD]}}"
-            )),
-            FillText::Map(m) => match (m.uniform, m.normal, m.constant) {
-                (Some([a, b]), None, None) => Ok(Fill::Uniform(a, b)),
-                (None, Some([a, b]), None) => Ok(Fill::Normal(a, b)),
-                (None, None, Some(c)) => Ok(Fill::Constant(c)),
-                _ => Err("a fill is one of constant, uniform or normal".into()),
-            },
+        match FillSpec::try_from(t)? {
+            FillSpec::Fixed(f) => Ok(f),
+            FillSpec::Cycle(e) => {
+                e.0.parse::<u64>()
+                    .map(Fill::Cycle)
+                    .map_err(|_| format!("a planned cycle's stride is a number, not `{}`", e.0))
+            }
         }
     }
 }
@@ -183,7 +241,33 @@ impl From<Fill> for FillText {
                 normal: Some([a, b]),
                 ..Default::default()
             }),
+            Fill::Cycle(s) => FillText::Map(FillMap {
+                cycle: Some(StrideText::Number(s)),
+                ..Default::default()
+            }),
         }
+    }
+}
+
+impl FillSpec {
+    /// What can be known before params have values: a cycle's element type (its stride
+    /// is checked by the plan, which evaluates it).
+    pub fn check(&self, ty: ElemType) -> Result<(), String> {
+        match self {
+            FillSpec::Fixed(f) => f.check(ty),
+            FillSpec::Cycle(_) => cycle_type(ty),
+        }
+    }
+}
+
+fn cycle_type(ty: ElemType) -> Result<(), String> {
+    if matches!(ty, ElemType::U32 | ElemType::I32) {
+        Ok(())
+    } else {
+        Err(format!(
+            "a cycle fill holds element indexes: it needs u32 or i32, not {}",
+            ty.name()
+        ))
     }
 }
 
@@ -203,6 +287,7 @@ impl Fill {
                 "a normal fill needs a float type, not {}",
                 ty.name()
             )),
+            Fill::Cycle(_) => cycle_type(ty),
             _ => Ok(()),
         }
     }

@@ -216,9 +216,19 @@ pub struct LaunchSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<ExprSrc>,
     /// Capture the `repeat` launches once into a CUDA graph and launch the graph once per
-    /// sample. Only on the timed launch.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub graph: bool,
+    /// sample: `true`, or an expression that is 1 (graph) or 0 (launched one by one) per
+    /// config. Only on the timed launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<Switch>,
+}
+
+/// A yes/no a launch may also decide per config: `true`/`false`, or an expression whose
+/// value is 1 or 0 (`graph: use_graph`).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Switch {
+    Fixed(bool),
+    Expr(ExprSrc),
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -513,7 +523,7 @@ impl ExperimentSpec {
             if l.cluster.is_some() {
                 out.push("max_active_clusters");
             }
-            if l.repeat.is_some() || l.graph {
+            if l.repeat.is_some() || l.graph.is_some() {
                 out.push("launches_per_sample");
             }
         }
@@ -828,6 +838,9 @@ impl ExperimentSpec {
                         exprs.push((at.key(key).value(), e));
                     }
                 }
+                if let Some(Switch::Expr(e)) = &l.graph {
+                    exprs.push((at.key("graph").value(), e));
+                }
                 if let Some(d) = &l.cluster {
                     let parts = d.parts();
                     if parts.is_empty() || parts.len() > 3 {
@@ -847,7 +860,7 @@ impl ExperimentSpec {
                 // `repeat` and `graph` shape how the timed launch is timed; any other
                 // launch runs once.
                 let timed_here = list_i == 0 && li == self.timed_launch();
-                for (key, given) in [("repeat", l.repeat.is_some()), ("graph", l.graph)] {
+                for (key, given) in [("repeat", l.repeat.is_some()), ("graph", l.graph.is_some())] {
                     if given && !timed_here {
                         bad(
                             at.key(key).name(),

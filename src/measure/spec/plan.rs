@@ -864,6 +864,33 @@ fn launch(
             }
         },
     };
+    let graph = match &l.graph {
+        None | Some(super::Switch::Fixed(false)) => false,
+        Some(super::Switch::Fixed(true)) => true,
+        Some(super::Switch::Expr(e)) => match eval_int(e, nums) {
+            Ok(0) => false,
+            Ok(1) => true,
+            Ok(v) => {
+                p.add(
+                    label,
+                    at.key("graph").value(),
+                    format!(
+                        "kernel `{kernel}`: graph is {v} (from `{}`), not 1 (a graph) or 0 (one by one)",
+                        e.0
+                    ),
+                );
+                false
+            }
+            Err(err) => {
+                p.add(
+                    label,
+                    at.key("graph").value(),
+                    format!("kernel `{kernel}`: graph: {err}"),
+                );
+                false
+            }
+        },
+    };
     LaunchPlan {
         kernel,
         at,
@@ -873,10 +900,7 @@ fn launch(
         smem,
         carveout,
         cluster,
-        sampling: Sampling {
-            repeat,
-            graph: l.graph,
-        },
+        sampling: Sampling { repeat, graph },
     }
 }
 

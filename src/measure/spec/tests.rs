@@ -752,6 +752,33 @@ fn repeat_and_graph_plan_on_the_timed_launch() {
 }
 
 #[test]
+fn graph_may_be_decided_per_config_by_an_expression() {
+    // The good fixture's axis is block: 128, 256. A graph for the larger block only.
+    let text = good().replace(
+        "    grid: ceil_div(n, block)\n    block: block\n",
+        "    grid: ceil_div(n, block)\n    block: block\n    repeat: 10\n    graph: floor_div(block, 256)\n",
+    );
+    assert_eq!(errors(&text), Vec::<String>::new());
+    let plans = plan(&parse(&text).unwrap(), &h200()).unwrap();
+    let graphs: Vec<bool> = plans.iter().map(|p| p.launches[0].sampling.graph).collect();
+    assert_eq!(graphs, [false, true]);
+    let bad = good().replace(
+        "    grid: ceil_div(n, block)\n    block: block\n",
+        "    grid: ceil_div(n, block)\n    block: block\n    graph: block / 64 - 1\n",
+    );
+    one_error(
+        &bad,
+        "graph: |block / 64 - 1",
+        "config `block256`: kernel `scale`: graph is 3 (from `block / 64 - 1`), not 1 (a graph) or 0 (one by one)",
+    );
+    let unknown = good().replace(
+        "    grid: ceil_div(n, block)\n    block: block\n",
+        "    grid: ceil_div(n, block)\n    block: block\n    graph: use_graph\n",
+    );
+    assert_eq!(errors(&unknown).len(), 1, "{:?}", errors(&unknown));
+}
+
+#[test]
 fn repeat_is_bounded_and_only_on_the_timed_launch() {
     let repeat = |k: &str| {
         good().replace(

@@ -932,3 +932,89 @@ fn a_fragile_claim_refuses_the_entry_unless_it_says_why() {
     let o = run(root, &["check", "--strict"]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
 }
+
+/// The home page lists the terms under their topics, in the fixed order (Memory,
+/// Execution, Tensor cores, Tools), A-Z by name within a topic, the terms without one last
+/// under "Other"; the sidebar groups them the same way. A site whose terms name no topic
+/// gets no such list.
+#[test]
+fn the_index_groups_terms_by_topic_in_a_fixed_order_then_other() {
+    let site = valid_site();
+    let root = site.path();
+    build(root, &["--drafts"]);
+    let home = read(root, "site-drafts/index.html");
+    assert!(!home.contains("terms-by-topic"), "no topic named: {home}");
+
+    // alpha: tools; beta and gamma: memory, gamma named to sort first; delta: none.
+    for (slug, extra) in [
+        ("alpha", "topic: tools\n"),
+        ("beta", "topic: memory\n"),
+        ("gamma", "topic: memory\nname: aardvark\n"),
+    ] {
+        let path = format!("content/terms/{slug}.md");
+        let text = read(root, &path).replacen("---\n", &format!("---\n{extra}"), 1);
+        let text = match slug {
+            "gamma" => text.replacen("name: gamma\n", "", 1),
+            _ => text,
+        };
+        write(root, &path, &text);
+    }
+    build(root, &["--drafts"]);
+    let home = read(root, "site-drafts/index.html");
+    let topics = home
+        .split("<h2 id=\"terms-by-topic\">Terms by topic</h2>")
+        .nth(1)
+        .and_then(|rest| rest.split("</section>").next())
+        .unwrap_or_else(|| panic!("no topic list: {home}"));
+    let headings: Vec<&str> = topics
+        .split("<h3 id=\"")
+        .skip(1)
+        .filter_map(|h| h.split("</h3>").next())
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            "topic-memory\">Memory",
+            "topic-tools\">Tools",
+            "topic-other\">Other"
+        ],
+        "{topics}"
+    );
+    let names = |heading: &str| -> Vec<String> {
+        let list = topics.split(heading).nth(1).unwrap_or_default();
+        let list = list.split("</ul>").next().unwrap_or_default();
+        list.split("</a>")
+            .filter_map(|a| a.rsplit_once('>').map(|(_, name)| name.to_string()))
+            .filter(|n| !n.is_empty())
+            .collect()
+    };
+    assert_eq!(names(">Memory</h3>"), ["aardvark", "beta"], "{topics}");
+    assert_eq!(names(">Tools</h3>"), ["alpha"], "{topics}");
+    assert_eq!(names(">Other</h3>"), ["delta"], "{topics}");
+    assert!(
+        topics.contains("<li><a href=\"terms/beta/index.html\">beta</a> <span class=\"draft-tag\">draft</span></li>"),
+        "{topics}"
+    );
+    // The A-Z index is still there, below.
+    assert!(
+        home.contains("<h2 id=\"terms-az\">Terms A–Z</h2>"),
+        "{home}"
+    );
+
+    // The sidebar: lessons, guides, then a group per topic used, then the other terms.
+    let page = read(root, "site-drafts/terms/beta/index.html");
+    let sidebar = page
+        .split("<nav class=\"sidebar\"")
+        .nth(1)
+        .unwrap_or_default();
+    let groups: Vec<&str> = sidebar
+        .split("<h3")
+        .skip(1)
+        .filter_map(|h| h.split_once('>').and_then(|(_, r)| r.split("</h3>").next()))
+        .collect();
+    assert_eq!(
+        groups,
+        ["Lessons", "Guides", "Memory", "Tools", "Other terms"],
+        "{sidebar}"
+    );
+}

@@ -45,7 +45,7 @@ pub fn run(args: &NewArgs) -> Result<()> {
     // on the word, which a slug does not tell, so the scaffold offers both and guesses
     // neither (a guessed "What is warp?" would be published as written once signed).
     let text = format!(
-        "---\ntitle: \"{}\"\nname: {name}\nsummary: \"{}\"\nrelated: []\nsources:\n  - title: \"{}\"\n    url: \"{}\"\n    checked: {today}\n---\n{}\n",
+        "---\ntitle: \"{}\"\nname: {name}\nsummary: \"{}\"\nrelated: []\n# topic: memory, execution, tensor-cores or tools (the index lists terms without one under Other)\nsources:\n  - title: \"{}\"\n    url: \"{}\"\n    checked: {today}\n---\n{}\n",
         placeholder(&format!(
             "the question the page answers, with the article {name} takes: What is a {name}? or What is {name}?"
         )),

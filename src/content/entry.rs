@@ -218,6 +218,10 @@ pub struct FrontMatter {
     /// Lessons only: the day of the course.
     #[serde(default)]
     pub day: Option<u32>,
+    /// Terms only: the topic the index and the sidebar group the term under. Terms
+    /// without one are listed after every topic, as "Other".
+    #[serde(default)]
+    pub topic: Option<Topic>,
     /// Related terms, by slug.
     #[serde(default)]
     pub related: Vec<String>,
@@ -257,6 +261,7 @@ impl FrontMatter {
             slug: None,
             redirect_from: Vec::new(),
             day: None,
+            topic: None,
             related: Vec::new(),
             terms: Vec::new(),
             sources: Vec::new(),
@@ -317,6 +322,76 @@ impl FrontMatter {
             .clone()
             .or_else(|| first.and_then(|t| t.first_node().cloned()))?;
         Some((experiment, node))
+    }
+}
+
+/// The topics a term may name in `topic:`, in the order the index shows them. A value
+/// outside this list is refused while the front matter is read, at its line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Topic {
+    Memory,
+    Execution,
+    TensorCores,
+    Tools,
+}
+
+impl Topic {
+    /// Every topic, in the index's order.
+    pub const ALL: [Topic; 4] = [
+        Topic::Memory,
+        Topic::Execution,
+        Topic::TensorCores,
+        Topic::Tools,
+    ];
+
+    /// The heading the index and the sidebar show.
+    pub fn title(self) -> &'static str {
+        match self {
+            Topic::Memory => "Memory",
+            Topic::Execution => "Execution",
+            Topic::TensorCores => "Tensor cores",
+            Topic::Tools => "Tools",
+        }
+    }
+
+    /// As written in front matter (`tensor-cores`).
+    pub fn slug(self) -> &'static str {
+        match self {
+            Topic::Memory => "memory",
+            Topic::Execution => "execution",
+            Topic::TensorCores => "tensor-cores",
+            Topic::Tools => "tools",
+        }
+    }
+
+    /// The place of a term's topic in the index: the topics in order, then terms without
+    /// one ([`Topic::ALL`]`.len()`).
+    pub fn rank(topic: Option<Topic>) -> usize {
+        topic.map_or(Topic::ALL.len(), |t| t as usize)
+    }
+}
+
+impl<'de> Deserialize<'de> for Topic {
+    /// Written by hand for the message: serde's "unknown variant" would not say that the
+    /// field may be left out.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Topic, D::Error> {
+        let written = String::deserialize(d)?;
+        Topic::ALL
+            .into_iter()
+            .find(|t| t.slug() == written)
+            .ok_or_else(|| {
+                let known: Vec<String> = Topic::ALL
+                    .iter()
+                    .map(|t| format!("`{}`", t.slug()))
+                    .collect();
+                serde::de::Error::custom(format!(
+                    "unknown topic `{}`: a term's `topic` is one of {}; leave it out to list \
+                     the term under \"Other\"",
+                    crate::visible::escape(&written),
+                    known.join(", ")
+                ))
+            })
     }
 }
 

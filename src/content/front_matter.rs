@@ -85,8 +85,27 @@ pub fn parse_front_matter(path: &Path, split: &Split<'_>) -> Result<FrontMatter>
                 at = Some(Location { line, column: 1 });
             }
         }
+        // A value refused by its own type (an unknown `topic`) is located at the start of
+        // the mapping too: point at its key.
+        if message.contains("unknown topic `") {
+            if let Some(line) = line_of_top_key(split, "topic") {
+                at = Some(Location { line, column: 1 });
+            }
+        }
         Error::content(path, at, format!("front matter: {message}"))
     })
+}
+
+/// The file line of the top-level `key:` (not indented), if the front matter has one.
+fn line_of_top_key(split: &Split<'_>, key: &str) -> Option<usize> {
+    split
+        .yaml
+        .lines()
+        .position(|l| {
+            l.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+        .map(|i| split.yaml_line + i)
 }
 
 /// The front matter nests no deeper than [`crate::yaml_depth::MAX_DEPTH`], or an error at
@@ -306,6 +325,23 @@ mod tests {
         let err = split_front_matter(Path::new("a.md"), text).err().unwrap();
         assert!(err.to_string().starts_with("a.md:5:3: "), "{err}");
         assert!(err.to_string().contains("NUL"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_topic_is_reported_at_its_line_naming_the_allowed_ones() {
+        let text = "---\ntitle: x\nsummary: y\nrelated: []\ntopic: memroy\n---\n";
+        let s = split_front_matter(Path::new("a.md"), text).unwrap();
+        let err = parse_front_matter(Path::new("a.md"), &s).err().unwrap();
+        assert!(err.to_string().starts_with("a.md:5:1: "), "{err}");
+        assert!(
+            err.to_string()
+                .contains("unknown topic `memroy`: a term's `topic` is one of `memory`, `execution`, `tensor-cores`, `tools`"),
+            "{err}"
+        );
+        let text = "---\ntitle: x\nsummary: y\ntopic: tensor-cores\n---\n";
+        let s = split_front_matter(Path::new("a.md"), text).unwrap();
+        let fm = parse_front_matter(Path::new("a.md"), &s).unwrap();
+        assert_eq!(fm.topic, Some(crate::content::Topic::TensorCores));
     }
 
     #[test]

@@ -14,7 +14,7 @@ mod validate;
 
 pub use entry::{
     Claim, ClaimTest, DiagramRef, Entry, EntryId, FrontMatter, Kind, LineChartRef, Source,
-    TableRef, TermUse, Thinned,
+    TableRef, TermUse, Thinned, Topic,
 };
 pub use front_matter::{
     line_of_item_field, line_of_reference, parse_front_matter, split_front_matter,

@@ -490,6 +490,17 @@ pub(super) fn check_one(e: &Entry, is_term: &dyn Fn(&str) -> bool) -> Vec<Error>
         }
         _ => {}
     }
+    if let (Some(topic), false) = (m.topic, e.id.kind == Kind::Term) {
+        err(
+            "topic",
+            "topic",
+            format!(
+                "`topic` is only for terms (a {} is not listed by topic); remove `topic: {}`",
+                e.id.kind.singular(),
+                topic.slug()
+            ),
+        );
+    }
     if e.id.kind == Kind::Term && !m.terms.is_empty() {
         err(
             "terms",

@@ -693,6 +693,7 @@ impl State {
                 (
                     list_label(x).to_string(),
                     x.meta.section.clone(),
+                    x.meta.topic,
                     x.meta.order,
                     x.meta.day,
                     has_page,

@@ -3,7 +3,8 @@
 //! Sections are declared in glossary.toml (`[[sections]]`, in reading order); an entry
 //! joins one with `section:` and takes its place in it with `order:`. Entries that name
 //! no section follow the declared sections, grouped by kind (lessons by day, then guides,
-//! then terms A-Z). Previous/next follow the sidebar from top to bottom.
+//! then terms A-Z, by topic when terms name one: each topic in `Topic::ALL`'s order, then
+//! the terms without one). Previous/next follow the sidebar from top to bottom.
 //!
 //! A sidebar lists every page while the site is small enough for that to stay cheap; a
 //! larger site lists the section headings and, in the current section, a window of pages
@@ -17,7 +18,7 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::config::Config;
-use crate::content::{Content, Entry, EntryId, Kind};
+use crate::content::{Content, Entry, EntryId, Kind, Topic};
 
 use super::escape::escape_into;
 
@@ -54,6 +55,8 @@ pub struct Navigation {
     order: Vec<(EntryId, String)>,
     groups: Vec<Group>,
     position: HashMap<EntryId, usize>,
+    /// How many sections glossary.toml declares: the buckets before the kinds' own.
+    sections: usize,
 }
 
 #[derive(Serialize, Debug, PartialEq)]
@@ -117,6 +120,7 @@ impl Navigation {
             order,
             groups,
             position,
+            sections: config.sections.len(),
         }
     }
 
@@ -132,6 +136,7 @@ impl Navigation {
         id: &EntryId,
     ) {
         let placing = Placing::new(config);
+        self.sections = config.sections.len();
         let removed = self.position.remove(id);
         if let Some(i) = removed {
             self.order.remove(i);
@@ -219,6 +224,12 @@ impl Navigation {
     pub fn sidebar(&self, current: Option<&EntryId>, root: &str) -> Vec<SidebarGroup> {
         let here = current.and_then(|id| self.position.get(id)).copied();
         let full = self.order.len() <= FULL_SIDEBAR_PAGES;
+        // Beside topic groups, the terms without a topic are the other ones.
+        let other_terms = self.sections + TERMS_BUCKET + Topic::ALL.len();
+        let topics = self
+            .groups
+            .iter()
+            .any(|g| (self.sections + TERMS_BUCKET..other_terms).contains(&g.bucket));
         self.groups
             .iter()
             .map(|g| {
@@ -248,7 +259,10 @@ impl Navigation {
                     list.push_str("</a></li>");
                 }
                 SidebarGroup {
-                    title: g.title.clone(),
+                    title: match topics && g.bucket == other_terms {
+                        true => "Other terms".to_string(),
+                        false => g.title.clone(),
+                    },
                     url: head.map(|i| self.url(i, root)),
                     head_current: head.is_some() && head == here,
                     list,
@@ -317,10 +331,8 @@ impl Navigation {
 
     /// Whether any section is declared and used: the index then lists the contents.
     pub fn has_sections(&self, config: &Config) -> bool {
-        let titles: HashSet<&str> = config.sections.iter().map(|s| s.title.as_str()).collect();
-        self.groups
-            .iter()
-            .any(|g| titles.contains(g.title.as_str()))
+        let declared = config.sections.len();
+        self.groups.iter().any(|g| g.bucket < declared)
     }
 }
 
@@ -342,7 +354,8 @@ impl<'a> Placing<'a> {
         Placing { config, declared }
     }
 
-    /// 0..n: the declared sections; then lessons, guides, terms without one. A section
+    /// 0..n: the declared sections; then lessons, guides, and terms without one: a bucket
+    /// per topic, in [`Topic::ALL`]'s order, then the terms without a topic. A section
     /// this build does not know (checked at load) falls to its kind's bucket.
     fn bucket(&self, e: &Entry) -> usize {
         match e.section().and_then(|s| self.declared.get(s)) {
@@ -352,7 +365,7 @@ impl<'a> Placing<'a> {
                     + match e.id.kind {
                         Kind::Lesson => 0,
                         Kind::Guide | Kind::Section => 1,
-                        Kind::Term => 2,
+                        Kind::Term => TERMS_BUCKET + Topic::rank(e.meta.topic),
                     }
             }
         }
@@ -376,10 +389,18 @@ impl<'a> Placing<'a> {
             None => self.config.sections[bucket].title.clone(),
             Some(0) => "Lessons".into(),
             Some(1) => "Guides".into(),
-            Some(_) => "Terms".into(),
+            // The terms without a topic are "Terms" on a site that uses none, "Other
+            // terms" beside topic groups (decided in `sidebar`, from the groups shown).
+            Some(k) => match Topic::ALL.get(k - TERMS_BUCKET) {
+                Some(topic) => topic.title().into(),
+                None => "Terms".into(),
+            },
         }
     }
 }
+
+/// The first bucket of terms after the declared sections (lessons are 0, guides 1).
+const TERMS_BUCKET: usize = 2;
 
 /// How names sort in lists and the A-Z index: case- and accent-insensitively, ignoring
 /// leading punctuation (`__syncthreads` sorts under S, `Éclair` and `Ärger` with the E and
@@ -734,6 +755,23 @@ mod tests {
                 true,
             ),
             ("loose", "title: L\nname: aaa\nsummary: s\n", true),
+            // Into a topic group of its own, then another topic, then none again.
+            (
+                "loose",
+                "title: L\nname: aaa\nsummary: s\ntopic: tools\n",
+                true,
+            ),
+            (
+                "sm",
+                "title: S\nname: zz\nsummary: s\ntopic: memory\n",
+                true,
+            ),
+            (
+                "loose",
+                "title: L\nname: aaa\nsummary: s\ntopic: memory\n",
+                true,
+            ),
+            ("sm", "title: S\nname: zz\nsummary: s\n", true),
         ];
         for (slug, yaml, has_page) in moves {
             let e = entry(Kind::Term, slug, yaml);
@@ -751,5 +789,65 @@ mod tests {
                 "after {slug}"
             );
         }
+    }
+
+    #[test]
+    fn unsectioned_terms_are_grouped_by_topic_in_its_order_then_the_others() {
+        let entries = vec![
+            entry(
+                Kind::Term,
+                "z",
+                "title: Z\nname: zeta\nsummary: s\ntopic: tools\n",
+            ),
+            entry(
+                Kind::Term,
+                "b",
+                "title: B\nname: beta\nsummary: s\ntopic: memory\n",
+            ),
+            entry(
+                Kind::Term,
+                "a",
+                "title: A\nname: alpha\nsummary: s\ntopic: memory\n",
+            ),
+            entry(
+                Kind::Term,
+                "x",
+                "title: X\nname: xi\nsummary: s\ntopic: execution\n",
+            ),
+            entry(Kind::Term, "o", "title: O\nname: omega\nsummary: s\n"),
+            entry(
+                Kind::Term,
+                "s",
+                "title: S\nname: sm\nsummary: s\nsection: hw\ntopic: tools\n",
+            ),
+        ];
+        let content = Content::from_entries(entries);
+        let pages = content.entries.iter().map(|e| e.id.clone()).collect();
+        let hw = config(&[("hw", "Hardware")]);
+        let nav = Navigation::new(&hw, &content, &pages);
+        let shown: Vec<(String, Vec<String>)> = nav
+            .sidebar(None, "")
+            .iter()
+            .map(|g| (g.title.clone(), labels(&g.list)))
+            .collect();
+        let group = |t: &str, names: &[&str]| {
+            (t.to_string(), names.iter().map(|n| n.to_string()).collect())
+        };
+        // A term in a section stays there; the rest by topic, the topicless last.
+        assert_eq!(
+            shown,
+            vec![
+                group("Hardware", &["sm"]),
+                group("Memory", &["alpha", "beta"]),
+                group("Execution", &["xi"]),
+                group("Tools", &["zeta"]),
+                group("Other terms", &["omega"]),
+            ]
+        );
+        let (_, next) = nav.prev_next(&EntryId::new(Kind::Term, "b"), "");
+        assert_eq!(next.unwrap().label, "xi");
+        assert!(nav.has_sections(&hw));
+        let none = config(&[]);
+        assert!(!Navigation::new(&none, &content, &pages).has_sections(&none));
     }
 }

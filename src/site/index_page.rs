@@ -1,6 +1,6 @@
 //! The home page, `index.html`: the contents by section (when glossary.toml declares
-//! sections), every term A-Z with its aliases and a jump bar of letters, lessons by day,
-//! guides.
+//! sections), the terms by topic (when a term names one), every term A-Z with its aliases
+//! and a jump bar of letters, lessons by day, guides.
 //!
 //! The A-Z list is the largest file of a large site (21 MB at 100,000 terms) and the page
 //! an author looks at after renaming a term, so it is made in parts: each letter group is
@@ -18,9 +18,10 @@ use serde::Serialize;
 use tera::Context;
 
 use super::site_links::{page_links, PageLinks};
-use crate::content::{Entry, EntryId, Kind};
+use crate::content::{Entry, EntryId, Kind, Topic};
 use crate::error::Result;
 use crate::render::entry_lists::LinkCtx;
+use crate::render::escape::escape_into;
 use crate::render::navigation::{index_letter, list_label, sort_key};
 use crate::render::pages::{link_to, site_ctx};
 use crate::render::templates::{render as render_template, LETTER_TEMPLATE};
@@ -434,12 +435,71 @@ impl AzIndex {
         let home = super::home::home(input).map(|h| h.html);
         ctx.insert("home", &home);
         ctx.insert("contents", &contents);
+        ctx.insert("topics", &topic_groups(input));
         ctx.insert("jump", &jump);
         ctx.insert("letters", &groups);
         ctx.insert("lessons", &lessons);
         ctx.insert("guides", &guides);
         render_template(input.tera, "index.html", &ctx, &input.layout.templates())
     }
+}
+
+/// One topic's terms on the home page.
+#[derive(Serialize, Debug, PartialEq)]
+struct TopicGroup {
+    /// "Memory", ..., and "Other" for the terms without a topic.
+    title: &'static str,
+    /// The heading's id: `topic-memory`, ..., `topic-other`.
+    id: String,
+    /// The terms as list items, `<li><a href="URL">NAME</a></li>` (a draft marked), A-Z.
+    /// Made here, as the sidebar's lists are: a Tera loop per link is slow on a large site.
+    list: String,
+}
+
+/// The terms the home page lists, grouped by topic in [`Topic::ALL`]'s order, A-Z within
+/// a group (as the A-Z index sorts), the terms without a topic last under "Other". Empty
+/// when no listed term names a topic: a site that does not use topics gets no second list
+/// of every term.
+fn topic_groups(input: &RenderInput<'_>) -> Vec<TopicGroup> {
+    let listed = |e: &&Entry| input.listed(&e.id) && input.pages.contains(&e.id);
+    let terms = || input.content.of_kind(Kind::Term).filter(listed);
+    if !terms().any(|e| e.meta.topic.is_some()) {
+        return Vec::new();
+    }
+    let mut placed: Vec<(usize, String, &Entry)> = terms()
+        .map(|e| (Topic::rank(e.meta.topic), sort_key(list_label(e)), e))
+        .collect();
+    placed.sort_by(|a, b| (a.0, &a.1, &a.2.id).cmp(&(b.0, &b.1, &b.2.id)));
+    let mut groups: Vec<TopicGroup> = Vec::new();
+    let mut last = None;
+    for (rank, _, e) in placed {
+        if last != Some(rank) {
+            let (title, slug) = match Topic::ALL.get(rank) {
+                Some(t) => (t.title(), t.slug()),
+                None => ("Other", "other"),
+            };
+            groups.push(TopicGroup {
+                title,
+                id: format!("topic-{slug}"),
+                list: String::new(),
+            });
+            last = Some(rank);
+        }
+        // Pushed just above.
+        let Some(list) = groups.last_mut().map(|g| &mut g.list) else {
+            continue;
+        };
+        list.push_str("<li><a href=\"");
+        escape_into(list, &e.id.page_url(""));
+        list.push_str("\">");
+        escape_into(list, list_label(e));
+        list.push_str("</a>");
+        if !input.published.contains(&e.id) {
+            list.push_str(" <span class=\"draft-tag\">draft</span>");
+        }
+        list.push_str("</li>");
+    }
+    groups
 }
 
 /// Stands for the `i`th group's HTML while `index.html` is rendered. Markup, so a

@@ -92,6 +92,53 @@ describe('layout of the repository content (build --drafts)', { skip: noChromium
     assert.ok(narrow.page <= 390, `page is ${narrow.page} px wide`);
     await page.close();
   });
+  test('the index groups the terms by topic, in the fixed order, A-Z within each, at 1280 and 390 px', async () => {
+    const order = ['Memory', 'Execution', 'Tensor cores', 'Tools', 'Other'];
+    for (const width of WIDTHS) {
+      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      await page.goto('file://' + path.join(site, 'index.html'));
+      const found = await page.evaluate(() => {
+        const section = document.querySelector('section.topics');
+        const headings = Array.from(section.querySelectorAll('h3'));
+        const groups = headings.map((h) => ({
+          title: h.textContent,
+          names: Array.from(h.nextElementSibling.querySelectorAll('li > a')).map((a) => a.textContent),
+          // Every link inside the page's width, and on screen (not clipped to nothing).
+          inside: Array.from(h.nextElementSibling.querySelectorAll('li > a')).every((a) => {
+            const r = a.getBoundingClientRect();
+            return r.width > 0 && r.height > 0 && r.right <= document.documentElement.clientWidth + 1;
+          }),
+        }));
+        const az = document.getElementById('terms-az');
+        return {
+          groups,
+          page: document.documentElement.scrollWidth,
+          view: window.innerWidth,
+          // The topic list comes before the A-Z index.
+          beforeAz: section.getBoundingClientRect().bottom <= az.getBoundingClientRect().top + 1,
+          terms: document.querySelectorAll('section.topics li').length,
+          azTerms: document.querySelectorAll('.term-index dt:not(.alias)').length,
+        };
+      });
+      const titles = found.groups.map((g) => g.title);
+      assert.deepEqual(titles, order.filter((t) => titles.includes(t)), `${width}px: headings in the fixed order`);
+      assert.ok(titles.length >= 4, `${width}px: ${titles.join(', ')}`);
+      for (const g of found.groups) {
+        // As the index sorts ASCII names: case aside, by code point.
+        const key = (n) => n.toLowerCase();
+        const sorted = [...g.names].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+        assert.deepEqual(g.names, sorted, `${width}px: ${g.title} is A-Z`);
+        assert.ok(g.names.length > 0, `${width}px: ${g.title} lists terms`);
+        assert.ok(g.inside, `${width}px: ${g.title}'s links fit the page`);
+      }
+      assert.equal(found.terms, found.azTerms, `${width}px: every term of the A-Z index is under a topic`);
+      assert.ok(found.page <= found.view, `${width}px: the page is ${found.page} px wide in a ${found.view} px view`);
+      assert.ok(found.beforeAz, `${width}px: the topic list comes before the A-Z index`);
+      const shot = await page.locator('section.topics').screenshot({ path: screenshotPath(`index-topics-${width}`) });
+      assert.ok(shot.length > 0);
+      await page.close();
+    }
+  });
 });
 
 describe('layout of the realistic corpus (tests/fixtures/sites/corpus, build --drafts)', { skip: noChromium }, () => {

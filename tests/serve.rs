@@ -520,7 +520,9 @@ fn a_hostile_file_appearing_is_a_failed_rebuild_and_serve_goes_on() {
     let good = read(&experiment);
     let deep = format!("{}1048576{}", "(".repeat(20_000), ")".repeat(20_000));
     let named = server.root.join("content/terms/a\u{200B}b.md");
-    let cases: [(&str, Box<dyn Fn()>, Box<dyn Fn()>); 2] = [
+    // (what serve must say, how to make the hostile file, how to take it away)
+    type Case<'a> = (&'a str, Box<dyn Fn() + 'a>, Box<dyn Fn() + 'a>);
+    let cases: [Case; 2] = [
         (
             "a<U+200B>b.md: the name holds U+200B",
             Box::new(|| {

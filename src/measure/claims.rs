@@ -125,7 +125,11 @@ pub fn check_claim(
             ));
         }
         timed |= j.timed;
-        if !(j.margin >= margin) {
+        // A NaN margin (no interval) counts as the tightest: it must not pass unseen.
+        if !matches!(
+            j.margin.partial_cmp(&margin),
+            Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)
+        ) {
             margin = j.margin;
             tightest_run = run.name();
         }
@@ -383,7 +387,11 @@ fn bounds(e: Estimate, below: Option<f64>, above: Option<f64>) -> (Verdict, Stri
     for (side, t) in [(Side::Below, below), (Side::Above, above)] {
         let Some(t) = t else { continue };
         let m = verdict::margin(e, side, t);
-        if !(m >= margin) {
+        // NaN counts as the tightest, as above.
+        if !matches!(
+            m.partial_cmp(&margin),
+            Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)
+        ) {
             margin = m;
         }
         let v = verdict::bound(e, side, t);

@@ -115,7 +115,12 @@ fn untimed_differences(
             } else if o == n {
                 false
             } else {
-                o == 0.0 || !((n / o - 1.0).abs() <= COUNTER_TOLERANCE)
+                o == 0.0
+                    // NaN differs too.
+                    || !matches!(
+                        (n / o - 1.0).abs().partial_cmp(&COUNTER_TOLERANCE),
+                        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+                    )
             };
             if differs {
                 out.push(format!("{name} {o} -> {n}"));

@@ -19,7 +19,11 @@ pub struct RowSpread {
 
 /// `max / min - 1` of positive values; None for fewer than two.
 fn spread(values: &[f64]) -> Option<f64> {
-    if values.len() < 2 || values.iter().any(|v| !(*v > 0.0)) {
+    if values.len() < 2
+        || values
+            .iter()
+            .any(|v| v.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater))
+    {
         return None;
     }
     let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -57,11 +61,11 @@ pub fn row_spreads(runs: &[&Record]) -> Vec<RowSpread> {
                 .values()
                 .filter_map(|v| spread(v))
                 .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.max(s))));
-            let mut unit_medians: Vec<f64> = by_unit.values_mut().map(|v| median(v)).collect();
+            let unit_medians: Vec<f64> = by_unit.values_mut().map(|v| median(v)).collect();
             RowSpread {
                 label: c.label.clone(),
                 within,
-                between: spread(&mut unit_medians),
+                between: spread(&unit_medians),
             }
         })
         .collect()

@@ -72,6 +72,11 @@ timing: {{warmup_ms: 5, min_samples: 5, max_samples: 50, time_cap_ms: 200, flush
 /// A project with the repository's config and one experiment; None (with a printed
 /// reason) where this machine cannot run it.
 fn site(kernel: &str) -> Option<tempfile::TempDir> {
+    site_with(&experiment(kernel), KERNELS)
+}
+
+/// A project whose `features` experiment is `yaml` with `k.cu` holding `kernels`.
+fn site_with(yaml: &str, kernels: &str) -> Option<tempfile::TempDir> {
     if !glossary::measure::run::gpu::driver_present() {
         support::skip("no CUDA driver on this machine");
         return None;
@@ -97,8 +102,8 @@ fn site(kernel: &str) -> Option<tempfile::TempDir> {
     std::fs::write(dir.path().join("glossary.toml"), config).unwrap();
     let exp = dir.path().join("measurements/features");
     std::fs::create_dir_all(&exp).unwrap();
-    std::fs::write(exp.join("experiment.yaml"), experiment(kernel)).unwrap();
-    std::fs::write(exp.join("k.cu"), KERNELS).unwrap();
+    std::fs::write(exp.join("experiment.yaml"), yaml).unwrap();
+    std::fs::write(exp.join("k.cu"), kernels).unwrap();
     Some(dir)
 }
 
@@ -270,4 +275,125 @@ fn buffers_larger_than_the_gpu_are_refused_before_anything_runs() {
         !site.path().join("measurements/features/records").exists(),
         "nothing ran, nothing was written"
     );
+}
+
+/// Kernels for the launch shapes of issue 40: a cluster launch (each block writes its
+/// rank in the cluster, read from the hardware), a chase over a `cycle` fill.
+const SHAPES: &str = r#"
+extern "C" __global__ void rank_in_cluster(unsigned* out) {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    if (threadIdx.x == 0) out[blockIdx.x] = r;
+}
+
+extern "C" __global__ void rank_reference(unsigned* out, unsigned cs, unsigned blocks) {
+    for (unsigned b = threadIdx.x; b < blocks; b += blockDim.x) out[b] = b % cs;
+}
+
+extern "C" __global__ void chase(const unsigned* next, unsigned* out, unsigned steps) {
+    unsigned i = 0, sum = 0;
+    for (unsigned s = 0; s < steps; ++s) { i = next[i]; sum += i; }
+    out[0] = i; out[1] = sum;
+}
+
+// What a walk of `nodes` steps over one cycle must give: back at node 0, having visited
+// every node's index once (stride x (0 + 1 + ... + nodes - 1)).
+extern "C" __global__ void chase_expected(unsigned* out, unsigned nodes, unsigned stride) {
+    out[0] = 0;
+    out[1] = stride * (nodes * (nodes - 1) / 2);
+}
+"#;
+
+#[test]
+fn a_cluster_launch_timed_as_a_graph_of_ten_runs_as_written() {
+    let yaml = r#"title: clusters and graphs
+kernels: [k.cu]
+params: {blocks: 64}
+axes:
+  cs: [2, 4]
+buffers:
+  out: {type: u32, length: blocks, output: true}
+launches:
+  - kernel: rank_in_cluster
+    args: [out]
+    grid: blocks
+    block: 32
+    cluster: cs
+    repeat: 10
+    graph: floor_div(cs, 4)
+reference:
+  launches:
+    - kernel: rank_reference
+      args: [out, {u32: cs}, {u32: blocks}]
+      grid: 1
+      block: 64
+metrics:
+  us_per_launch: {value: median_ms * 1e3 / launches_per_sample, unit: us, decimals: 2}
+  clusters: {value: max_active_clusters, decimals: 0}
+timing: {warmup_ms: 5, min_samples: 5, max_samples: 50, time_cap_ms: 200, flush_l2: false}
+"#;
+    let Some(site) = site_with(yaml, SHAPES) else {
+        return;
+    };
+    let Some(out) = verify(site.path()) else {
+        return;
+    };
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    let r = Record::load(&site.path().join("measurements/features/records/h200.json")).unwrap();
+    for (label, cs, graph) in [("cs2", 2, false), ("cs4", 4, true)] {
+        let c = r.configs.iter().find(|c| c.label == label).expect(label);
+        // The hardware's own cluster rank matched blockIdx.x mod cs: the launch had clusters.
+        assert!(
+            matches!(c.status, ConfigStatus::Passed),
+            "{label}: {:?}",
+            c.status
+        );
+        let t = r
+            .timed_launch(label)
+            .expect("a non-plain row records its launch");
+        assert_eq!(
+            (t.cluster, t.repeat, t.graph),
+            (Some([cs, 1, 1]), 10, graph)
+        );
+        let clusters = c.quantities["clusters"]
+            .value
+            .expect("the driver's cluster count");
+        assert!(clusters >= 1.0, "{label}: {clusters}");
+        assert!(c.quantities["us_per_launch"].value.is_some_and(|v| v > 0.0));
+    }
+}
+
+#[test]
+fn a_chase_over_a_cycle_fill_visits_every_node() {
+    // 1000 nodes, 1000 steps: a single cycle returns to node 0 after exactly that many,
+    // having visited every node once; the reference writes what that must sum to.
+    let yaml = r#"title: chase
+kernels: [k.cu]
+params: {nodes: 1000, stride: 32}
+buffers:
+  next: {type: u32, length: nodes * stride, fill: {cycle: stride}}
+  out: {type: u32, length: 2, output: true}
+launches:
+  - kernel: chase
+    args: [next, out, {u32: nodes}]
+    grid: 1
+    block: 1
+reference:
+  launches:
+    - kernel: chase_expected
+      args: [out, {u32: nodes}, {u32: stride}]
+      grid: 1
+      block: 1
+timing: {warmup_ms: 5, min_samples: 5, max_samples: 50, time_cap_ms: 200, flush_l2: false}
+"#;
+    let Some(site) = site_with(yaml, SHAPES) else {
+        return;
+    };
+    let Some(out) = verify(site.path()) else {
+        return;
+    };
+    assert!(out.status.success(), "{}", text(&out));
+    let r = Record::load(&site.path().join("measurements/features/records/h200.json")).unwrap();
+    assert!(matches!(r.configs[0].status, ConfigStatus::Passed));
 }

@@ -14,7 +14,8 @@ It knows the constructs these grammars use, not sublime-syntax at large:
 - CUDA's named contexts that are pushed (`string`, `launch`, `template-header`) are
   written by hand below as begin/end rules with the same scopes;
 - a preprocessor line's continuation (`\\` at the end) keeps it open: its end is
-  `(?<!\\\\)$`;
+  `(?<!\\\\)(?=\\n)` (both engines hand the grammar each line with its newline; `$`
+  would also match after that newline, at the end of the text);
 - a pop on `(?=\\n)` becomes `$` (TextMate's end of line), and the CUDA word list's
   `(?x)` regex is written compact (its comments and spaces dropped), for engines
   without extended mode.
@@ -57,7 +58,7 @@ def rule(item, lang):
         if any(o["match"] == r"\\\n" for o in others):
             # A line continuation: the line does not end the context where it ends in `\`
             # (whether or not the engine hands the newline to the grammar).
-            r["end"] = "(?<!\\\\)$"
+            r["end"] = "(?<!\\\\)(?=\\n)"
             others = [o for o in others if o["match"] != r"\\\n"]
         if others:
             r["patterns"] = [rule(o, lang) for o in others]

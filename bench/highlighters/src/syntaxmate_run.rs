@@ -4,14 +4,28 @@
 
 use std::collections::HashMap;
 
-use syntaxmate::{GrammarRegistry, Tokenizer, TokenizerOptions};
+use syntaxmate::{GrammarRegistry, ScopeStackId, Tokenizer, TokenizerOptions};
 
-use crate::classes::{Builder, Runs, CLASSES};
+use crate::classes::{class_of, Builder, Runs};
 use crate::Block;
 
 const GRAMMARS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/grammars");
 
+/// syntaxmate as it comes: its tokenizer keeps a line cache (32,768 lines by default), so
+/// a line it has tokenized in the same state before is not tokenized again.
 pub fn highlighter() -> impl FnMut(&Block) -> Option<Runs> {
+    run(TokenizerOptions::default())
+}
+
+/// The engine alone: its line cache off (`line_cache_entries: 0`).
+pub fn highlighter_without_line_cache() -> impl FnMut(&Block) -> Option<Runs> {
+    run(TokenizerOptions {
+        line_cache_entries: 0,
+        ..TokenizerOptions::default()
+    })
+}
+
+fn run(options: TokenizerOptions) -> impl FnMut(&Block) -> Option<Runs> {
     let mut tokenizers: HashMap<&'static str, Tokenizer> = HashMap::new();
     for name in ["cuda", "ptx", "sass"] {
         let mut registry = GrammarRegistry::new();
@@ -19,12 +33,12 @@ pub fn highlighter() -> impl FnMut(&Block) -> Option<Runs> {
             .expect("grammar");
         let root = registry.add_json(&json).expect("grammar loads");
         let tokenizer =
-            Tokenizer::new(&registry, root, TokenizerOptions::default()).expect("tokenizer");
+            Tokenizer::new(&registry, root, options.clone()).expect("tokenizer");
         tokenizers.insert(name, tokenizer);
     }
-    // Scope name → Some(class) where the table names it (Some("") for uncoloured), None
-    // where it does not.
-    let mut known: HashMap<String, Option<&'static str>> = HashMap::new();
+    // (language, scope stack) → class: the tokenizer interns its scope stacks, so this is
+    // the per-scope cache glossary keeps for syntect.
+    let mut known: HashMap<(&'static str, ScopeStackId), &'static str> = HashMap::new();
     move |b: &Block| {
         let tokenizer = tokenizers.get_mut(b.lang)?;
         let mut state = tokenizer.initial_state();
@@ -43,28 +57,12 @@ pub fn highlighter() -> impl FnMut(&Block) -> Option<Runs> {
                 if r.start > at {
                     out.push("", &line[at..r.start]);
                 }
-                let mut class = "";
-                for scope in t.scopes().rev() {
-                    let c = match known.get(scope) {
-                        Some(c) => *c,
-                        None => {
-                            let c = CLASSES
-                                .iter()
-                                .find(|(p, _)| {
-                                    scope == *p
-                                        || (scope.starts_with(p)
-                                            && scope.as_bytes().get(p.len()) == Some(&b'.'))
-                                })
-                                .map(|(_, c)| *c);
-                            known.insert(scope.to_string(), c);
-                            c
-                        }
-                    };
-                    if let Some(c) = c {
-                        class = c;
-                        break;
-                    }
-                }
+                let class = match t.scope_stack() {
+                    Some(id) => *known
+                        .entry((b.lang, id))
+                        .or_insert_with(|| class_of(t.scopes().collect::<Vec<_>>().into_iter())),
+                    None => class_of(t.scopes().collect::<Vec<_>>().into_iter()),
+                };
                 out.push(class, &line[r.clone()]);
                 at = r.end;
             }

@@ -42,8 +42,6 @@ use std::sync::{Mutex, OnceLock};
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
-use crate::atomic::{write_file, Durability};
-
 /// A SHA-256 digest: a key or a tag.
 pub type Digest32 = [u8; 32];
 
@@ -153,18 +151,20 @@ pub struct Store {
     data: Vec<u8>,
     /// Key → offset of its entry in `data`.
     index: HashMap<Digest32, usize, foldhash::fast::RandomState>,
-    /// What this build used or made: written back by `save`.
-    keep: Mutex<Keep>,
+    /// What this build used or made, written out as it goes (so a large build does not
+    /// hold a second copy of its blocks): the next file, put in place by `save`.
+    next: Mutex<Next>,
     pub stats: Stats,
 }
 
+/// The file the next build reads, being written beside the current one.
 #[derive(Default)]
-struct Keep {
-    /// Offsets in `data` of entries used (verified) this build.
-    old: Vec<usize>,
-    /// Entries made this build: key, tag, value.
-    new: Vec<(Digest32, Digest32, Box<[u8]>)>,
+struct Next {
+    file: Option<std::io::BufWriter<tempfile::NamedTempFile>>,
+    count: u64,
     bytes: usize,
+    /// The temporary file could not be made or written: nothing will be saved.
+    failed: bool,
 }
 
 /// What a store saw this build.
@@ -191,7 +191,7 @@ impl Store {
             generation,
             data: Vec::new(),
             index: HashMap::default(),
-            keep: Mutex::new(Keep::default()),
+            next: Mutex::new(Next::default()),
             stats: Stats::default(),
         };
         if let Some(data) = read_bounded(&store.path) {
@@ -254,12 +254,7 @@ impl Store {
             return None;
         }
         self.stats.hits.fetch_add(1, Ordering::Relaxed);
-        let mut keep = self.keep.lock().unwrap_or_else(|p| p.into_inner());
-        let size = ENTRY_HEAD + len;
-        if keep.bytes + size <= MAX_BYTES {
-            keep.bytes += size;
-            keep.old.push(at);
-        }
+        self.append(&self.data[at..at + ENTRY_HEAD + len]);
         Some(value)
     }
 
@@ -268,49 +263,71 @@ impl Store {
         self.get(key).is_some()
     }
 
-    /// Keep `value` for `key` (written by the next `save`, within [`MAX_BYTES`]).
+    /// Keep `value` for `key` (in the file `save` puts in place, within [`MAX_BYTES`]).
     pub fn put(&self, key: Digest32, value: &[u8]) {
         let tag: Digest32 = self.tag(&key, value).finalize().into_bytes().into();
-        let mut keep = self.keep.lock().unwrap_or_else(|p| p.into_inner());
-        let size = ENTRY_HEAD + value.len();
-        if keep.bytes + size <= MAX_BYTES {
-            keep.bytes += size;
-            keep.new.push((key, tag, value.into()));
+        let mut entry = Vec::with_capacity(ENTRY_HEAD + value.len());
+        entry.extend_from_slice(&key);
+        entry.extend_from_slice(&tag);
+        entry.extend_from_slice(&(value.len() as u32).to_le_bytes());
+        entry.extend_from_slice(value);
+        self.append(&entry);
+    }
+
+    /// Write one entry (key, tag, length, value) to the next file.
+    fn append(&self, entry: &[u8]) {
+        use std::io::Write;
+        let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+        if next.failed || next.bytes + entry.len() > MAX_BYTES {
+            return;
+        }
+        if next.file.is_none() {
+            let made = std::fs::create_dir_all(self.path.parent().unwrap_or(Path::new(".")))
+                .and_then(|()| {
+                    tempfile::Builder::new()
+                        .prefix(&format!(".{}.", self.kind))
+                        .tempfile_in(self.path.parent().unwrap_or(Path::new(".")))
+                })
+                .and_then(|f| {
+                    let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+                    w.write_all(MAGIC)?;
+                    w.write_all(&self.generation)?;
+                    w.write_all(&0u64.to_le_bytes())?;
+                    Ok(w)
+                });
+            match made {
+                Ok(w) => next.file = Some(w),
+                Err(_) => {
+                    next.failed = true;
+                    return;
+                }
+            }
+        }
+        let written = next.file.as_mut().map(|w| w.write_all(entry));
+        match written {
+            Some(Ok(())) => {
+                next.count += 1;
+                next.bytes += entry.len();
+            }
+            _ => next.failed = true,
         }
     }
 
-    /// Write what this build used and made (once each) to the file, atomically.
+    /// Put the file this build wrote (what it used and made) in place of the old one.
+    /// A build that used and made nothing leaves the old file alone.
     pub fn save(&self) -> crate::error::Result<()> {
-        let keep = self.keep.lock().unwrap_or_else(|p| p.into_inner());
-        let mut out = Vec::with_capacity(HEADER + keep.bytes);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&self.generation);
-        out.extend_from_slice(&0u64.to_le_bytes());
-        let mut seen = std::collections::HashSet::with_capacity_and_hasher(
-            keep.old.len() + keep.new.len(),
-            foldhash::fast::RandomState::default(),
-        );
-        let mut count = 0u64;
-        for &at in &keep.old {
-            let head = &self.data[at..at + ENTRY_HEAD];
-            let len = u32::from_le_bytes(head[64..68].try_into().unwrap_or_default()) as usize;
-            let key: Digest32 = head[..32].try_into().unwrap_or_default();
-            if seen.insert(key) {
-                out.extend_from_slice(&self.data[at..at + ENTRY_HEAD + len]);
-                count += 1;
-            }
-        }
-        for (key, tag, value) in &keep.new {
-            if seen.insert(*key) {
-                out.extend_from_slice(key);
-                out.extend_from_slice(tag);
-                out.extend_from_slice(&(value.len() as u32).to_le_bytes());
-                out.extend_from_slice(value);
-                count += 1;
-            }
-        }
-        out[48..56].copy_from_slice(&count.to_le_bytes());
-        write_file(&self.path, &out, Durability::Cached)
+        use std::io::{Seek, SeekFrom, Write};
+        let mut next = self.next.lock().unwrap_or_else(|p| p.into_inner());
+        let count = next.count;
+        let Some(w) = next.file.take().filter(|_| !next.failed) else {
+            return Ok(());
+        };
+        let io = |e: std::io::Error| crate::error::Error::io(&self.path, e);
+        let mut file = w.into_inner().map_err(|e| io(e.into_error()))?;
+        file.seek(SeekFrom::Start(48)).map_err(io)?;
+        file.write_all(&count.to_le_bytes()).map_err(io)?;
+        file.persist(&self.path).map_err(|e| io(e.error))?;
+        Ok(())
     }
 }
 

@@ -207,7 +207,7 @@ stat() {
   echo
   cat "$SEARCH"
   echo
-  echo "Targets of issue #15 (at the sizes run):"
+  echo "Targets of issues #15 and #41 (at the sizes run):"
   echo
   verdict() { awk -v v="$1" -v lim="$2" 'BEGIN { print (v != "" && v + 0 < lim + 0) ? "PASS" : "FAIL" }'; }
   if [[ " $SIZES " == *" 100000 "* ]]; then

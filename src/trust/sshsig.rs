@@ -1162,7 +1162,7 @@ pub(crate) mod tests {
         let third = open(1);
         assert_eq!(
             verify_all_cached(&[req(bad)], Some(&third)),
-            [refused.clone()]
+            std::slice::from_ref(&refused)
         );
         assert_eq!(third.stats.refused.load(Relaxed), 1);
 

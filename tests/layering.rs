@@ -29,7 +29,8 @@ const LAYERS: &[&[&str]] = &[
     &["trust"],
     // The content model, and the occupancy model that stands apart.
     &["content", "occupancy"],
-    &["config", "atomic"],
+    // Settings, the atomic file writer, and the build's cache of work kept between builds.
+    &["config", "atomic", "build_cache"],
     // Leaves that use nothing of the crate: errors, names and text as a reader sees them,
     // the link schemes a page may carry, and how deep a YAML file may nest.
     &["error", "names", "visible", "link_scheme", "yaml_depth"],

@@ -39,6 +39,15 @@ pub fn run(args: &BuildArgs) -> Result<()> {
         notes: args.verbose,
     };
     write!(std::io::stdout(), "{}", report.summary(listed))?;
+    if let (true, Some(cache)) = (args.verbose, report.cache) {
+        writeln!(
+            std::io::stdout(),
+            "build cache: reused {} highlighted blocks and {} verified signatures; refused {} entries that did not verify (done again)",
+            cache.blocks_reused,
+            cache.signatures_reused,
+            cache.refused
+        )?;
+    }
     let layout = crate::config::Layout::new(&opts.root);
     let out = opts.out.unwrap_or_else(|| {
         if args.drafts {

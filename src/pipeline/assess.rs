@@ -54,7 +54,7 @@ pub(crate) fn assess_collecting(
                 .iter()
                 .map(|e| (&e.id, project.signoffs.get(&e.id)))
                 .collect();
-            let checks = check_signoffs(&signoffs, &project.people);
+            let checks = check_signoffs(&signoffs, &project.people, project.verified.as_deref());
             chunk
                 .iter()
                 .zip(checks)
@@ -109,7 +109,7 @@ pub(crate) fn check_all_signoffs(project: &Project) -> HashMap<EntryId, Signatur
     signoffs
         .par_chunks(signature_batch(signoffs.len()))
         .flat_map_iter(|chunk| {
-            let checks = check_signoffs(chunk, &project.people);
+            let checks = check_signoffs(chunk, &project.people, project.verified.as_deref());
             chunk.iter().map(|(id, _)| (*id).clone()).zip(checks)
         })
         .collect()

@@ -5,6 +5,7 @@
 
 mod assess;
 mod bundles;
+mod cache;
 mod output;
 mod project;
 mod session;
@@ -72,6 +73,19 @@ pub struct BuildReport {
     /// Notes on measurements (`Assessment::notes`): not the author's to fix.
     pub notes: Vec<(EntryId, String)>,
     pub pages_written: usize,
+    /// What the build cache saved this build (`crate::build_cache`), where there was one.
+    #[serde(skip)]
+    pub cache: Option<CacheUse>,
+}
+
+/// What a build took from its cache instead of doing again, and what it refused there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheUse {
+    pub blocks_reused: usize,
+    pub signatures_reused: usize,
+    /// Entries whose tag did not verify (changed, or not made on this machine): ignored,
+    /// their work done again.
+    pub refused: usize,
 }
 
 /// What [`BuildReport::summary`] lists line by line; the rest it counts.
@@ -236,6 +250,11 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         return Ok(None);
     };
     let template_ids = TemplateIds::of(&tera);
+    // Blocks highlighted and signatures verified by earlier builds into this output.
+    let caches = cache::Caches::open(&planned_output(
+        opts,
+        &crate::config::Layout::new(&opts.root),
+    ));
     let visit = |project: &Project, checks: &Checks, e: &mut Entry| {
         // A diagram's preset is loaded after the content: such an entry is assessed then.
         if e.meta.diagram.is_some() {
@@ -280,6 +299,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     };
     // Every signature verified up front; then only who signed what and when is kept.
     let prepare = |project: &mut Project| {
+        project.verified = caches.as_ref().map(|c| c.verified.clone());
         let checks = check_all_signoffs(project);
         // Made again rather than thinned in place: built from sorted pairs at once, a
         // BTreeMap's nodes are full, where inserted one by one (as loaded) they are about
@@ -359,6 +379,10 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let Ok(mut site) = site else { return Ok(None) };
     site.site_links.check(&static_dir, None)?;
     staging.finish(Some(&static_dir))?;
+    if let Some(caches) = &caches {
+        caches.save();
+        site.report.cache = Some(caches.usage());
+    }
     site.report.pages_written = site.files_made;
     // Freeing a large project takes a while; hand it to a thread so the caller (the CLI,
     // about to exit) does not wait for it.
@@ -498,18 +522,23 @@ fn render_through_prepared<'a>(
 /// `--out`, else `site/`, or `site-drafts/` for a drafts preview: a preview never lands
 /// where the deployable site is by default.
 fn output_dir(opts: &BuildOptions, project: &Project) -> Result<PathBuf> {
-    let out = opts.out.clone().unwrap_or_else(|| {
-        if opts.drafts {
-            project.layout.drafts_output()
-        } else {
-            project.layout.default_output()
-        }
-    });
+    let out = planned_output(opts, &project.layout);
     refuse_output_among_inputs(&out, &project.layout)?;
     if opts.drafts {
         refuse_drafts_into_site(&out, &project.layout)?;
     }
     Ok(out)
+}
+
+/// Where a build writes, before checking that it may ([`output_dir`]).
+fn planned_output(opts: &BuildOptions, layout: &crate::config::Layout) -> PathBuf {
+    opts.out.clone().unwrap_or_else(|| {
+        if opts.drafts {
+            layout.drafts_output()
+        } else {
+            layout.default_output()
+        }
+    })
 }
 
 /// A drafts preview never goes where the deployable site is published (`site/`), whether

@@ -33,6 +33,9 @@ pub struct Project {
     pub people: People,
     /// The presets the content's diagrams name, parsed and checked.
     pub diagrams: DiagramPresets,
+    /// Signatures verified by earlier builds (`crate::build_cache`), where a build uses
+    /// its cache: the gate skips verifying them again.
+    pub verified: Option<std::sync::Arc<crate::build_cache::Store>>,
 }
 
 impl Project {
@@ -74,6 +77,7 @@ impl Project {
             signoffs,
             people,
             diagrams: DiagramPresets::default(),
+            verified: None,
         };
         errors.extend(project.check_entries());
         errors.extend(project.check_footer());
@@ -205,6 +209,7 @@ impl Project {
             signoffs,
             people,
             diagrams: DiagramPresets::default(),
+            verified: None,
         };
         failed |= !project.check_contributed().is_empty();
         let prepared = prepare(&mut project);
@@ -389,6 +394,7 @@ impl Project {
                 signoffs,
                 people,
                 diagrams,
+                verified: None,
             },
             ids,
         ))

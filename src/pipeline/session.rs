@@ -501,6 +501,10 @@ impl State {
     fn load(opts: &BuildOptions) -> Result<(State, Rebuilt)> {
         let mut project = Project::load(&opts.root)?;
         opts.configure(&mut project);
+        // The build cache `build` keeps beside the same output: serve's first build skips
+        // the blocks and signatures an earlier build (or serve) did; its edits keep using it.
+        let caches = super::cache::Caches::open(&super::planned_output(opts, &project.layout));
+        project.verified = caches.as_ref().map(|c| c.verified.clone());
         let tera = load_templates(&project.layout.templates())?;
         // The digests only: serve never signs, and holds every assessment between edits.
         let (assessments, errors) = assess_collecting(&project, opts.today, Keep::Digest);
@@ -512,6 +516,9 @@ impl State {
         })?;
         let static_dir = project.layout.templates().join("static");
         rendered.site_links.check(&static_dir, None)?;
+        if let Some(caches) = &caches {
+            caches.save();
+        }
         let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
         files.sort_by(|a, b| a.path.cmp(&b.path));
         rendered.report.pages_written = files.len();

@@ -333,6 +333,41 @@ fn strict_point(bytes: &[u8; 32]) -> Result<EdwardsPoint, &'static str> {
     Ok(point)
 }
 
+/// [`strict_point`]'s rules for a signature's R (canonical, not of small order), read
+/// off its 32 bytes without decompressing it: the batch decompresses every R itself, and
+/// doing it here too (with the round trip that checks the encoding) was about a third of
+/// what verifying a build's signatures cost. y must be below p (a canonical y), and R none
+/// of the eight small-order points: each has one canonical encoding, and only the two with
+/// x = 0 (y = 1 and y = -1) have a second, with the sign bit set. An R that is not a point
+/// at all passes here and fails the batch's decompression; the batch then checks its
+/// signatures one by one, strictly, which refuses it as `verify_strict` alone would.
+fn r_fits_batch(bytes: &[u8; 32]) -> bool {
+    // p = 2^255 - 19, little-endian.
+    const P: [u8; 32] = {
+        let mut p = [0xff; 32];
+        p[0] = 0xed;
+        p[31] = 0x7f;
+        p
+    };
+    let mut y = *bytes;
+    y[31] &= 0x7f;
+    if y.iter().rev().cmp(P.iter().rev()) != std::cmp::Ordering::Less {
+        return false;
+    }
+    let mut one = [0u8; 32];
+    one[0] = 1;
+    let mut minus_one = P;
+    minus_one[0] -= 1;
+    if y == one || y == minus_one {
+        return false;
+    }
+    static SMALL_ORDER: std::sync::OnceLock<[[u8; 32]; 8]> = std::sync::OnceLock::new();
+    let small = SMALL_ORDER.get_or_init(|| {
+        curve25519_dalek::constants::EIGHT_TORSION.map(|p| p.compress().to_bytes())
+    });
+    !small.contains(bytes)
+}
+
 /// Verify `sig` strictly: made by `key` (already matched to the signature's key), over
 /// PROTOCOL.sshsig's signed data for `namespace` and `msg`. ssh-key's own `verify` uses
 /// ed25519-dalek's non-strict check and takes a security key's signature without a touch.
@@ -504,11 +539,34 @@ pub struct Request<'a> {
 /// the private scalar), so it is never a forgery; checking every R for torsion would cost
 /// about a scalar multiplication per signature, as much as verifying it alone.
 pub fn verify_all(requests: &[Request<'_>]) -> Vec<Result<(), VerifyFailure>> {
+    verify_all_cached(requests, None)
+}
+
+/// [`verify_all`], skipping the verification of a signature that `verified` (the build
+/// cache, `crate::build_cache`) holds as verified before, and adding there each one that
+/// verifies now. What the cache holds is only "this exact (namespace, key, message,
+/// signature) verified strictly", under a tag made with this machine's secret and this
+/// binary's identity (see `build_cache` for the threat model); everything before the
+/// cryptography (the signature parsed, made in the namespace, by a key registered to
+/// the signer now) is checked on every build, and a signature that fails is never kept.
+pub fn verify_all_cached(
+    requests: &[Request<'_>],
+    verified: Option<&crate::build_cache::Store>,
+) -> Vec<Result<(), VerifyFailure>> {
     let mut results = Vec::with_capacity(requests.len());
     let mut batch = Ed25519Batch::with_capacity(requests.len());
+    // The cache key of each signature verified now, to keep once the batch agrees.
+    let mut fresh: Vec<(usize, crate::build_cache::Digest32)> = Vec::new();
     for (i, r) in requests.iter().enumerate() {
         let checked = parse_signature(r.armored).and_then(|p| {
             let key = p.registered_key(r.namespace, r.keys, r.whom)?;
+            if let Some(cache) = verified {
+                let id = cache_key(r, key);
+                if cache.contains(&id) {
+                    return Ok(());
+                }
+                fresh.push((i, id));
+            }
             match batch.add(i, &p, key, r.namespace, r.msg) {
                 Some(()) => Ok(()),
                 // Not a signature the batch can take (a security key's, a weak key's or
@@ -519,7 +577,27 @@ pub fn verify_all(requests: &[Request<'_>]) -> Vec<Result<(), VerifyFailure>> {
         results.push(checked);
     }
     batch.check(&mut results);
+    if let Some(cache) = verified {
+        for (i, id) in fresh {
+            if results[i].is_ok() {
+                cache.put(id, &[]);
+            }
+        }
+    }
     results
+}
+
+/// What a verified signature is kept under: the namespace, the registered key that made
+/// it (its OpenSSH encoding), the signed message and the signature as written.
+fn cache_key(r: &Request<'_>, key: &PublicKey) -> crate::build_cache::Digest32 {
+    let key = key.to_bytes().unwrap_or_default();
+    crate::build_cache::digest_of(&[
+        b"sshsig-verified",
+        r.namespace.as_bytes(),
+        &key,
+        r.msg,
+        r.armored.as_bytes(),
+    ])
 }
 
 /// Ed25519 signatures waiting to be verified together.
@@ -565,7 +643,9 @@ impl Ed25519Batch {
         }
         let signature = ed25519_dalek::Signature::from_slice(sig.signature_bytes()).ok()?;
         // verify_strict's rules for R, which the batch does not apply.
-        strict_point(signature.r_bytes()).ok()?;
+        if !r_fits_batch(signature.r_bytes()) {
+            return None;
+        }
         let signed = SshSig::signed_data(namespace, sig.hash_alg(), msg).ok()?;
         let key = match self.known.iter().find(|(b, _)| *b == public.0) {
             Some((_, Some(k))) => *k,
@@ -1032,5 +1112,121 @@ pub(crate) mod tests {
             .collect();
         assert!(verify_all(&good).iter().all(Result::is_ok));
         assert!(verify_all(&[]).is_empty());
+    }
+
+    /// The build cache of verified signatures (`crate::build_cache`): a signature that
+    /// verified is not verified again by the next build; one that did not is never kept;
+    /// an entry someone made without this machine's secret, or changed, is refused and
+    /// the signature verified again. (This is the test that fails if the cache's tag
+    /// check, or the rule that only good signatures are kept, is taken out.)
+    #[test]
+    fn the_cache_keeps_only_what_verified_and_refuses_what_it_did_not_make() {
+        use crate::build_cache::Store;
+        use std::sync::atomic::Ordering::Relaxed;
+        let dir = tempfile::tempdir().unwrap();
+        let k = key(5);
+        let keys = [k.public_key().clone()];
+        let good = k.sign(REVIEW_NAMESPACE, b"entry v1").unwrap();
+        // Made for another text: does not verify over "entry v1".
+        let bad = k.sign(REVIEW_NAMESPACE, b"entry v2").unwrap();
+        let req = |armored: &'static str| Request {
+            armored,
+            namespace: REVIEW_NAMESPACE,
+            msg: b"entry v1",
+            keys: &keys,
+            whom: "a",
+        };
+        let good: &'static str = Box::leak(good.into_boxed_str());
+        let bad: &'static str = Box::leak(bad.into_boxed_str());
+        let open = |secret: u8| Store::open(dir.path(), "signatures", [secret; 32], [9; 32]);
+        let refused = Err(VerifyFailure::BadSignature);
+
+        let first = open(1);
+        let r = verify_all_cached(&[req(good), req(bad)], Some(&first));
+        assert_eq!(r, [Ok(()), refused.clone()]);
+        first.save().unwrap();
+
+        let second = open(1);
+        let r = verify_all_cached(&[req(good), req(bad)], Some(&second));
+        assert_eq!(r, [Ok(()), refused.clone()]);
+        assert_eq!(
+            second.stats.hits.load(Relaxed),
+            1,
+            "the good one from the cache"
+        );
+
+        // An entry for the bad signature, made without this machine's secret.
+        let forger = open(2);
+        forger.put(cache_key(&req(bad), &keys[0]), &[]);
+        forger.save().unwrap();
+        let third = open(1);
+        assert_eq!(
+            verify_all_cached(&[req(bad)], Some(&third)),
+            std::slice::from_ref(&refused)
+        );
+        assert_eq!(third.stats.refused.load(Relaxed), 1);
+
+        // The good entry's tag changed: refused, the signature verified again and kept anew.
+        let fourth = open(1);
+        fourth.put(cache_key(&req(good), &keys[0]), &[]);
+        fourth.save().unwrap();
+        let file = dir.path().join("signatures");
+        let mut bytes = std::fs::read(&file).unwrap();
+        let last = bytes.len() - 5; // inside the tag (the value is empty)
+        bytes[last] ^= 1;
+        std::fs::write(&file, &bytes).unwrap();
+        let fifth = open(1);
+        assert_eq!(verify_all_cached(&[req(good)], Some(&fifth)), [Ok(())]);
+        assert_eq!(fifth.stats.refused.load(Relaxed), 1);
+        assert_eq!(fifth.stats.hits.load(Relaxed), 0);
+        fifth.save().unwrap();
+        let sixth = open(1);
+        assert_eq!(verify_all_cached(&[req(good)], Some(&sixth)), [Ok(())]);
+        assert_eq!(sixth.stats.hits.load(Relaxed), 1);
+    }
+
+    /// `r_fits_batch` reads R's bytes as `strict_point` decompresses them: they agree on
+    /// every point (every small-order point, in every spelling; points of signatures;
+    /// random ones), and an R that is no point is left to the batch, whose failure sends
+    /// each of its signatures to the strict check alone.
+    #[test]
+    fn r_fits_batch_agrees_with_strict_point_on_every_point() {
+        let mut cases: Vec<[u8; 32]> = Vec::new();
+        for p in curve25519_dalek::constants::EIGHT_TORSION {
+            let b = p.compress().to_bytes();
+            cases.push(b);
+            let mut flipped = b;
+            flipped[31] ^= 0x80;
+            cases.push(flipped);
+        }
+        // y = p, p + 1, p + 18 (non-canonical spellings of 0, 1, 18) and 2^255 - 1.
+        for add in [0u8, 1, 18] {
+            let mut b = [0xff; 32];
+            b[0] = 0xed + add;
+            b[31] = 0x7f;
+            cases.push(b);
+        }
+        for n in 0..64u8 {
+            let sig = key(n).sign(REVIEW_NAMESPACE, &[n]).unwrap();
+            let sig = SshSig::from_pem(&sig).unwrap();
+            let s = ed25519_dalek::Signature::from_slice(sig.signature_bytes()).unwrap();
+            cases.push(*s.r_bytes());
+            let mut h = Sha256::digest([n]).into();
+            cases.push(h);
+            h[31] |= 0x80;
+            cases.push(h);
+        }
+        let mut on_curve = 0;
+        for b in cases {
+            let strict = strict_point(&b).is_ok();
+            if strict {
+                assert!(r_fits_batch(&b), "{}", hex::encode(b));
+            }
+            if CompressedEdwardsY(b).decompress().is_some() {
+                on_curve += 1;
+                assert_eq!(r_fits_batch(&b), strict, "{}", hex::encode(b));
+            }
+        }
+        assert!(on_curve > 80, "{on_curve} points");
     }
 }

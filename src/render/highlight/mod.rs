@@ -8,10 +8,17 @@
 //! snippet is often quoted by several entries and `serve` re-renders unchanged pages on
 //! every save. The cache is bounded ([`CACHE_BYTES`]): a large site's snippets are mostly
 //! distinct, and keeping every one would grow a build's memory with every entry.
+//!
+//! Between builds, blocks are kept in the build's cache (`crate::build_cache`, attached
+//! by the pipeline with [`attach`]), keyed by the SHA-256 of (language, code), under this
+//! binary's identity and the grammars' [`generation`]; an entry whose tag does not verify
+//! is highlighted again.
 
 mod library;
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+use crate::build_cache::{digest_of, Store};
 
 use super::escape::escape;
 
@@ -32,6 +39,29 @@ const CACHE_BYTES: usize = if cfg!(test) { 1 << 20 } else { 16 << 20 };
 fn cache() -> &'static Mutex<Cache> {
     static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
     CACHE.get_or_init(Default::default)
+}
+
+/// The build cache blocks are kept in between builds, while a build has one attached.
+static DISK: RwLock<Option<Arc<Store>>> = RwLock::new(None);
+
+/// Look blocks up in `store` (and keep new ones there) until [`detach`]ed.
+pub fn attach(store: Option<Arc<Store>>) {
+    *DISK.write().unwrap_or_else(|p| p.into_inner()) = store;
+}
+
+/// Stop using `store`, if it is the one attached (another build may have attached its own
+/// since: blocks are the same whichever build's cache keeps them).
+pub fn detach(store: &Arc<Store>) {
+    let mut disk = DISK.write().unwrap_or_else(|p| p.into_inner());
+    if disk.as_ref().is_some_and(|d| Arc::ptr_eq(d, store)) {
+        *disk = None;
+    }
+}
+
+/// What the HTML of a block depends on besides its code and this binary: the site's
+/// grammars and the scope-to-class table.
+pub fn generation() -> [u8; 32] {
+    library::generation()
 }
 
 /// A fenced code block as HTML: `<pre><code class="language-LANG">` with highlight spans.
@@ -63,10 +93,8 @@ pub fn highlight(lang: &str, code: &str) -> Arc<str> {
     {
         return hit.clone();
     }
-    let html: Arc<str> = library::syntax_for(lang)
-        .and_then(|syntax| library::highlight(syntax, code))
-        .unwrap_or_else(|| escape(code))
-        .into();
+    let disk = DISK.read().unwrap_or_else(|p| p.into_inner()).clone();
+    let html = kept_or_made(disk.as_deref(), &key.0, code);
     let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
     let size = key.0.len() + key.1.len() + html.len();
     if cache.bytes + size > CACHE_BYTES {
@@ -75,6 +103,26 @@ pub fn highlight(lang: &str, code: &str) -> Arc<str> {
     cache.bytes += size;
     cache.html.insert(key, html.clone());
     html
+}
+
+/// The block's HTML from the build cache `disk` if it holds it under a tag that verifies,
+/// else highlighted now (and kept there for the next build).
+fn kept_or_made(disk: Option<&Store>, lang: &str, code: &str) -> Arc<str> {
+    let make = || -> String {
+        library::syntax_for(lang)
+            .and_then(|syntax| library::highlight(syntax, code))
+            .unwrap_or_else(|| escape(code))
+    };
+    let Some(store) = disk else {
+        return make().into();
+    };
+    let id = digest_of(&[lang.as_bytes(), code.as_bytes()]);
+    if let Some(kept) = store.get(&id).and_then(|v| std::str::from_utf8(v).ok()) {
+        return kept.into();
+    }
+    let html = make();
+    store.put(id, html.as_bytes());
+    html.into()
 }
 
 #[cfg(test)]
@@ -417,6 +465,88 @@ mod tests {
             highlight("", &format!("{i}\n{block}"));
             let bytes = cache().lock().unwrap_or_else(|p| p.into_inner()).bytes;
             assert!(bytes <= CACHE_BYTES, "{bytes} bytes cached");
+        }
+    }
+
+    /// A block highlighted by one build is taken from the build cache by the next; an
+    /// entry whose HTML was changed in the file (say, to carry a script) is refused and the
+    /// block highlighted again.
+    #[test]
+    fn the_build_cache_serves_kept_blocks_and_redoes_a_tampered_one() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let dir = tempfile::tempdir().unwrap();
+        let open = || Store::open(dir.path(), "highlight", [3; 32], generation());
+        let code = "__global__ void kept_probe() { int i = threadIdx.x; }\n";
+        let fresh = kept_or_made(None, "cuda", code);
+        let first = open();
+        assert_eq!(kept_or_made(Some(&first), "cuda", code), fresh);
+        assert_eq!(first.stats.misses.load(Relaxed), 1);
+        first.save().unwrap();
+
+        let second = open();
+        assert_eq!(kept_or_made(Some(&second), "cuda", code), fresh);
+        assert_eq!(second.stats.hits.load(Relaxed), 1);
+
+        let file = dir.path().join("highlight");
+        let bytes = std::fs::read(&file).unwrap();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let at = text.find("kept_probe").unwrap();
+        let mut bad = bytes.clone();
+        bad[at..at + 10].copy_from_slice(b"<script>//");
+        std::fs::write(&file, &bad).unwrap();
+        let third = open();
+        let html = kept_or_made(Some(&third), "cuda", code);
+        assert_eq!(
+            html, fresh,
+            "highlighted again, not taken from the changed entry"
+        );
+        assert!(!html.contains("<script>"));
+        assert_eq!(third.stats.refused.load(Relaxed), 1);
+    }
+
+    /// The line memo (`library::LineMemo`) changes nothing: blocks highlighted with it,
+    /// twice (the second time mostly from it), come out byte for byte as without it.
+    #[test]
+    fn lines_from_the_memo_are_the_lines_highlighting_makes() {
+        let mut blocks: Vec<(String, String)> = Vec::new();
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/sites/corpus/content"
+        );
+        for kind in ["terms", "lessons", "guides"] {
+            let Ok(dir) = std::fs::read_dir(format!("{fixture}/{kind}")) else {
+                continue;
+            };
+            for f in dir.flatten() {
+                let text = std::fs::read_to_string(f.path()).unwrap_or_default();
+                let mut parts = text.split("```");
+                parts.next();
+                while let (Some(block), _) = (parts.next(), parts.next()) {
+                    if let Some((lang, code)) = block.split_once('\n') {
+                        blocks.push((lang.trim().to_string(), code.to_string()));
+                    }
+                }
+            }
+        }
+        for code in [
+            "int a; /* open\nstill */ int b;\nint a; /* open\nstill */ int b;\n",
+            "x = \"unterminated\n__syncthreads();\n__syncthreads();\n",
+            "#define X \\\n  1\n#define X \\\n  1\nk<<<g,\n b>>>(x);\nk<<<g,\n b>>>(x);\n",
+        ] {
+            blocks.push(("cuda".into(), code.into()));
+        }
+        assert!(blocks.len() > 40, "{} blocks", blocks.len());
+        for round in 0..2 {
+            for (lang, code) in &blocks {
+                let Some(g) = library::syntax_for(lang) else {
+                    continue;
+                };
+                assert_eq!(
+                    library::highlight_lines(g, code, true),
+                    library::highlight_lines(g, code, false),
+                    "round {round}, {lang}:\n{code}"
+                );
+            }
         }
     }
 }

@@ -1,26 +1,31 @@
-//! Highlighting through syntect: its bundled grammars (C, C++, Python, Bash and the rest of
-//! Sublime Text's default set) plus three written for this site and embedded at compile
-//! time, CUDA, PTX and SASS, which no bundled grammar knows.
+//! Highlighting through syntaxmate, a TextMate engine: its bundled grammars (VS Code's and
+//! Shiki's: C, C++, Python, shell, YAML, TOML and the rest) plus three written for this
+//! site and embedded at compile time, CUDA, PTX and SASS (`syntaxes/*.tmLanguage.json`),
+//! which take precedence over any bundled grammar of the same name.
 //!
 //! Output is class-based: each token's innermost scope is mapped onto one of the site's
 //! few `hl-*` classes (colours for light and dark live in the stylesheet), so a page
-//! carries neither inline styles nor the dozen nested spans per token that syntect's own
-//! HTML writer emits.
+//! carries neither inline styles nor a theme's nested spans.
+//!
+//! syntaxmate was chosen over syntect and giallo by measurement (`bench/highlighters`, the
+//! book's Performance chapter): the same output on the site's grammars, the fastest engine,
+//! and a tokenizer line cache that makes a kernel's recurring lines (`__syncthreads();`,
+//! `}`) cost a lookup.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
-use syntect::parsing::{
-    ParseState, Scope, ScopeStack, SyntaxDefinition, SyntaxReference, SyntaxSet, SyntaxSetBuilder,
+use syntaxmate::{
+    Catalog, GrammarRegistry, HighlightStatus, PreparedLanguage, ScopeStackId, Token, Tokenizer,
+    TokenizerOptions,
 };
-use syntect::util::LinesWithEndings;
 
 use crate::render::escape::escape_into;
 
-const CUDA: &str = include_str!("syntaxes/cuda.sublime-syntax");
-const PTX: &str = include_str!("syntaxes/ptx.sublime-syntax");
-const SASS: &str = include_str!("syntaxes/sass.sublime-syntax");
+const CUDA: &str = include_str!("syntaxes/cuda.tmLanguage.json");
+const PTX: &str = include_str!("syntaxes/ptx.tmLanguage.json");
+const SASS: &str = include_str!("syntaxes/sass.tmLanguage.json");
 
 /// Scope prefixes and the class a token in them gets, the most specific first. A token
 /// takes the class of its innermost scope that has one; scopes not listed (operators,
@@ -41,6 +46,7 @@ const CLASSES: &[(&str, &str)] = &[
     ("meta.control-code.sass", "hl-preproc"),
     ("keyword.other.directive", "hl-preproc"),
     ("keyword.control.import", "hl-preproc"),
+    ("keyword.control.directive", "hl-preproc"),
     ("meta.preprocessor", "hl-preproc"),
     ("keyword.operator.word", "hl-keyword"),
     ("keyword.operator.logical.python", "hl-keyword"),
@@ -54,188 +60,182 @@ const CLASSES: &[(&str, &str)] = &[
     ("support.function", "hl-builtin"),
 ];
 
-/// The digest of what highlighting depends on in this file: the three grammars and the
-/// scope-to-class table (syntect's bundled grammars come with the binary).
+/// The version of the engine and its bundled grammars, part of what a cached block's HTML
+/// depends on (`generation`): a new syntaxmate may colour the same code differently.
+const ENGINE: &str = "syntaxmate 0.2.1";
+
+/// Lines a thread's tokenizer keeps tokenized, per language (syntaxmate's default is
+/// 32,768). The lines worth keeping are the few that recur (a kernel's braces and idioms);
+/// most lines of a large site are seen once, and each kept line holds its text and tokens.
+const LINE_CACHE_ENTRIES: usize = 4096;
+
+/// The digest of what highlighting depends on besides the binary: the engine, the three
+/// grammars and the scope-to-class table.
 pub(super) fn generation() -> [u8; 32] {
     let classes: Vec<u8> = CLASSES
         .iter()
         .flat_map(|(scope, class)| [scope.as_bytes(), b"=", class.as_bytes(), b"\n"].concat())
         .collect();
-    crate::build_cache::digest_of(&[CUDA.as_bytes(), PTX.as_bytes(), SASS.as_bytes(), &classes])
+    crate::build_cache::digest_of(&[
+        ENGINE.as_bytes(),
+        CUDA.as_bytes(),
+        PTX.as_bytes(),
+        SASS.as_bytes(),
+        &classes,
+    ])
 }
 
-/// A grammar and the set it belongs to (syntect runs a grammar against its own set).
+/// A language's grammar, prepared once per process and shared by every thread's tokenizer.
 #[derive(Clone, Copy)]
 pub(super) struct Grammar {
-    set: &'static SyntaxSet,
-    syntax: &'static SyntaxReference,
+    prepared: &'static PreparedLanguage,
 }
 
-/// The site's own grammars (CUDA, PTX, SASS), in a set of their own. They include nothing
-/// from the bundled ones, so they need not be linked into syntect's default set: adding
-/// three grammars to that set meant `into_builder` (every bundled grammar's contexts
-/// decoded) and `build` (every one re-encoded), which callgrind put at two thirds of a
-/// 100-entry build's instructions, paid once per build whatever the site's size.
-fn ours() -> &'static SyntaxSet {
-    static SET: OnceLock<SyntaxSet> = OnceLock::new();
-    SET.get_or_init(|| {
-        let mut builder = SyntaxSetBuilder::new();
-        for (name, text) in [("cuda", CUDA), ("ptx", PTX), ("sass", SASS)] {
+impl Grammar {
+    /// Identifies the grammar within this process (each is prepared once and kept).
+    fn id(self) -> usize {
+        std::ptr::from_ref(self.prepared) as usize
+    }
+}
+
+/// The site's own grammars, by the names fences use for them.
+fn ours(name: &str) -> Option<&'static PreparedLanguage> {
+    static SET: OnceLock<[PreparedLanguage; 3]> = OnceLock::new();
+    let set = SET.get_or_init(|| {
+        [("cuda", CUDA), ("ptx", PTX), ("sass", SASS)].map(|(name, json)| {
             // Embedded, so a broken grammar is caught by the tests, never by a user.
-            let def = SyntaxDefinition::load_from_str(text, true, Some(name))
-                .unwrap_or_else(|e| panic!("embedded {name}.sublime-syntax: {e}"));
-            builder.add(def);
-        }
-        builder.build()
+            let mut registry = GrammarRegistry::new();
+            let root = registry
+                .add_json(json)
+                .unwrap_or_else(|e| panic!("embedded {name}.tmLanguage.json: {e}"));
+            PreparedLanguage::new(&registry, root)
+                .unwrap_or_else(|e| panic!("embedded {name}.tmLanguage.json: {e}"))
+        })
+    });
+    match name {
+        "cuda" => Some(&set[0]),
+        "ptx" => Some(&set[1]),
+        "sass" => Some(&set[2]),
+        _ => None,
+    }
+}
+
+/// A bundled grammar by its canonical name, prepared on first use (a site uses a handful
+/// of the catalog's languages; preparing one decodes only its grammars).
+fn bundled(canonical: &str) -> Option<&'static PreparedLanguage> {
+    static PREPARED: OnceLock<Mutex<HashMap<String, Option<&'static PreparedLanguage>>>> =
+        OnceLock::new();
+    let prepared = PREPARED.get_or_init(Default::default);
+    let mut prepared = prepared.lock().unwrap_or_else(|p| p.into_inner());
+    *prepared.entry(canonical.to_string()).or_insert_with(|| {
+        // Kept for the life of the process: at most one per language of the catalog.
+        PreparedLanguage::from_catalog(catalog(), canonical)
+            .ok()
+            .map(|p| &*Box::leak(Box::new(p)))
     })
 }
 
-/// syntect's bundled grammars, loaded (lazily: each grammar's contexts are decoded on its
-/// first use) only when a fence names one of them.
-fn bundled() -> &'static SyntaxSet {
-    static SET: OnceLock<SyntaxSet> = OnceLock::new();
-    SET.get_or_init(SyntaxSet::load_defaults_newlines)
+fn catalog() -> &'static Catalog {
+    static CATALOG: OnceLock<Catalog> = OnceLock::new();
+    CATALOG.get_or_init(Catalog::bundled)
 }
 
-/// The grammar for a fence's language, if any: ours by name, then syntect's by extension
-/// or name (`cpp`, `c++`, `py`, `python`, `rs`...).
+/// The grammar for a fence's language, if any: ours by name, then the catalog's by name,
+/// alias or extension (`cpp`, `c++`, `py`, `python`, `rs`, `yml`...).
 pub(super) fn syntax_for(lang: &str) -> Option<Grammar> {
     let lang = lang.to_ascii_lowercase();
-    let token = match lang.as_str() {
-        "" | "text" | "plain" | "txt" => return None,
-        "cuda" | "cu" | "cuh" => "cu",
-        "ptx" | "sass" => lang.as_str(),
-        "shell" | "console" | "zsh" | "sh" | "bash" => "sh",
-        "c++" | "cxx" | "hpp" | "hh" => "cpp",
-        other => other,
-    };
-    let set = if matches!(token, "cu" | "ptx" | "sass") {
-        ours()
-    } else {
-        bundled()
-    };
-    set.find_syntax_by_token(token)
-        .filter(|s| s.name != "Plain Text")
-        .map(|syntax| Grammar { set, syntax })
+    let prepared = match lang.as_str() {
+        "" | "text" | "plain" | "txt" | "plaintext" => return None,
+        "cuda" | "cu" | "cuh" => ours("cuda"),
+        "ptx" | "sass" => ours(&lang),
+        // Commands as typed, without prompts: the shell's grammar, not a session's.
+        "shell" | "console" | "zsh" | "sh" | "bash" => bundled("shellscript"),
+        other => bundled(catalog().canonical_language(other)?),
+    }?;
+    Some(Grammar { prepared })
 }
 
 /// `code` as escaped HTML with `<span class="hl-…">` around tokens. Returns None if the
-/// grammar fails on it (syntect reports, rather than panics on, a grammar it cannot run),
-/// and the caller shows the code plain.
+/// engine could not highlight all of it within its limits (a line past its length bound,
+/// a pattern past its matching budget), and the caller shows the code plain.
 pub(super) fn highlight(grammar: Grammar, code: &str) -> Option<String> {
-    highlight_lines(grammar, code, true)
-}
-
-/// [`highlight`], taking lines from the thread's [`LineMemo`] where `memo` says so.
-pub(super) fn highlight_lines(grammar: Grammar, code: &str, memo: bool) -> Option<String> {
-    let Grammar { set, syntax } = grammar;
-    let mut state = ParseState::new(syntax);
-    let mut stack = ScopeStack::new();
-    let mut out = String::with_capacity(code.len() * 2);
-    // The class of the span now open in `out`, if any.
-    let mut open: &'static str = "";
-    let memo_on = memo;
-    let rest = LINES.with(|memo| {
-        let mut memo = memo.borrow_mut();
-        let memo = &mut *memo;
-        let grammar_id = std::ptr::from_ref(syntax) as usize;
-        let base = memo.base_of(grammar).cloned();
-        let base = base.as_ref();
-        for (n, line) in LinesWithEndings::from(code).enumerate() {
-            // A line that starts from the grammar's rest state, with no span open, comes
-            // out the same wherever it is: taken from the memo, or kept there.
-            let at_rest = memo_on
-                && n > 0
-                && open.is_empty()
-                && base.is_some_and(|b| b.0 == state && b.1 == stack);
-            if at_rest {
-                if let Some(html) = memo.lines.get(&grammar_id).and_then(|m| m.get(line)) {
-                    out.push_str(html);
-                    continue;
-                }
-            }
-            let from_len = out.len();
-            let ops = state.parse_line(line, set).ok()?;
-            let mut from = 0;
-            for (at, op) in ops {
-                if at > from {
-                    emit(&mut out, &mut open, class_of(&stack), &line[from..at]);
-                    from = at;
-                }
-                stack.apply(&op).ok()?;
-            }
-            if from < line.len() {
-                emit(&mut out, &mut open, class_of(&stack), &line[from..]);
-            }
-            let back_at_rest =
-                open.is_empty() && base.is_some_and(|b| b.0 == state && b.1 == stack);
-            if at_rest && back_at_rest {
-                memo.keep(grammar_id, line, &out[from_len..]);
-            }
-        }
-        Some(())
-    });
-    rest?;
-    if !open.is_empty() {
-        out.push_str("</span>");
-    }
-    Some(out)
+    TOKENIZERS.with(|tokenizers| {
+        let mut tokenizers = tokenizers.borrow_mut();
+        let ours = tokenizers
+            .entry(grammar.id())
+            .or_insert_with(|| ThreadTokenizer::new(grammar.prepared));
+        ours.highlight(code)
+    })
 }
 
 thread_local! {
-    /// Per thread, so the parallel page render never waits on a lock.
-    static LINES: RefCell<LineMemo> = RefCell::new(LineMemo::default());
+    /// Per thread, so the parallel page render never waits on a lock: a tokenizer holds
+    /// mutable state and its line cache.
+    static TOKENIZERS: RefCell<HashMap<usize, ThreadTokenizer>> = RefCell::new(HashMap::new());
 }
 
-/// Lines highlighted from a grammar's rest state (nothing open: no comment, string,
-/// launch or preprocessor line carried over from the line before), which ended there
-/// again, with their HTML. Highlighting is a function of the state a line starts in and
-/// its text, so such a line comes out the same in every block, byte for byte: a kernel's
-/// `__syncthreads();`, `}` or `int i = blockIdx.x * blockDim.x + threadIdx.x;` is
-/// highlighted once per build and thread, not once per block. A line that starts or
-/// ends anywhere else (inside a block comment, say) is always highlighted afresh.
-#[derive(Default)]
-struct LineMemo {
-    /// Grammar (its address) → its rest state: the parser's and the scope stack after a
-    /// line with nothing on it.
-    rest: HashMap<usize, Option<(ParseState, ScopeStack)>>,
-    /// Grammar → line → its HTML, from the rest state with no span open.
-    lines: HashMap<usize, HashMap<Box<str>, Box<str>, foldhash::fast::RandomState>>,
-    bytes: usize,
+/// One thread's tokenizer for one grammar, with the class of each scope stack it has met.
+struct ThreadTokenizer {
+    tokenizer: Tokenizer,
+    /// The tokenizer interns its scope stacks, so a stack's class is worked out once.
+    classes: HashMap<ScopeStackId, &'static str, foldhash::fast::RandomState>,
+    tokens: Vec<Token>,
 }
 
-/// At most this many bytes of lines and HTML per thread; past it the memo starts again.
-/// The lines worth keeping are the few that recur (a kernel's braces and idioms), which
-/// come back within a few blocks of a restart; most lines are seen once. 4 MB a thread
-/// was about 17 MB more peak memory at 100,000 entries.
-const LINE_MEMO_BYTES: usize = 1 << 20;
-
-impl LineMemo {
-    fn base_of(&mut self, grammar: Grammar) -> Option<&(ParseState, ScopeStack)> {
-        let id = std::ptr::from_ref(grammar.syntax) as usize;
-        self.rest
-            .entry(id)
-            .or_insert_with(|| {
-                let mut state = ParseState::new(grammar.syntax);
-                let mut stack = ScopeStack::new();
-                for (_, op) in state.parse_line("\n", grammar.set).ok()? {
-                    stack.apply(&op).ok()?;
-                }
-                Some((state, stack))
-            })
-            .as_ref()
+impl ThreadTokenizer {
+    fn new(prepared: &PreparedLanguage) -> Self {
+        let options = TokenizerOptions {
+            line_cache_entries: LINE_CACHE_ENTRIES,
+            ..TokenizerOptions::default()
+        };
+        Self {
+            tokenizer: prepared.tokenizer(options),
+            classes: HashMap::default(),
+            tokens: Vec::new(),
+        }
     }
 
-    fn keep(&mut self, grammar: usize, line: &str, html: &str) {
-        if self.bytes + line.len() + html.len() > LINE_MEMO_BYTES {
-            self.lines.clear();
-            self.bytes = 0;
+    fn highlight(&mut self, code: &str) -> Option<String> {
+        let mut state = self.tokenizer.initial_state();
+        let mut out = String::with_capacity(code.len() * 2);
+        // The class of the span now open in `out`, if any.
+        let mut open: &'static str = "";
+        for (n, line) in code.split('\n').enumerate() {
+            if n > 0 {
+                // A span never crosses a line: each line of the page stands alone.
+                emit(&mut out, &mut open, "", "\n");
+            }
+            let status = self
+                .tokenizer
+                .tokenize_line_into(line, &mut state, &mut self.tokens)
+                .ok()?;
+            if status != HighlightStatus::Complete {
+                return None;
+            }
+            let mut at = 0;
+            for token in &self.tokens {
+                let range = token.range();
+                if range.start > at {
+                    emit(&mut out, &mut open, "", &line[at..range.start]);
+                }
+                let class = match token.scope_stack() {
+                    Some(id) => *self
+                        .classes
+                        .entry(id)
+                        .or_insert_with(|| class_of(&token.scopes().collect::<Vec<_>>())),
+                    None => class_of(&token.scopes().collect::<Vec<_>>()),
+                };
+                emit(&mut out, &mut open, class, &line[range.start..range.end]);
+                at = range.end;
+            }
+            if at < line.len() {
+                emit(&mut out, &mut open, "", &line[at..]);
+            }
         }
-        self.bytes += line.len() + html.len();
-        self.lines
-            .entry(grammar)
-            .or_default()
-            .insert(line.into(), html.into());
+        if !open.is_empty() {
+            out.push_str("</span>");
+        }
+        Some(out)
     }
 }
 
@@ -256,41 +256,38 @@ fn emit(out: &mut String, open: &mut &'static str, class: &'static str, text: &s
     escape_into(out, text);
 }
 
-fn class_of(stack: &ScopeStack) -> &'static str {
-    thread_local! {
-        // Per thread, so the parallel page render never waits on a lock; a few hundred
-        // distinct scopes at most.
-        static KNOWN: RefCell<HashMap<Scope, &'static str>> = RefCell::new(HashMap::new());
-        static RULES: Vec<(Scope, &'static str)> = CLASSES
-            .iter()
-            .map(|(prefix, class)| (Scope::new(prefix).expect("valid scope prefix"), *class))
-            .collect();
-    }
-    KNOWN.with(|known| {
-        let mut known = known.borrow_mut();
-        for scope in stack.as_slice().iter().rev() {
-            let class = *known.entry(*scope).or_insert_with(|| {
-                RULES.with(|rules| {
-                    rules
-                        .iter()
-                        .find(|(prefix, _)| prefix.is_prefix_of(*scope))
-                        .map_or(
-                            NONE,
-                            |(_, class)| if class.is_empty() { UNCOLOURED } else { class },
-                        )
-                })
-            });
-            match class {
-                NONE => continue,
-                UNCOLOURED => return "",
-                class => return class,
-            }
+/// The class of a token whose scopes are `scopes` (outermost first): that of the innermost
+/// scope the table names, or none.
+fn class_of(scopes: &[&str]) -> &'static str {
+    for scope in scopes.iter().rev() {
+        if let Some((_, class)) = CLASSES.iter().find(|(prefix, _)| is_prefix(prefix, scope)) {
+            return class;
         }
-        ""
-    })
+    }
+    ""
 }
 
-/// A scope no rule names: look further out.
-const NONE: &str = "-";
-/// A scope a rule names as uncoloured (operators): stop looking.
-const UNCOLOURED: &str = "=";
+/// Whether `prefix` is a prefix of `scope` atom by atom (`keyword` of `keyword.control`,
+/// not of `keywords`).
+fn is_prefix(prefix: &str, scope: &str) -> bool {
+    scope.starts_with(prefix)
+        && (scope.len() == prefix.len() || scope.as_bytes()[prefix.len()] == b'.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scope_prefix_is_matched_atom_by_atom() {
+        assert!(is_prefix("keyword", "keyword.control.cuda"));
+        assert!(is_prefix("keyword", "keyword"));
+        assert!(!is_prefix("keyword", "keywords.cuda"));
+        assert_eq!(class_of(&["source.cuda", "keyword.operator.cuda"]), "");
+        assert_eq!(
+            class_of(&["source.cuda", "comment.line", "keyword.other"]),
+            "hl-keyword"
+        );
+        assert_eq!(class_of(&["source.cuda", "meta.block"]), "");
+    }
+}

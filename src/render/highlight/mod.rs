@@ -1,6 +1,6 @@
 //! Code block highlighting at build time, so pages carry no client-side highlighter.
 //!
-//! Every fence goes through syntect (`library`): C, C++, Python, shell and the other
+//! Every fence goes through syntaxmate (`library`): C, C++, Python, shell and the other
 //! grammars it bundles, and the CUDA, PTX and SASS grammars written for this site
 //! (`syntaxes/`). Any other language, or none, is shown as plain escaped text.
 //!
@@ -138,8 +138,8 @@ mod tests {
             .collect()
     }
 
-    /// Through syntect whatever the default for the language is.
-    fn syntect(lang: &str, code: &str) -> String {
+    /// Through the engine, bypassing the caches.
+    fn engine(lang: &str, code: &str) -> String {
         let syntax = library::syntax_for(lang).expect("a grammar");
         library::highlight(syntax, code).expect("highlights")
     }
@@ -165,7 +165,7 @@ mod tests {
 
     #[test]
     fn cuda_grammar_marks_qualifiers_builtins_and_launch_chevrons() {
-        let h = syntect(
+        let h = engine(
             "cuda",
             "__global__ void k(float* __restrict__ x) {\n  __shared__ float s[32];\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  __syncthreads();\n}\nk<<<grid, 256>>>(x);\n",
         );
@@ -184,7 +184,7 @@ mod tests {
 
     #[test]
     fn cuda_grammar_marks_comments_strings_directives_and_brace_initialisers() {
-        let h = syntect(
+        let h = engine(
             "cu",
             "#pragma unroll\nx = \"a // not a comment\"; // real\n/* two\nlines */ y = 'c';\nint a[2][2] = {{1, 2}, {3, 4}};\n",
         );
@@ -202,7 +202,7 @@ mod tests {
     /// `atomicAdd_block`) and words inside identifiers must come out as the lists say.
     #[test]
     fn cuda_grammar_words_take_their_kind_whole_and_only_whole() {
-        let h = syntect(
+        let h = engine(
             "cuda",
             "const constexpr consteval co_await static_assert typename NULL\n\
              int int8_t uint32_t uint4 ulonglong2 double3 char16_t __half2 __nv_bfloat162 dim3\n\
@@ -285,8 +285,8 @@ mod tests {
             "template <int K, class Op>\nvoid f();\ntemplate <typename T, typename U = T>\nU g(T x);\n",
             "template <typename T, int N = sizeof(T)>\nvoid k(T* x) { x[0] = N; }\n",
         ] {
-            let cuda = coloured(&syntect("cuda", code));
-            let cpp = coloured(&syntect("cpp", code));
+            let cuda = coloured(&engine("cuda", code));
+            let cpp = coloured(&engine("cpp", code));
             if cuda != cpp {
                 differ.push(format!("{code}\n  cuda: {cuda:?}\n  cpp:  {cpp:?}"));
             }
@@ -296,7 +296,7 @@ mod tests {
 
     #[test]
     fn cuda_grammar_leaves_a_shift_outside_a_launch() {
-        let h = syntect(
+        let h = engine(
             "cuda",
             "x = y >>> 2; std::vector<std::vector<std::pair<int,int>>> v;",
         );
@@ -304,7 +304,7 @@ mod tests {
     }
 
     #[test]
-    fn c_and_cpp_fences_use_syntect_bundled_grammars() {
+    fn c_and_cpp_fences_use_the_bundled_grammars() {
         let code = "int main() { return sizeof(long); } // done\n";
         for lang in ["c", "cpp", "c++", "h", "hpp"] {
             let h = highlight(lang, code);
@@ -398,7 +398,7 @@ mod tests {
                 .any(|c| c.contains("# build")),
             "{sh}"
         );
-        let cpp = syntect("c++", "int main() { return 0; }\n");
+        let cpp = engine("c++", "int main() { return 0; }\n");
         assert!(
             spans(&cpp, "hl-keyword").contains(&"return".to_string()),
             "{cpp}"
@@ -424,7 +424,7 @@ mod tests {
             ] {
                 assert_eq!(plain_text(&highlight(lang, code)), code, "{lang}: {code:?}");
                 if library::syntax_for(lang).is_some() {
-                    assert_eq!(plain_text(&syntect(lang, code)), code, "{lang}: {code:?}");
+                    assert_eq!(plain_text(&engine(lang, code)), code, "{lang}: {code:?}");
                 }
             }
         }
@@ -504,10 +504,11 @@ mod tests {
         assert_eq!(third.stats.refused.load(Relaxed), 1);
     }
 
-    /// The line memo (`library::LineMemo`) changes nothing: blocks highlighted with it,
-    /// twice (the second time mostly from it), come out byte for byte as without it.
+    /// The tokenizers' line caches change nothing: blocks highlighted on this thread twice
+    /// (the second time mostly from the cache) come out byte for byte as on a fresh thread,
+    /// whose tokenizers have seen none of them.
     #[test]
-    fn lines_from_the_memo_are_the_lines_highlighting_makes() {
+    fn lines_from_the_tokenizer_cache_are_the_lines_highlighting_makes() {
         let mut blocks: Vec<(String, String)> = Vec::new();
         let fixture = concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -536,14 +537,26 @@ mod tests {
             blocks.push(("cuda".into(), code.into()));
         }
         assert!(blocks.len() > 40, "{} blocks", blocks.len());
+        // Each block on a thread of its own: tokenizers that have seen nothing else.
+        let fresh: Vec<Option<String>> = blocks
+            .iter()
+            .map(|(lang, code)| {
+                let (lang, code) = (lang.clone(), code.clone());
+                std::thread::spawn(move || {
+                    library::syntax_for(&lang).and_then(|g| library::highlight(g, &code))
+                })
+                .join()
+                .unwrap()
+            })
+            .collect();
         for round in 0..2 {
-            for (lang, code) in &blocks {
+            for ((lang, code), fresh) in blocks.iter().zip(&fresh) {
                 let Some(g) = library::syntax_for(lang) else {
                     continue;
                 };
                 assert_eq!(
-                    library::highlight_lines(g, code, true),
-                    library::highlight_lines(g, code, false),
+                    &library::highlight(g, code),
+                    fresh,
                     "round {round}, {lang}:\n{code}"
                 );
             }

@@ -1,7 +1,8 @@
 //! What a page shows of a highlighted block: per line, runs of text with one `hl-*` class
 //! (or none), after the scope → class table glossary uses (`src/render/highlight/library.rs`,
 //! copied here: a token takes the class of its innermost scope that the table names).
-//! Two highlighters agree on a block when these runs are equal.
+//! Two highlighters agree on a block when these runs are equal. `CLASSES_PROPOSED` is that
+//! table plus the rows VS Code's grammar scopes need (see `languages.rs`), compared beside it.
 
 /// The table of `src/render/highlight/library.rs`, in its order.
 pub const CLASSES: &[(&str, &str)] = &[
@@ -23,6 +24,49 @@ pub const CLASSES: &[(&str, &str)] = &[
     ("keyword.operator.word", "hl-keyword"),
     ("keyword.operator.logical.python", "hl-keyword"),
     ("keyword.operator", ""),
+    ("keyword", "hl-keyword"),
+    ("storage.type", "hl-type"),
+    ("support.type", "hl-type"),
+    ("storage.modifier", "hl-keyword"),
+    ("constant.language", "hl-keyword"),
+    ("variable.language", "hl-builtin"),
+    ("support.function", "hl-builtin"),
+];
+
+/// [`CLASSES`] with the three rows that VS Code's grammars (syntaxmate's bundled set) need
+/// to colour the repository's fences as Sublime's do (marked NEW); proposed for library.rs,
+/// judged in `languages.rs`. On the repository's fences they change nothing of syntect's
+/// output (the bench checks), so they can go in before the switch.
+pub const CLASSES_PROPOSED: &[(&str, &str)] = &[
+    ("comment", "hl-comment"),
+    // NEW. VS Code's shell grammar scopes every unquoted command argument (subcommands,
+    // options, paths) `string.unquoted.argument.shell`; Sublime's leaves them plain. Without
+    // it a command line after its first word is one long string. Numbers and quoted strings
+    // inside an argument keep their class (they are inner scopes).
+    ("string.unquoted.argument", ""),
+    ("string", "hl-string"),
+    ("constant.character", "hl-string"),
+    ("constant.numeric", "hl-number"),
+    ("punctuation.section.launch", "hl-launch"),
+    ("storage.modifier.cuda", "hl-cuda"),
+    ("variable.language.cuda", "hl-builtin"),
+    ("support.function.cuda", "hl-builtin"),
+    ("variable.other.register", "hl-builtin"),
+    ("variable.other.constant.sass", "hl-builtin"),
+    ("keyword.control.guard", "hl-cuda"),
+    ("meta.control-code.sass", "hl-preproc"),
+    ("keyword.other.directive", "hl-preproc"),
+    ("keyword.control.import", "hl-preproc"),
+    // NEW. VS Code's C/C++ name `#include`, `#define`, `#pragma`, `#if`
+    // `keyword.control.directive.*` (Sublime's: `keyword.control.import.*`).
+    ("keyword.control.directive", "hl-preproc"),
+    ("meta.preprocessor", "hl-preproc"),
+    ("keyword.operator.word", "hl-keyword"),
+    ("keyword.operator.logical.python", "hl-keyword"),
+    ("keyword.operator", ""),
+    // NEW. VS Code's C/C++ scope a literal's suffix (the `f` of `0.5f`)
+    // `keyword.other.unit.suffix.*`, outside its `constant.numeric`; Sublime's keep it in.
+    ("keyword.other.unit.suffix", "hl-number"),
     ("keyword", "hl-keyword"),
     ("storage.type", "hl-type"),
     ("support.type", "hl-type"),
@@ -55,10 +99,18 @@ fn is_prefix(prefix: &str, scope: &str) -> bool {
         || (scope.starts_with(prefix) && scope.as_bytes().get(prefix.len()) == Some(&b'.'))
 }
 
+/// A scope → class table: (prefix, class), the most specific first.
+pub type Table = &'static [(&'static str, &'static str)];
+
 /// The class of a token whose scopes are `scopes`, outermost first.
 pub fn class_of<'a>(scopes: impl DoubleEndedIterator<Item = &'a str>) -> &'static str {
+    class_in(CLASSES, scopes)
+}
+
+/// [`class_of`] under another table.
+pub fn class_in<'a>(table: Table, scopes: impl DoubleEndedIterator<Item = &'a str>) -> &'static str {
     for scope in scopes.rev() {
-        if let Some((_, class)) = CLASSES.iter().find(|(p, _)| is_prefix(p, scope)) {
+        if let Some((_, class)) = table.iter().find(|(p, _)| is_prefix(p, scope)) {
             return class;
         }
     }
@@ -140,31 +192,29 @@ fn html_of(runs: &Runs) -> String {
 /// An HTML page showing the blocks at `picks` as each highlighter colours them, in
 /// columns, with the lines that differ from the first column's marked.
 pub fn side_by_side(
+    title: &str,
+    heading: &str,
+    intro: &str,
     names: &[&str],
     picks: &[usize],
-    blocks: &[&crate::Block],
+    headings: &[String],
     outputs: &[Vec<Option<Runs>>],
 ) -> String {
     let mut html = String::from(
-        "<!doctype html>\n<meta charset=\"utf-8\">\n<title>glossary: highlighters side by side</title>\n<style>\n\
+        "<!doctype html>\n<meta charset=\"utf-8\">\n<title>glossary: {title}</title>\n<style>\n\
          body{font:14px system-ui;margin:1em} table{border-collapse:collapse;table-layout:fixed;width:100%}\n\
          td,th{border:1px solid #ccc;vertical-align:top;padding:4px} pre{font:12px ui-monospace,monospace;white-space:pre-wrap;margin:0}\n\
          .hl-comment{color:#6a737d;font-style:italic}.hl-string{color:#032f62}.hl-number{color:#005cc5}\n\
          .hl-launch{color:#d73a49;font-weight:bold}.hl-cuda{color:#b31d28;font-weight:bold}.hl-builtin{color:#6f42c1}\n\
          .hl-preproc{color:#735c0f}.hl-keyword{color:#d73a49}.hl-type{color:#22863a}\n\
          .differs{background:#fff5b1}\n</style>\n\
-         <h1>Five blocks as each highlighter colours them</h1>\n\
-         <p>Made by <code>cargo run --release --manifest-path bench/highlighters/Cargo.toml</code>: each column is the \
-         highlighter's scopes mapped to glossary's <code>hl-*</code> classes by the same table; a block whose output \
-         differs from syntect's (the first column) has the differing lines marked.</p>\n",
-    );
-    for &i in picks {
-        let b = blocks[i];
-        html.push_str(&format!(
-            "<h2>{} ({})</h2>\n<table><tr>",
-            escape(&b.origin),
-            b.lang
-        ));
+         <h1>{heading}</h1>\n<p>{intro}</p>\n",
+    )
+    .replace("{title}", title)
+    .replace("{heading}", heading)
+    .replace("{intro}", intro);
+    for (&i, heading) in picks.iter().zip(headings) {
+        html.push_str(&format!("<h2>{}</h2>\n<table><tr>", escape(heading)));
         for n in names {
             html.push_str(&format!("<th>{}</th>", escape(n)));
         }
@@ -202,5 +252,22 @@ mod tests {
         assert_eq!(class_of(["source.cuda", "comment.line"].into_iter()), "hl-comment");
         assert_eq!(class_of(["source.cuda", "keyword.operator.x"].into_iter()), "");
         assert_eq!(class_of(["source.cuda", "keywords"].into_iter()), "");
+    }
+
+    /// The proposal is the table, in its order, plus exactly its three new rows.
+    #[test]
+    fn proposed_is_the_table_plus_three_rows() {
+        let new = [
+            ("string.unquoted.argument", ""),
+            ("keyword.control.directive", "hl-preproc"),
+            ("keyword.other.unit.suffix", "hl-number"),
+        ];
+        let rest: Vec<_> = CLASSES_PROPOSED.iter().filter(|r| !new.contains(r)).copied().collect();
+        assert_eq!(rest, CLASSES);
+        assert_eq!(CLASSES_PROPOSED.len(), CLASSES.len() + new.len());
+        let shell = ["source.shell", "string.unquoted.argument.shell", "constant.other.option.dash.shell"];
+        assert_eq!(class_in(CLASSES_PROPOSED, shell.into_iter()), "");
+        let number = ["source.shell", "string.unquoted.argument.shell", "constant.numeric.integer.shell"];
+        assert_eq!(class_in(CLASSES_PROPOSED, number.into_iter()), "hl-number");
     }
 }

@@ -1,19 +1,31 @@
-//! The maintained highlighters side by side on glossary's own grammars (issue #41):
-//! syntect (what glossary runs, with `src/render/highlight/syntaxes/*.sublime-syntax`),
-//! giallo and syntaxmate (both TextMate engines, with the same grammars as tmLanguage
-//! JSON, `grammars/`, made by `to_tmlanguage.py`), and tree-sitter-highlight for CUDA.
+//! The maintained highlighters side by side (issue #41), in two parts.
 //!
-//! For each: microseconds per block over the benchmark corpus's 16-line kernel (5,000
-//! distinct blocks) and over the repository's code (every `.cu` file, every `cuda` fence in
-//! content/ and docs/, and the PTX and SASS samples of glossary's highlighter tests);
-//! then every block's output as glossary would show it, the (class, text) runs after the
-//! scope → `hl-*` class table of `src/render/highlight/library.rs`, compared with
-//! syntect's; and five blocks side by side in `side-by-side.html`.
+//! Glossary's own grammars: syntect (what glossary runs, with
+//! `src/render/highlight/syntaxes/*.sublime-syntax`), giallo and syntaxmate (both TextMate
+//! engines, with the same grammars as tmLanguage JSON, `grammars/`, made by
+//! `to_tmlanguage.py`), and tree-sitter-highlight for CUDA. For each: microseconds per block
+//! over the benchmark corpus's 16-line kernel (5,000 distinct blocks) and over the
+//! repository's code (every `.cu` file, every `cuda` fence in content/ and docs/, and the
+//! PTX and SASS samples of glossary's highlighter tests); then every block's output as
+//! glossary would show it, the (class, text) runs after the scope → `hl-*` class table of
+//! `src/render/highlight/library.rs`, compared with syntect's; and five blocks side by side
+//! in `side-by-side.html`.
+//!
+//! Every other language the repository's fences use (`languages.rs`): syntect with its
+//! bundled Sublime grammars, as the build highlights them today, against syntaxmate 0.2.1
+//! with its bundled VS Code/Shiki grammars; blocks identical, coverage and characters per
+//! class per language, timings, the same under a proposed table (`CLASSES_PROPOSED`), and
+//! `side-by-side-languages.html`.
 //!
 //!   cargo run --release --manifest-path bench/highlighters/Cargo.toml
+//!   cargo run --release --manifest-path bench/highlighters/Cargo.toml -- languages [scopes] [diffs]
+//!
+//! (`languages`: the second part alone; `scopes`: also every scope stack each side gives
+//! those fences; `diffs`: also every line on which they differ.)
 
 mod classes;
 mod giallo_run;
+mod languages;
 mod syntaxmate_run;
 mod syntect_run;
 mod tree_sitter_run;
@@ -60,7 +72,7 @@ pub struct Block {
     pub code: String,
 }
 
-fn repo_root() -> PathBuf {
+pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
@@ -192,6 +204,15 @@ fn time(c: &mut Contender, blocks: &[Block]) -> f64 {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (scopes, diffs) = (
+        args.iter().any(|a| a == "scopes"),
+        args.iter().any(|a| a == "diffs"),
+    );
+    if args.iter().any(|a| a == "languages") {
+        languages::run(scopes, diffs);
+        return;
+    }
     let corpus: Vec<Block> = (0..CORPUS_BLOCKS)
         .map(|i| Block {
             origin: format!("corpus block {i}"),
@@ -301,8 +322,25 @@ fn main() {
     picks.extend(repo_at(&|b| b.lang == "ptx" && b.code.contains(".entry")));
     picks.extend(repo_at(&|b| b.lang == "sass" && b.code.contains("CuAssembler")));
     let names: Vec<&str> = contenders.iter().map(|c| c.name).collect();
-    let html = classes::side_by_side(&names, &picks, &all, &outputs);
+    let headings: Vec<String> = picks
+        .iter()
+        .map(|&i| format!("{} ({})", all[i].origin, all[i].lang))
+        .collect();
+    let html = classes::side_by_side(
+        "highlighters side by side",
+        "Five blocks as each highlighter colours them",
+        "Made by <code>cargo run --release --manifest-path bench/highlighters/Cargo.toml</code>: each column is the \
+         highlighter's scopes mapped to glossary's <code>hl-*</code> classes by the same table; a block whose output \
+         differs from syntect's (the first column) has the differing lines marked.",
+        &names,
+        &picks,
+        &headings,
+        &outputs,
+    );
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("side-by-side.html");
     std::fs::write(&path, html).expect("writes side-by-side.html");
     println!("\nfive blocks side by side: {}", path.display());
+
+    println!();
+    languages::run(scopes, diffs);
 }

@@ -1,12 +1,17 @@
 //! syntaxmate: a TextMate engine with its own (Rust) regex engine, reporting each token's
 //! scope names; mapped to classes by the table, each scope name's answer cached as
-//! glossary caches syntect's per scope.
+//! glossary caches syntect's per scope. For CUDA, PTX and SASS with glossary's grammars
+//! as tmLanguage JSON (`grammars/`); for every other fence with the grammars it bundles
+//! (VS Code's and Shiki's, its `bundled-grammars` feature: `Catalog::bundled()`,
+//! `PreparedLanguage::from_catalog`).
 
 use std::collections::HashMap;
 
-use syntaxmate::{GrammarRegistry, ScopeStackId, Tokenizer, TokenizerOptions};
+use syntaxmate::{
+    Catalog, GrammarRegistry, PreparedLanguage, ScopeStackId, Tokenizer, TokenizerOptions,
+};
 
-use crate::classes::{class_of, Builder, Runs};
+use crate::classes::{class_in, class_of, Builder, Runs, Table};
 use crate::Block;
 
 const GRAMMARS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/grammars");
@@ -71,5 +76,86 @@ fn run(options: TokenizerOptions) -> impl FnMut(&Block) -> Option<Runs> {
             }
         }
         Some(out.finish())
+    }
+}
+
+/// The catalog language a fence's language gets (None: plain): shell/console/zsh/sh/bash →
+/// the catalog's shell grammar, c++/cxx/hpp/hh → cpp, anything else the name itself
+/// through `Catalog::canonical_language` (its ids and aliases).
+pub fn bundled_language(catalog: &Catalog, lang: &str) -> Option<String> {
+    let name = match lang {
+        "" | "text" | "plain" | "txt" => return None,
+        "shell" | "console" | "zsh" | "sh" | "bash" => "shellscript",
+        "c++" | "cxx" | "hpp" | "hh" => "cpp",
+        other => other,
+    };
+    catalog.canonical_language(name).map(str::to_string)
+}
+
+/// Fences of any language but CUDA, PTX and SASS through the bundled catalog, each
+/// language prepared on its first fence. `lang` is the fence's language, lower case.
+pub fn bundled(options: TokenizerOptions, table: Table) -> impl FnMut(&str, &str) -> Option<Runs> {
+    let catalog = Catalog::bundled();
+    // Per catalog language: its tokenizer and (scope stack → class), the per-scope cache.
+    let mut languages: HashMap<String, (Tokenizer, HashMap<ScopeStackId, &'static str>)> =
+        HashMap::new();
+    let mut tokens = Vec::new();
+    move |lang: &str, code: &str| {
+        let id = bundled_language(&catalog, lang)?;
+        if !languages.contains_key(&id) {
+            let prepared = PreparedLanguage::from_catalog(&catalog, &id).ok()?;
+            languages.insert(id.clone(), (prepared.tokenizer(options.clone()), HashMap::new()));
+        }
+        let (tokenizer, known) = languages.get_mut(&id)?;
+        let mut state = tokenizer.initial_state();
+        let mut out = Builder::default();
+        for (n, line) in code.lines().enumerate() {
+            if n > 0 {
+                out.newline();
+            }
+            tokenizer
+                .tokenize_line_into(line, &mut state, &mut tokens)
+                .ok()?;
+            let mut at = 0;
+            for t in &tokens {
+                let r = t.range();
+                if r.start > at {
+                    out.push("", &line[at..r.start]);
+                }
+                let class = match t.scope_stack() {
+                    Some(id) => *known
+                        .entry(id)
+                        .or_insert_with(|| class_in(table, t.scopes().collect::<Vec<_>>().into_iter())),
+                    None => class_in(table, t.scopes().collect::<Vec<_>>().into_iter()),
+                };
+                out.push(class, &line[r.clone()]);
+                at = r.end;
+            }
+            if at < line.len() {
+                out.push("", &line[at..]);
+            }
+        }
+        Some(out.finish())
+    }
+}
+
+/// Every distinct scope stack syntaxmate gives the non-whitespace text of `code`, with
+/// an example of that text: what the table has to name.
+pub fn scopes_of(catalog: &Catalog, lang: &str, code: &str, out: &mut Vec<(String, String)>) {
+    let Some(id) = bundled_language(catalog, lang) else { return };
+    let Ok(prepared) = PreparedLanguage::from_catalog(catalog, &id) else { return };
+    let mut tokenizer = prepared.tokenizer(TokenizerOptions::default());
+    let mut state = tokenizer.initial_state();
+    let mut tokens = Vec::new();
+    for line in code.lines() {
+        if tokenizer.tokenize_line_into(line, &mut state, &mut tokens).is_err() {
+            return;
+        }
+        for t in &tokens {
+            let text = line[t.range()].trim();
+            if !text.is_empty() {
+                out.push((t.scopes().collect::<Vec<_>>().join(" "), text.to_string()));
+            }
+        }
     }
 }

@@ -1,10 +1,11 @@
 //! What a page shows of a highlighted block: per line, runs of text with one `hl-*` class
-//! (or none), after the scope → class table glossary uses (`src/render/highlight/library.rs`,
-//! copied here: a token takes the class of its innermost scope that the table names).
-//! Two highlighters agree on a block when these runs are equal. `CLASSES_PROPOSED` is that
-//! table plus the rows VS Code's grammar scopes need (see `languages.rs`), compared beside it.
+//! (or none), after a scope → class table (a token takes the class of its innermost scope
+//! that the table names). Two highlighters agree on a block when these runs are equal.
+//! `CLASSES` is the table the build used with syntect, kept here as it was; `CLASSES_NOW`
+//! the one it uses with syntaxmate (the rows VS Code's grammar scopes need added; see
+//! `languages.rs`), included from the build's source.
 
-/// The table of `src/render/highlight/library.rs`, in its order.
+/// The build's table while it highlighted with syntect (before issue 41's switch).
 pub const CLASSES: &[(&str, &str)] = &[
     ("comment", "hl-comment"),
     ("string", "hl-string"),
@@ -33,48 +34,18 @@ pub const CLASSES: &[(&str, &str)] = &[
     ("support.function", "hl-builtin"),
 ];
 
-/// [`CLASSES`] with the three rows that VS Code's grammars (syntaxmate's bundled set) need
-/// to colour the repository's fences as Sublime's do (marked NEW); proposed for library.rs,
-/// judged in `languages.rs`. On the repository's fences they change nothing of syntect's
-/// output (the bench checks), so they can go in before the switch.
-pub const CLASSES_PROPOSED: &[(&str, &str)] = &[
-    ("comment", "hl-comment"),
-    // NEW. VS Code's shell grammar scopes every unquoted command argument (subcommands,
-    // options, paths) `string.unquoted.argument.shell`; Sublime's leaves them plain. Without
-    // it a command line after its first word is one long string. Numbers and quoted strings
-    // inside an argument keep their class (they are inner scopes).
-    ("string.unquoted.argument", ""),
-    ("string", "hl-string"),
-    ("constant.character", "hl-string"),
-    ("constant.numeric", "hl-number"),
-    ("punctuation.section.launch", "hl-launch"),
-    ("storage.modifier.cuda", "hl-cuda"),
-    ("variable.language.cuda", "hl-builtin"),
-    ("support.function.cuda", "hl-builtin"),
-    ("variable.other.register", "hl-builtin"),
-    ("variable.other.constant.sass", "hl-builtin"),
-    ("keyword.control.guard", "hl-cuda"),
-    ("meta.control-code.sass", "hl-preproc"),
-    ("keyword.other.directive", "hl-preproc"),
-    ("keyword.control.import", "hl-preproc"),
-    // NEW. VS Code's C/C++ name `#include`, `#define`, `#pragma`, `#if`
-    // `keyword.control.directive.*` (Sublime's: `keyword.control.import.*`).
-    ("keyword.control.directive", "hl-preproc"),
-    ("meta.preprocessor", "hl-preproc"),
-    ("keyword.operator.word", "hl-keyword"),
-    ("keyword.operator.logical.python", "hl-keyword"),
-    ("keyword.operator", ""),
-    // NEW. VS Code's C/C++ scope a literal's suffix (the `f` of `0.5f`)
-    // `keyword.other.unit.suffix.*`, outside its `constant.numeric`; Sublime's keep it in.
-    ("keyword.other.unit.suffix", "hl-number"),
-    ("keyword", "hl-keyword"),
-    ("storage.type", "hl-type"),
-    ("support.type", "hl-type"),
-    ("storage.modifier", "hl-keyword"),
-    ("constant.language", "hl-keyword"),
-    ("variable.language", "hl-builtin"),
-    ("support.function", "hl-builtin"),
-];
+/// The table the build uses now, with syntaxmate (`src/render/highlight/scope_classes.in`,
+/// included, so the bench compares with exactly what the build shows): [`CLASSES`] plus
+/// the rows VS Code's scope names need, judged in `languages.rs`.
+pub const CLASSES_NOW: &[(&str, &str)] = build::CLASSES_NOW;
+
+mod build {
+    include!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../src/render/highlight/scope_classes.in"
+    ));
+    pub const CLASSES_NOW: &[(&str, &str)] = CLASSES;
+}
 
 /// Every class, for the themes of highlighters that report styles rather than scopes.
 pub const ALL: &[&str] = &[
@@ -108,7 +79,10 @@ pub fn class_of<'a>(scopes: impl DoubleEndedIterator<Item = &'a str>) -> &'stati
 }
 
 /// [`class_of`] under another table.
-pub fn class_in<'a>(table: Table, scopes: impl DoubleEndedIterator<Item = &'a str>) -> &'static str {
+pub fn class_in<'a>(
+    table: Table,
+    scopes: impl DoubleEndedIterator<Item = &'a str>,
+) -> &'static str {
     for scope in scopes.rev() {
         if let Some((_, class)) = table.iter().find(|(p, _)| is_prefix(p, scope)) {
             return class;
@@ -158,7 +132,11 @@ impl Builder {
 
 pub fn first_difference(a: Option<&Runs>, b: Option<&Runs>) -> String {
     let (Some(a), Some(b)) = (a, b) else {
-        return format!("no output (reference {}, this {})", a.is_some(), b.is_some());
+        return format!(
+            "no output (reference {}, this {})",
+            a.is_some(),
+            b.is_some()
+        );
     };
     for (n, (la, lb)) in a.iter().zip(b).enumerate() {
         if la != lb {
@@ -229,7 +207,10 @@ pub fn side_by_side(
                         let differs = reference.and_then(|r| r.get(n)) != Some(line);
                         let one = html_of(&vec![line.clone()]);
                         if differs {
-                            html.push_str(&format!("<span class=\"differs\">{}</span>\n", one.trim_end_matches('\n')));
+                            html.push_str(&format!(
+                                "<span class=\"differs\">{}</span>\n",
+                                one.trim_end_matches('\n')
+                            ));
                         } else {
                             html.push_str(&one);
                         }
@@ -249,25 +230,37 @@ mod tests {
 
     #[test]
     fn innermost_named_scope_wins() {
-        assert_eq!(class_of(["source.cuda", "comment.line"].into_iter()), "hl-comment");
-        assert_eq!(class_of(["source.cuda", "keyword.operator.x"].into_iter()), "");
+        assert_eq!(
+            class_of(["source.cuda", "comment.line"].into_iter()),
+            "hl-comment"
+        );
+        assert_eq!(
+            class_of(["source.cuda", "keyword.operator.x"].into_iter()),
+            ""
+        );
         assert_eq!(class_of(["source.cuda", "keywords"].into_iter()), "");
     }
 
-    /// The proposal is the table, in its order, plus exactly its three new rows.
+    /// The build's table now is the old one, in its order, plus rows for VS Code's names.
     #[test]
-    fn proposed_is_the_table_plus_three_rows() {
-        let new = [
-            ("string.unquoted.argument", ""),
-            ("keyword.control.directive", "hl-preproc"),
-            ("keyword.other.unit.suffix", "hl-number"),
+    fn the_table_now_is_the_old_one_plus_rows() {
+        let old: Vec<_> = CLASSES_NOW
+            .iter()
+            .filter(|r| CLASSES.contains(r))
+            .copied()
+            .collect();
+        assert_eq!(old, CLASSES);
+        let shell = [
+            "source.shell",
+            "string.unquoted.argument.shell",
+            "constant.other.option.dash.shell",
         ];
-        let rest: Vec<_> = CLASSES_PROPOSED.iter().filter(|r| !new.contains(r)).copied().collect();
-        assert_eq!(rest, CLASSES);
-        assert_eq!(CLASSES_PROPOSED.len(), CLASSES.len() + new.len());
-        let shell = ["source.shell", "string.unquoted.argument.shell", "constant.other.option.dash.shell"];
-        assert_eq!(class_in(CLASSES_PROPOSED, shell.into_iter()), "");
-        let number = ["source.shell", "string.unquoted.argument.shell", "constant.numeric.integer.shell"];
-        assert_eq!(class_in(CLASSES_PROPOSED, number.into_iter()), "hl-number");
+        assert_eq!(class_in(CLASSES_NOW, shell.into_iter()), "");
+        let number = [
+            "source.shell",
+            "string.unquoted.argument.shell",
+            "constant.numeric.integer.shell",
+        ];
+        assert_eq!(class_in(CLASSES_NOW, number.into_iter()), "hl-number");
     }
 }

@@ -13,7 +13,10 @@ use giallo::{Color, HighlightOptions, Registry, ThemeVariant};
 use crate::classes::{Builder, Runs, ALL, CLASSES};
 use crate::Block;
 
-const GRAMMARS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/grammars");
+const GRAMMARS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../src/render/highlight/syntaxes"
+);
 
 fn colour(class: &str) -> String {
     match ALL.iter().position(|c| *c == class) {

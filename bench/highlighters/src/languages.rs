@@ -1,8 +1,8 @@
 //! Every language but CUDA, PTX and SASS (issue #41): the repository's other fences, as the
-//! build highlights them today (syntect's bundled Sublime grammars, `syntax_for`'s name
+//! build highlighted them before issue 41 (syntect's bundled Sublime grammars, `syntax_for`'s name
 //! mapping) and as syntaxmate 0.2.1 would (its bundled VS Code/Shiki grammars), both
 //! through the same scope → class table (`classes::CLASSES`), and both again through
-//! `classes::CLASSES_PROPOSED`, the table with the rows VS Code's scope names need.
+//! `classes::CLASSES_NOW`, the table with the rows VS Code's scope names need.
 //!
 //! The fences are those of content/, docs/src/, README.md and the realistic test corpus
 //! (tests/fixtures/sites/corpus/content), found with pulldown-cmark under the build's
@@ -24,7 +24,7 @@ use std::time::Instant;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use syntaxmate::{Catalog, TokenizerOptions};
 
-use crate::classes::{self, Builder, Runs, ALL, CLASSES, CLASSES_PROPOSED};
+use crate::classes::{self, Builder, Runs, ALL, CLASSES, CLASSES_NOW};
 use crate::{syntaxmate_run, syntect_run};
 
 /// A fenced block: where it is (file:line), its language as the build sees it, its code.
@@ -52,7 +52,9 @@ pub fn fences() -> Vec<Fence> {
     let mut out = Vec::new();
     for f in files {
         let rel = f.strip_prefix(&root).unwrap_or(&f).display().to_string();
-        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
         // Front matter (`---` … `---`) is not markdown to the build.
         let body_at = text
             .strip_prefix("---\n")
@@ -64,7 +66,11 @@ pub fn fences() -> Vec<Fence> {
             match event {
                 Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
                     let line = text[..body_at + range.start].lines().count() + 1;
-                    let lang = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+                    let lang = info
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("")
+                        .to_ascii_lowercase();
                     open = Some((line, lang, String::new()));
                 }
                 Event::Text(t) => {
@@ -91,7 +97,9 @@ pub fn fences() -> Vec<Fence> {
 }
 
 fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -109,23 +117,33 @@ struct Side {
     fresh: fn() -> Highlight,
 }
 
-/// The four outputs compared: each engine under today's table and the proposed one.
+/// The four outputs compared: each engine under the build's table before the switch (syntect's) and now.
 const SIDES: [Side; 4] = [
     Side {
-        name: "syntect 5, Sublime default grammars (the build today), CLASSES",
+        name: "syntect 5, Sublime default grammars (the build before the switch), CLASSES",
         fresh: || Box::new(syntect_run::bundled(true, CLASSES)),
     },
     Side {
         name: "syntaxmate 0.2.1, bundled VS Code/Shiki grammars, CLASSES",
-        fresh: || Box::new(syntaxmate_run::bundled(TokenizerOptions::default(), CLASSES)),
+        fresh: || {
+            Box::new(syntaxmate_run::bundled(
+                TokenizerOptions::default(),
+                CLASSES,
+            ))
+        },
     },
     Side {
-        name: "syntect 5, Sublime default grammars, CLASSES_PROPOSED",
-        fresh: || Box::new(syntect_run::bundled(true, CLASSES_PROPOSED)),
+        name: "syntect 5, Sublime default grammars, CLASSES_NOW",
+        fresh: || Box::new(syntect_run::bundled(true, CLASSES_NOW)),
     },
     Side {
-        name: "syntaxmate 0.2.1, bundled grammars, CLASSES_PROPOSED",
-        fresh: || Box::new(syntaxmate_run::bundled(TokenizerOptions::default(), CLASSES_PROPOSED)),
+        name: "syntaxmate 0.2.1, bundled grammars, CLASSES_NOW",
+        fresh: || {
+            Box::new(syntaxmate_run::bundled(
+                TokenizerOptions::default(),
+                CLASSES_NOW,
+            ))
+        },
     },
 ];
 
@@ -147,7 +165,11 @@ fn chars_per_class(runs: &Runs, into: &mut BTreeMap<&'static str, usize>) {
 
 fn coverage(counts: &BTreeMap<&'static str, usize>) -> f64 {
     let all: usize = counts.values().sum();
-    let coloured: usize = counts.iter().filter(|(c, _)| !c.is_empty()).map(|(_, n)| n).sum();
+    let coloured: usize = counts
+        .iter()
+        .filter(|(c, _)| !c.is_empty())
+        .map(|(_, n)| n)
+        .sum();
     if all == 0 {
         0.0
     } else {
@@ -163,7 +185,11 @@ fn looks_same(a: &Runs, b: &Runs) -> bool {
         r.iter()
             .map(|line| {
                 line.iter()
-                    .flat_map(|(c, t)| t.chars().filter(|ch| !ch.is_whitespace()).map(move |ch| (*c, ch)))
+                    .flat_map(|(c, t)| {
+                        t.chars()
+                            .filter(|ch| !ch.is_whitespace())
+                            .map(move |ch| (*c, ch))
+                    })
                     .collect()
             })
             .collect()
@@ -190,7 +216,9 @@ fn moves(a: &Runs, b: &Runs, into: &mut BTreeMap<(&'static str, &'static str), u
 }
 
 fn differing_lines(a: &Runs, b: &Runs) -> usize {
-    (0..a.len().max(b.len())).filter(|&n| a.get(n) != b.get(n)).count()
+    (0..a.len().max(b.len()))
+        .filter(|&n| a.get(n) != b.get(n))
+        .count()
 }
 
 /// What `time` measures, in microseconds, each the median of 3 rounds.
@@ -243,7 +271,8 @@ fn time(fresh: fn() -> Highlight, fences: &[Fence]) -> Timing {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    let medians = |m: BTreeMap<String, Vec<f64>>| m.into_iter().map(|(l, v)| (l, median(v))).collect();
+    let medians =
+        |m: BTreeMap<String, Vec<f64>>| m.into_iter().map(|(l, v)| (l, median(v))).collect();
     Timing {
         cold: median(cold),
         first: medians(first),
@@ -266,7 +295,13 @@ fn compact(line: Option<&Vec<(&'static str, String)>>) -> String {
         None => "(no line)".into(),
         Some(runs) => runs
             .iter()
-            .map(|(c, t)| if c.is_empty() { t.clone() } else { format!("{}«{t}»", short(c)) })
+            .map(|(c, t)| {
+                if c.is_empty() {
+                    t.clone()
+                } else {
+                    format!("{}«{t}»", short(c))
+                }
+            })
             .collect(),
     }
 }
@@ -327,17 +362,19 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
 
     println!(
         "\nIdentical: syntaxmate's fences whose (class, text) runs equal syntect's, line by line \
-         (CLASSES both sides; then CLASSES_PROPOSED both sides). Look the same: equal but for \
+         (CLASSES both sides; then CLASSES_NOW both sides). Look the same: equal but for \
          classes on whitespace alone. Coverage (last four): the share of non-whitespace \
          characters that get a class.\n"
     );
-    println!("| language | blocks | lines | identical | look the same | identical, PROPOSED | look the same, PROPOSED | syntect | syntaxmate | syntect, PROPOSED | syntaxmate, PROPOSED |");
+    println!("| language | blocks | lines | identical | look the same | identical, NOW | look the same, NOW | syntect | syntaxmate | syntect, NOW | syntaxmate, NOW |");
     println!("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
     let mut per_class: BTreeMap<&str, Vec<BTreeMap<&'static str, usize>>> = BTreeMap::new();
     let mut totals = vec![BTreeMap::new(); SIDES.len()];
     let mut ident = [0usize; 4];
     for l in &langs {
-        let idx: Vec<usize> = (0..fences.len()).filter(|&i| fences[i].lang == *l).collect();
+        let idx: Vec<usize> = (0..fences.len())
+            .filter(|&i| fences[i].lang == *l)
+            .collect();
         let mut counts = vec![BTreeMap::new(); SIDES.len()];
         for &i in &idx {
             for k in 0..SIDES.len() {
@@ -345,8 +382,16 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
                 chars_per_class(&outputs[k][i], &mut totals[k]);
             }
         }
-        let same = |a: usize, b: usize| idx.iter().filter(|&&i| outputs[a][i] == outputs[b][i]).count();
-        let looks = |a: usize, b: usize| idx.iter().filter(|&&i| looks_same(&outputs[a][i], &outputs[b][i])).count();
+        let same = |a: usize, b: usize| {
+            idx.iter()
+                .filter(|&&i| outputs[a][i] == outputs[b][i])
+                .count()
+        };
+        let looks = |a: usize, b: usize| {
+            idx.iter()
+                .filter(|&&i| looks_same(&outputs[a][i], &outputs[b][i]))
+                .count()
+        };
         ident[0] += same(0, 1);
         ident[1] += looks(0, 1);
         ident[2] += same(2, 3);
@@ -355,7 +400,9 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
             "| {} | {} | {} | {} | {} | {} | {} | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",
             if l.is_empty() { "(none)" } else { l },
             idx.len(),
-            idx.iter().map(|&i| fences[i].code.lines().count()).sum::<usize>(),
+            idx.iter()
+                .map(|&i| fences[i].code.lines().count())
+                .sum::<usize>(),
             same(0, 1),
             looks(0, 1),
             same(2, 3),
@@ -389,11 +436,11 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
     println!();
     println!("|---|---|{}", "--:|".repeat(ALL.len() + 1));
     for (l, counts) in &per_class {
-        for (k, side) in ["syntect", "syntaxmate", "syntect, PROPOSED", "syntaxmate, PROPOSED"]
+        for (k, side) in ["syntect", "syntaxmate", "syntect, NOW", "syntaxmate, NOW"]
             .iter()
             .enumerate()
         {
-            // The proposed table's syntect row only where it changes syntect's output.
+            // The build's table now's syntect row only where it changes syntect's output.
             if k == 2 && counts[2] == counts[0] {
                 continue;
             }
@@ -406,7 +453,7 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
     }
 
     // Where the classes move: characters syntect gives one class and syntaxmate another.
-    println!("\nWhere they differ, non-whitespace characters by (syntect's class → syntaxmate's), CLASSES_PROPOSED both sides:\n");
+    println!("\nWhere they differ, non-whitespace characters by (syntect's class → syntaxmate's), CLASSES_NOW both sides:\n");
     for l in &langs {
         let mut m = BTreeMap::new();
         for i in (0..fences.len()).filter(|&i| fences[i].lang == *l) {
@@ -427,10 +474,12 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
         );
     }
 
-    // Where the proposed table changes what the build shows today (syntect's output).
-    let changed: Vec<usize> = (0..fences.len()).filter(|&i| outputs[0][i] != outputs[2][i]).collect();
+    // Where the build's table now changes what the build showed before (syntect's output).
+    let changed: Vec<usize> = (0..fences.len())
+        .filter(|&i| outputs[0][i] != outputs[2][i])
+        .collect();
     println!(
-        "\nCLASSES_PROPOSED changes syntect's output (the build today) in {} of {} fences{}",
+        "\nCLASSES_NOW changes syntect's output (the build before the switch) in {} of {} fences{}",
         changed.len(),
         fences.len(),
         if changed.is_empty() { "." } else { ":" }
@@ -442,7 +491,7 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
             fences[i].lang,
             classes::first_difference(Some(&outputs[0][i]), Some(&outputs[2][i]))
                 .replace("syntect", "CLASSES")
-                .replace("this", "PROPOSED")
+                .replace("this", "NOW")
         );
     }
 
@@ -464,10 +513,17 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
         fences.len()
     );
     let timed: [(&str, fn() -> Highlight); 4] = [
-        ("syntect, the build's line memo (as the build)", || Box::new(syntect_run::bundled(true, CLASSES))),
-        ("syntect, no memo", || Box::new(syntect_run::bundled(false, CLASSES))),
+        ("syntect, the build's line memo (as the build)", || {
+            Box::new(syntect_run::bundled(true, CLASSES))
+        }),
+        ("syntect, no memo", || {
+            Box::new(syntect_run::bundled(false, CLASSES))
+        }),
         ("syntaxmate, its line cache (default)", || {
-            Box::new(syntaxmate_run::bundled(TokenizerOptions::default(), CLASSES))
+            Box::new(syntaxmate_run::bundled(
+                TokenizerOptions::default(),
+                CLASSES,
+            ))
         }),
         ("syntaxmate, line cache off", || {
             Box::new(syntaxmate_run::bundled(
@@ -483,7 +539,13 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
     for (name, fresh) in timed {
         results.push((name, time(fresh, &fences)));
     }
-    let label = |l: &str| if l.is_empty() { "(none)".to_string() } else { l.to_string() };
+    let label = |l: &str| {
+        if l.is_empty() {
+            "(none)".to_string()
+        } else {
+            l.to_string()
+        }
+    };
     print!("| highlighter | first pass | second pass |");
     for l in &langs {
         print!(" 2nd, {} |", label(l));
@@ -515,11 +577,19 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
     // Side by side: per language, its most different fences (up to two), else its longest.
     let mut picks: Vec<usize> = Vec::new();
     for l in &langs {
-        let mut idx: Vec<usize> = (0..fences.len()).filter(|&i| fences[i].lang == *l).collect();
+        let mut idx: Vec<usize> = (0..fences.len())
+            .filter(|&i| fences[i].lang == *l)
+            .collect();
         let diff = |i: usize| {
-            differing_lines(&outputs[0][i], &outputs[1][i]) + differing_lines(&outputs[0][i], &outputs[3][i])
+            differing_lines(&outputs[0][i], &outputs[1][i])
+                + differing_lines(&outputs[0][i], &outputs[3][i])
         };
-        idx.sort_by_key(|&i| (std::cmp::Reverse(diff(i)), std::cmp::Reverse(fences[i].code.len())));
+        idx.sort_by_key(|&i| {
+            (
+                std::cmp::Reverse(diff(i)),
+                std::cmp::Reverse(fences[i].code.len()),
+            )
+        });
         let differing = idx.iter().filter(|&&i| diff(i) > 0).count();
         picks.extend(idx.iter().take(differing.clamp(1, 2)));
     }
@@ -529,7 +599,7 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
             let f: &Fence = &fences[i];
             let n = fences.iter().filter(|g| g.lang == f.lang).count();
             format!(
-                "{} — {} ({} fences of it; this one: {} of {} lines differ between syntect and syntaxmate, {} with the proposed table)",
+                "{} — {} ({} fences of it; this one: {} of {} lines differ between syntect and syntaxmate, {} with the build's table now)",
                 if f.lang.is_empty() { "(none)" } else { &f.lang },
                 f.origin,
                 n,
@@ -551,10 +621,10 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
          (or <code>-- languages</code>): every fence of content/, docs/src/, README.md and \
          tests/fixtures/sites/corpus/content in a language other than CUDA, PTX and SASS; per \
          language, its most different fences (or its longest, where all agree). Columns: syntect \
-         with Sublime Text's default grammars, as the build highlights these today; syntaxmate \
+         with Sublime Text's default grammars, as the build highlighted these before the switch; syntaxmate \
          0.2.1 with its bundled VS Code/Shiki grammars, through the same scope → <code>hl-*</code> \
          table (<code>CLASSES</code>, src/render/highlight/library.rs); and syntaxmate through \
-         <code>CLASSES_PROPOSED</code>, that table with the rows VS Code's scope names need \
+         <code>CLASSES_NOW</code>, that table with the rows VS Code's scope names need \
          (bench/highlighters/src/classes.rs). Lines that differ from the first column are marked.",
         &names,
         &picks,
@@ -578,7 +648,7 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
                     println!("  syntect    {}", compact(a.get(n)));
                     println!("  syntaxmate {}", compact(b.get(n)));
                     if d.get(n) != b.get(n) {
-                        println!("  proposed   {}", compact(d.get(n)));
+                        println!("  now        {}", compact(d.get(n)));
                     }
                 }
             }
@@ -609,7 +679,7 @@ fn scopes(fences: &[Fence], catalog: &Catalog, set: &syntect::parsing::SyntaxSet
                 println!(
                     "{:>8} {:>8} {n:>4}  {stack}  «{}»",
                     short(classes::class_in(CLASSES, scopes.iter().copied())),
-                    short(classes::class_in(CLASSES_PROPOSED, scopes.iter().copied())),
+                    short(classes::class_in(CLASSES_NOW, scopes.iter().copied())),
                     text.chars().take(30).collect::<String>()
                 );
             }

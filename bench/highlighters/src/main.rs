@@ -1,20 +1,21 @@
 //! The maintained highlighters side by side (issue #41), in two parts.
 //!
-//! Glossary's own grammars: syntect (what glossary runs, with
-//! `src/render/highlight/syntaxes/*.sublime-syntax`), giallo and syntaxmate (both TextMate
-//! engines, with the same grammars as tmLanguage JSON, `grammars/`, made by
-//! `to_tmlanguage.py`), and tree-sitter-highlight for CUDA. For each: microseconds per block
+//! Glossary's own grammars: syntect (what glossary ran before issue 41, with the grammars
+//! as they were then, sublime-syntax, kept in `grammars/`), giallo and syntaxmate (both
+//! TextMate engines, with the grammars the build uses now, tmLanguage JSON in
+//! `src/render/highlight/syntaxes/`, first converted from the sublime-syntax ones with the
+//! same regexes and scopes), and tree-sitter-highlight for CUDA. For each: microseconds per block
 //! over the benchmark corpus's 16-line kernel (5,000 distinct blocks) and over the
 //! repository's code (every `.cu` file, every `cuda` fence in content/ and docs/, and the
 //! PTX and SASS samples of glossary's highlighter tests); then every block's output as
-//! glossary would show it, the (class, text) runs after the scope → `hl-*` class table of
-//! `src/render/highlight/library.rs`, compared with syntect's; and five blocks side by side
+//! glossary would show it, the (class, text) runs after the scope → `hl-*` class table
+//! (`classes.rs`), compared with syntect's; and five blocks side by side
 //! in `side-by-side.html`.
 //!
 //! Every other language the repository's fences use (`languages.rs`): syntect with its
-//! bundled Sublime grammars, as the build highlights them today, against syntaxmate 0.2.1
+//! bundled Sublime grammars, as the build highlighted them before the switch, against syntaxmate 0.2.1
 //! with its bundled VS Code/Shiki grammars; blocks identical, coverage and characters per
-//! class per language, timings, the same under a proposed table (`CLASSES_PROPOSED`), and
+//! class per language, timings, the same under the build's table now (`CLASSES_NOW`), and
 //! `side-by-side-languages.html`.
 //!
 //!   cargo run --release --manifest-path bench/highlighters/Cargo.toml
@@ -95,7 +96,9 @@ fn repository_blocks() -> Vec<Block> {
     files.sort();
     for f in files {
         let rel = f.strip_prefix(&root).unwrap_or(&f).display().to_string();
-        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
         match f.extension().and_then(|e| e.to_str()) {
             Some("cu" | "cuh") => blocks.push(Block {
                 origin: rel,
@@ -154,7 +157,9 @@ fn repository_blocks() -> Vec<Block> {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -314,13 +319,15 @@ fn main() {
     // Five blocks side by side: the corpus's kernel, two repository kernels, PTX, SASS.
     let all: Vec<&Block> = corpus.iter().chain(&repo).collect();
     let mut picks = vec![0];
-    let repo_at = |pred: &dyn Fn(&Block) -> bool| {
-        (corpus.len()..all.len()).find(|&i| pred(all[i]))
-    };
+    let repo_at = |pred: &dyn Fn(&Block) -> bool| (corpus.len()..all.len()).find(|&i| pred(all[i]));
     picks.extend(repo_at(&|b| b.origin.contains("content/")));
-    picks.extend(repo_at(&|b| b.origin.ends_with(".cu") && b.code.contains("template")));
+    picks.extend(repo_at(&|b| {
+        b.origin.ends_with(".cu") && b.code.contains("template")
+    }));
     picks.extend(repo_at(&|b| b.lang == "ptx" && b.code.contains(".entry")));
-    picks.extend(repo_at(&|b| b.lang == "sass" && b.code.contains("CuAssembler")));
+    picks.extend(repo_at(&|b| {
+        b.lang == "sass" && b.code.contains("CuAssembler")
+    }));
     let names: Vec<&str> = contenders.iter().map(|c| c.name).collect();
     let headings: Vec<String> = picks
         .iter()

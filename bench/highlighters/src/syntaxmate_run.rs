@@ -14,7 +14,10 @@ use syntaxmate::{
 use crate::classes::{class_in, class_of, Builder, Runs, Table};
 use crate::Block;
 
-const GRAMMARS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/grammars");
+const GRAMMARS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../src/render/highlight/syntaxes"
+);
 
 /// syntaxmate as it comes: its tokenizer keeps a line cache (32,768 lines by default), so
 /// a line it has tokenized in the same state before is not tokenized again.
@@ -34,11 +37,10 @@ fn run(options: TokenizerOptions) -> impl FnMut(&Block) -> Option<Runs> {
     let mut tokenizers: HashMap<&'static str, Tokenizer> = HashMap::new();
     for name in ["cuda", "ptx", "sass"] {
         let mut registry = GrammarRegistry::new();
-        let json = std::fs::read_to_string(format!("{GRAMMARS}/{name}.tmLanguage.json"))
-            .expect("grammar");
+        let json =
+            std::fs::read_to_string(format!("{GRAMMARS}/{name}.tmLanguage.json")).expect("grammar");
         let root = registry.add_json(&json).expect("grammar loads");
-        let tokenizer =
-            Tokenizer::new(&registry, root, options.clone()).expect("tokenizer");
+        let tokenizer = Tokenizer::new(&registry, root, options.clone()).expect("tokenizer");
         tokenizers.insert(name, tokenizer);
     }
     // (language, scope stack) → class: the tokenizer interns its scope stacks, so this is
@@ -104,7 +106,10 @@ pub fn bundled(options: TokenizerOptions, table: Table) -> impl FnMut(&str, &str
         let id = bundled_language(&catalog, lang)?;
         if !languages.contains_key(&id) {
             let prepared = PreparedLanguage::from_catalog(&catalog, &id).ok()?;
-            languages.insert(id.clone(), (prepared.tokenizer(options.clone()), HashMap::new()));
+            languages.insert(
+                id.clone(),
+                (prepared.tokenizer(options.clone()), HashMap::new()),
+            );
         }
         let (tokenizer, known) = languages.get_mut(&id)?;
         let mut state = tokenizer.initial_state();
@@ -123,9 +128,9 @@ pub fn bundled(options: TokenizerOptions, table: Table) -> impl FnMut(&str, &str
                     out.push("", &line[at..r.start]);
                 }
                 let class = match t.scope_stack() {
-                    Some(id) => *known
-                        .entry(id)
-                        .or_insert_with(|| class_in(table, t.scopes().collect::<Vec<_>>().into_iter())),
+                    Some(id) => *known.entry(id).or_insert_with(|| {
+                        class_in(table, t.scopes().collect::<Vec<_>>().into_iter())
+                    }),
                     None => class_in(table, t.scopes().collect::<Vec<_>>().into_iter()),
                 };
                 out.push(class, &line[r.clone()]);
@@ -142,13 +147,20 @@ pub fn bundled(options: TokenizerOptions, table: Table) -> impl FnMut(&str, &str
 /// Every distinct scope stack syntaxmate gives the non-whitespace text of `code`, with
 /// an example of that text: what the table has to name.
 pub fn scopes_of(catalog: &Catalog, lang: &str, code: &str, out: &mut Vec<(String, String)>) {
-    let Some(id) = bundled_language(catalog, lang) else { return };
-    let Ok(prepared) = PreparedLanguage::from_catalog(catalog, &id) else { return };
+    let Some(id) = bundled_language(catalog, lang) else {
+        return;
+    };
+    let Ok(prepared) = PreparedLanguage::from_catalog(catalog, &id) else {
+        return;
+    };
     let mut tokenizer = prepared.tokenizer(TokenizerOptions::default());
     let mut state = tokenizer.initial_state();
     let mut tokens = Vec::new();
     for line in code.lines() {
-        if tokenizer.tokenize_line_into(line, &mut state, &mut tokens).is_err() {
+        if tokenizer
+            .tokenize_line_into(line, &mut state, &mut tokens)
+            .is_err()
+        {
             return;
         }
         for t in &tokens {

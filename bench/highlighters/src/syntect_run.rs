@@ -14,12 +14,13 @@ use syntect::util::LinesWithEndings;
 use crate::classes::{Builder, Runs, Table, CLASSES};
 use crate::Block;
 
-const SYNTAXES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../src/render/highlight/syntaxes");
+const SYNTAXES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/grammars");
 
 pub fn set() -> SyntaxSet {
     let mut builder = SyntaxSetBuilder::new();
     for name in ["cuda", "ptx", "sass"] {
-        let text = std::fs::read_to_string(format!("{SYNTAXES}/{name}.sublime-syntax")).expect("grammar");
+        let text =
+            std::fs::read_to_string(format!("{SYNTAXES}/{name}.sublime-syntax")).expect("grammar");
         builder.add(SyntaxDefinition::load_from_str(&text, true, Some(name)).expect("grammar"));
     }
     builder.build()
@@ -134,13 +135,19 @@ impl Memos {
             let mut this_line = Vec::new();
             for (at, op) in ops {
                 if at > from {
-                    this_line.push((class(&stack, &mut self.known, self.table), line[from..at].to_string()));
+                    this_line.push((
+                        class(&stack, &mut self.known, self.table),
+                        line[from..at].to_string(),
+                    ));
                     from = at;
                 }
                 stack.apply(&op).ok()?;
             }
             if from < line.len() {
-                this_line.push((class(&stack, &mut self.known, self.table), line[from..].to_string()));
+                this_line.push((
+                    class(&stack, &mut self.known, self.table),
+                    line[from..].to_string(),
+                ));
             }
             for (c, t) in &this_line {
                 out.push(c, t);
@@ -154,7 +161,11 @@ impl Memos {
 }
 
 /// The class of the innermost scope a rule names (library.rs's `class_of`).
-fn class(stack: &ScopeStack, known: &mut HashMap<Scope, &'static str>, table: Table) -> &'static str {
+fn class(
+    stack: &ScopeStack,
+    known: &mut HashMap<Scope, &'static str>,
+    table: Table,
+) -> &'static str {
     for scope in stack.as_slice().iter().rev() {
         let c = *known.entry(*scope).or_insert_with(|| {
             table
@@ -183,11 +194,14 @@ pub fn scopes_of(set: &SyntaxSet, lang: &str, code: &str, out: &mut Vec<(String,
     let mut state = ParseState::new(syntax);
     let mut stack = ScopeStack::new();
     for line in LinesWithEndings::from(code) {
-        let Ok(ops) = state.parse_line(line, set) else { return };
+        let Ok(ops) = state.parse_line(line, set) else {
+            return;
+        };
         let mut from = 0;
         let mut emit = |stack: &ScopeStack, text: &str| {
             if !text.trim().is_empty() {
-                let names: Vec<String> = stack.as_slice().iter().map(|s| s.build_string()).collect();
+                let names: Vec<String> =
+                    stack.as_slice().iter().map(|s| s.build_string()).collect();
                 out.push((names.join(" "), text.trim().to_string()));
             }
         };

@@ -27,38 +27,7 @@ const CUDA: &str = include_str!("syntaxes/cuda.tmLanguage.json");
 const PTX: &str = include_str!("syntaxes/ptx.tmLanguage.json");
 const SASS: &str = include_str!("syntaxes/sass.tmLanguage.json");
 
-/// Scope prefixes and the class a token in them gets, the most specific first. A token
-/// takes the class of its innermost scope that has one; scopes not listed (operators,
-/// punctuation, plain identifiers) stay uncoloured.
-const CLASSES: &[(&str, &str)] = &[
-    ("comment", "hl-comment"),
-    ("string", "hl-string"),
-    ("constant.character", "hl-string"),
-    ("constant.numeric", "hl-number"),
-    ("punctuation.section.launch", "hl-launch"),
-    ("storage.modifier.cuda", "hl-cuda"),
-    ("variable.language.cuda", "hl-builtin"),
-    ("support.function.cuda", "hl-builtin"),
-    ("variable.other.register", "hl-builtin"),
-    ("variable.other.constant.sass", "hl-builtin"),
-    ("keyword.control.guard", "hl-cuda"),
-    // SASS scheduling bits: a directive to the hardware rather than an opcode.
-    ("meta.control-code.sass", "hl-preproc"),
-    ("keyword.other.directive", "hl-preproc"),
-    ("keyword.control.import", "hl-preproc"),
-    ("keyword.control.directive", "hl-preproc"),
-    ("meta.preprocessor", "hl-preproc"),
-    ("keyword.operator.word", "hl-keyword"),
-    ("keyword.operator.logical.python", "hl-keyword"),
-    ("keyword.operator", ""),
-    ("keyword", "hl-keyword"),
-    ("storage.type", "hl-type"),
-    ("support.type", "hl-type"),
-    ("storage.modifier", "hl-keyword"),
-    ("constant.language", "hl-keyword"),
-    ("variable.language", "hl-builtin"),
-    ("support.function", "hl-builtin"),
-];
+include!("scope_classes.in");
 
 /// The version of the engine and its bundled grammars, part of what a cached block's HTML
 /// depends on (`generation`): a new syntaxmate may colour the same code differently.
@@ -70,7 +39,8 @@ const ENGINE: &str = "syntaxmate 0.2.1";
 const LINE_CACHE_ENTRIES: usize = 4096;
 
 /// The digest of what highlighting depends on besides the binary: the engine, the three
-/// grammars and the scope-to-class table.
+/// grammars and the scope-to-class table (which the binary holds too; the digest does not
+/// rely on that).
 pub(super) fn generation() -> [u8; 32] {
     let classes: Vec<u8> = CLASSES
         .iter()
@@ -150,7 +120,14 @@ pub(super) fn syntax_for(lang: &str) -> Option<Grammar> {
         "ptx" | "sass" => ours(&lang),
         // Commands as typed, without prompts: the shell's grammar, not a session's.
         "shell" | "console" | "zsh" | "sh" | "bash" => bundled("shellscript"),
-        other => bundled(catalog().canonical_language(other)?),
+        other => {
+            let catalog = catalog();
+            // A name or alias, else a file extension (`h`, `hpp`, `cc`).
+            let canonical = catalog
+                .canonical_language(other)
+                .or_else(|| catalog.detect_path(format!("fence.{other}")))?;
+            bundled(canonical)
+        }
     }?;
     Some(Grammar { prepared })
 }

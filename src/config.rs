@@ -322,7 +322,10 @@ pub const MAX_EXPERIMENT_FILE_BYTES: u64 = 1 << 20;
 pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut bytes = Vec::new();
+    // Room for the whole file at once, as `fs::read` makes (a read or two, no regrowing):
+    // the size a file claims is only a hint, so the bound is still `take`'s.
+    let hint = file.metadata().map_or(0, |m| m.len()).min(max) as usize;
+    let mut bytes = Vec::with_capacity(hint + 1);
     file.take(max + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io(path, e))?;

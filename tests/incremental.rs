@@ -44,6 +44,7 @@ fn options(root: &Path, out: &Path, drafts: bool) -> BuildOptions {
         drafts,
         today: chrono::Local::now().date_naive(),
         base_url: None,
+        keep_bodies_up_to: glossary::pipeline::KEEP_BODIES_UP_TO,
     }
 }
 

@@ -84,6 +84,7 @@ fn time_edit(root: &std::path::Path, out: &std::path::Path, runs: usize) -> Resu
             drafts: true,
             today: chrono::Local::now().date_naive(),
             base_url: None,
+            keep_bodies_up_to: glossary::pipeline::KEEP_BODIES_UP_TO,
         })?;
     site.write_to(out)?;
     drop(site);

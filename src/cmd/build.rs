@@ -32,6 +32,7 @@ pub fn run(args: &BuildArgs) -> Result<()> {
         drafts: args.drafts,
         today: chrono::Local::now().date_naive(),
         base_url: None,
+        keep_bodies_up_to: crate::pipeline::KEEP_BODIES_UP_TO,
     };
     let report = build(&opts)?;
     let listed = Listed {

@@ -120,7 +120,7 @@ pub fn load_content(content_dir: &Path) -> Result<Content> {
 /// Load every entry under `content_dir`, with every problem found. An entry that cannot
 /// be parsed is kept as a placeholder (see `Content::broken`).
 pub fn load_content_collecting(content_dir: &Path) -> (Content, Vec<Error>) {
-    let (content, _, errors) = load_content_visiting(content_dir, &|_| ());
+    let (content, _, errors) = load_content_visiting(content_dir, &|_, _| ());
     (content, errors)
 }
 
@@ -131,7 +131,7 @@ pub fn load_content_collecting(content_dir: &Path) -> (Content, Vec<Error>) {
 /// and drops its text, so the texts of all entries are never in memory at once.
 pub fn load_content_visiting<T: Send>(
     content_dir: &Path,
-    visit: &(dyn Fn(&mut Entry) -> T + Sync),
+    visit: &(dyn Fn(&mut Entry, usize) -> T + Sync),
 ) -> (Content, Vec<Option<T>>, Vec<Error>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
@@ -221,12 +221,13 @@ pub fn load_content_visiting<T: Send>(
     // held every entry twice at the end of the load, its peak (about 100 MB at 100,000
     // entries).
     let failed = std::sync::Mutex::new(Vec::new());
+    let of = files.len();
     let (mut entries, mut visited): (Vec<Entry>, Vec<Option<T>>) = files
         .into_par_iter()
         .enumerate()
         .map(|(at, (kind, path))| match parse_entry(kind, path.clone()) {
             Ok(mut e) => {
-                let made = visit(&mut e);
+                let made = visit(&mut e, of);
                 (e, Some(made))
             }
             Err(why) => {
@@ -408,8 +409,11 @@ pub fn by_file_name(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::O
 
 /// `e` with its text and its whole front matter read again after [`Entry::thin`]. An error
 /// if the file changed since it was read: a page made from the new text would not be the
-/// one that was assessed.
+/// one that was assessed. An entry that was not thinned is all there: a copy.
 pub fn reread(e: &Entry) -> Result<Entry> {
+    if e.thinned.is_none() {
+        return Ok(e.clone());
+    }
     let raw = crate::config::read_text_bounded(&e.path, crate::config::MAX_ENTRY_BYTES)?;
     if e.thinned
         .as_ref()

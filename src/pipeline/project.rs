@@ -184,7 +184,7 @@ impl Project {
     pub(crate) fn load_visiting<P: Sync, T: Send>(
         root: &Path,
         prepare: impl FnOnce(&mut Project) -> P,
-        visit: &(dyn Fn(&Project, &P, &mut Entry) -> T + Sync),
+        visit: &(dyn Fn(&Project, &P, &mut Entry, usize) -> T + Sync),
     ) -> Result<(Project, P, Vec<Option<T>>, bool)> {
         let layout = Layout::new(root);
         let config = Config::load(root)?;
@@ -213,9 +213,10 @@ impl Project {
         };
         failed |= !project.check_contributed().is_empty();
         let prepared = prepare(&mut project);
-        let (content, visited, errors) = load_content_visiting(&project.layout.content(), &|e| {
-            visit(&project, &prepared, e)
-        });
+        let (content, visited, errors) =
+            load_content_visiting(&project.layout.content(), &|e, of| {
+                visit(&project, &prepared, e, of)
+            });
         failed |= !errors.is_empty();
         // Signatures for an entry that does not exist.
         failed |= project.signoffs.keys().any(|id| content.get(id).is_none());

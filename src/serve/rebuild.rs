@@ -85,6 +85,7 @@ impl Rebuilder {
                 drafts: self.drafts,
                 today: chrono::Local::now().date_naive(),
                 base_url: Some(self.base_url.clone()),
+                keep_bodies_up_to: crate::pipeline::KEEP_BODIES_UP_TO,
             })
             .map(|(mut session, site)| {
                 session.show_withdrawn();

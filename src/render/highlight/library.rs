@@ -155,7 +155,7 @@ thread_local! {
 struct ThreadTokenizer {
     tokenizer: Tokenizer,
     /// The tokenizer interns its scope stacks, so a stack's class is worked out once.
-    classes: HashMap<ScopeStackId, &'static str, foldhash::fast::RandomState>,
+    classes: HashMap<ScopeStackId, Class, foldhash::fast::RandomState>,
     tokens: Vec<Token>,
 }
 
@@ -176,11 +176,11 @@ impl ThreadTokenizer {
         let mut state = self.tokenizer.initial_state();
         let mut out = String::with_capacity(code.len() * 2);
         // The class of the span now open in `out`, if any.
-        let mut open: &'static str = "";
+        let mut open = Class::NONE;
         for (n, line) in code.split('\n').enumerate() {
             if n > 0 {
                 // A span never crosses a line: each line of the page stands alone.
-                emit(&mut out, &mut open, "", "\n");
+                emit(&mut out, &mut open, Class::NONE, "\n");
             }
             let status = self
                 .tokenizer
@@ -193,39 +193,69 @@ impl ThreadTokenizer {
             for token in &self.tokens {
                 let range = token.range();
                 if range.start > at {
-                    emit(&mut out, &mut open, "", &line[at..range.start]);
+                    emit(&mut out, &mut open, Class::NONE, &line[at..range.start]);
                 }
                 let class = match token.scope_stack() {
-                    Some(id) => *self
-                        .classes
-                        .entry(id)
-                        .or_insert_with(|| class_of(&token.scopes().collect::<Vec<_>>())),
-                    None => class_of(&token.scopes().collect::<Vec<_>>()),
+                    Some(id) => *self.classes.entry(id).or_insert_with(|| {
+                        Class::of(class_of(&token.scopes().collect::<Vec<_>>()))
+                    }),
+                    None => Class::of(class_of(&token.scopes().collect::<Vec<_>>())),
                 };
                 emit(&mut out, &mut open, class, &line[range.start..range.end]);
                 at = range.end;
             }
             if at < line.len() {
-                emit(&mut out, &mut open, "", &line[at..]);
+                emit(&mut out, &mut open, Class::NONE, &line[at..]);
             }
         }
-        if !open.is_empty() {
+        if open != Class::NONE {
             out.push_str("</span>");
         }
         Some(out)
     }
 }
 
+/// A class of the table by its place among the table's distinct classes, so a token's class
+/// is compared with the open span's as a number, not as text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Class(u8);
+
+impl Class {
+    const NONE: Class = Class(0);
+
+    fn of(name: &str) -> Class {
+        Class(Class::names().iter().position(|n| *n == name).unwrap_or(0) as u8)
+    }
+
+    fn name(self) -> &'static str {
+        Class::names()[usize::from(self.0)]
+    }
+
+    /// "" (no class) first, then each class of the table once, in order.
+    fn names() -> &'static [&'static str] {
+        static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
+        NAMES.get_or_init(|| {
+            let mut names = vec![""];
+            for (_, class) in CLASSES {
+                if !names.contains(class) {
+                    names.push(class);
+                }
+            }
+            names
+        })
+    }
+}
+
 /// Append `text` with `class`, merging it into the open span when the class is the same
 /// (a string's quotes and body, a comment's marker and text are one span).
-fn emit(out: &mut String, open: &mut &'static str, class: &'static str, text: &str) {
+fn emit(out: &mut String, open: &mut Class, class: Class, text: &str) {
     if class != *open {
-        if !open.is_empty() {
+        if *open != Class::NONE {
             out.push_str("</span>");
         }
-        if !class.is_empty() {
+        if class != Class::NONE {
             out.push_str("<span class=\"");
-            out.push_str(class);
+            out.push_str(class.name());
             out.push_str("\">");
         }
         *open = class;

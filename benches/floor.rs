@@ -30,7 +30,7 @@
 #[path = "../bench/corpus/mod.rs"]
 mod corpus;
 
-use std::collections::HashSet;
+use glossary::content::IdSet;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -39,7 +39,7 @@ use ed25519_dalek::{Signer, SigningKey};
 use sha2::{Digest, Sha256};
 use ssh_key::{HashAlg, SshSig};
 
-use glossary::content::{parse_front_matter, split_front_matter, EntryId};
+use glossary::content::{parse_front_matter, split_front_matter};
 use glossary::pipeline::{assess_all, Project};
 use glossary::render::pages::{page_template, render_page_markdown};
 use glossary::render::templates::load_templates;
@@ -133,7 +133,7 @@ fn floor_run(root: &Path, out: &Path) -> Vec<f64> {
     let today = chrono::Local::now().date_naive();
     let assessments = assess_all(&project, today).expect("corpus assesses");
     let tera = load_templates(&project.layout.templates()).expect("templates");
-    let ids: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
+    let ids: IdSet = assessments.iter().map(|a| a.id.clone()).collect();
     let input = project.render_input(&assessments, &tera, &ids, &ids, today, false);
     let options = pulldown_cmark::Options::ENABLE_TABLES
         | pulldown_cmark::Options::ENABLE_FOOTNOTES

@@ -6,13 +6,13 @@
 #[path = "../bench/corpus/mod.rs"]
 mod corpus;
 
-use std::collections::HashSet;
+use glossary::content::IdSet;
 use std::path::Path;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode};
 
-use glossary::content::{split_front_matter, EntryId};
+use glossary::content::split_front_matter;
 use glossary::pipeline::{assess_all, page_shown, Project};
 use glossary::render::highlight::code_block;
 use glossary::render::markdown::{render, LinkPolicy};
@@ -28,7 +28,7 @@ fn stages(c: &mut Criterion) {
     let today = chrono::Local::now().date_naive();
     let assessments = assess_all(&project, today).expect("corpus assesses");
     let tera = load_templates(&project.layout.templates()).expect("templates");
-    let ids: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
+    let ids: IdSet = assessments.iter().map(|a| a.id.clone()).collect();
     let entry = &project.content.entries[0];
     let assessment = &assessments[0];
     let code = entry

@@ -3,7 +3,6 @@
 //! browser.
 
 mod support;
-use std::collections::HashSet;
 
 use glossary::pipeline::Project;
 use glossary::render::inline::{render_inline, InlineContext};
@@ -26,7 +25,7 @@ fn identifiers_read_as_emphasis(html: &str) -> Vec<String> {
 #[test]
 fn no_summary_of_the_repository_reads_an_identifier_as_emphasis() {
     let project = Project::load(&support::repo()).expect("the repository's content loads");
-    let none = HashSet::new();
+    let none = glossary::content::IdSet::default();
     let mut problems = Vec::new();
     for e in &project.content.entries {
         let cx = InlineContext {
@@ -47,7 +46,7 @@ fn no_summary_of_the_repository_reads_an_identifier_as_emphasis() {
 
 #[test]
 fn the_check_catches_a_bare_dunder_identifier() {
-    let none = HashSet::new();
+    let none = glossary::content::IdSet::default();
     let cx = InlineContext {
         written_at: "",
         root: "",

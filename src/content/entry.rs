@@ -47,6 +47,11 @@ impl Kind {
     }
 }
 
+/// A set of entries by id, hashed with foldhash: the render looks ids up in the site's
+/// sets (pages, published) several times per link, and SipHash was a visible part of it.
+/// The ids are the site's own file names, so hash flooding is not a concern.
+pub type IdSet = std::collections::HashSet<EntryId, foldhash::fast::RandomState>;
+
 /// `terms/occupancy`: a kind and a slug, unique across the site.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct EntryId {

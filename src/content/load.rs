@@ -19,8 +19,8 @@ pub struct Content {
     /// Entries whose file could not be parsed: they stand in `entries` with a placeholder
     /// front matter so that references to them resolve (one mistake, one error), and the
     /// load reported why. A project with any is never built.
-    pub broken: std::collections::HashSet<EntryId>,
-    by_id: HashMap<EntryId, usize>,
+    pub broken: crate::content::IdSet,
+    by_id: HashMap<EntryId, usize, foldhash::fast::RandomState>,
     /// term slug -> the lessons and guides that use it, in day/title order. Built once so
     /// "where you meet this" costs a lookup per page, not a scan of the site.
     used_by: HashMap<String, Vec<(usize, Option<String>)>>,
@@ -240,7 +240,7 @@ pub fn load_content_visiting<T: Send>(
         .unzip();
     let mut failed = failed.into_inner().unwrap_or_else(|p| p.into_inner());
     failed.sort_by_key(|(at, _, _)| *at);
-    let mut broken = std::collections::HashSet::new();
+    let mut broken = crate::content::IdSet::default();
     for (_, id, error) in failed {
         errors.push(error);
         broken.insert(id);

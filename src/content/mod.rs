@@ -13,7 +13,7 @@ mod redirects;
 mod validate;
 
 pub use entry::{
-    Claim, ClaimTest, DiagramRef, Entry, EntryId, FrontMatter, Kind, LineChartRef, Source,
+    Claim, ClaimTest, DiagramRef, Entry, EntryId, FrontMatter, IdSet, Kind, LineChartRef, Source,
     TableRef, TermUse, Thinned, Topic,
 };
 pub use front_matter::{

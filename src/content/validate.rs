@@ -73,10 +73,7 @@ pub fn is_web_url(url: &str) -> bool {
 
 /// Checks across entries; `broken` ones (placeholders for files that failed to parse) count
 /// as existing for references but are not checked themselves.
-pub(super) fn check_entries(
-    entries: &[Entry],
-    broken: &std::collections::HashSet<super::entry::EntryId>,
-) -> Vec<Error> {
+pub(super) fn check_entries(entries: &[Entry], broken: &super::entry::IdSet) -> Vec<Error> {
     let mut errors = Vec::new();
     let mut seen: HashMap<_, &Entry> = HashMap::new();
     for e in entries {

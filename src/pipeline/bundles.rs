@@ -4,10 +4,11 @@
 //! names its bundle (`templates/entry_macros.html`); `glossary reproduce` reads it, and
 //! trusts its node's key only as the site's `nodes.json` (written here too) lists it.
 
+use crate::content::IdSet;
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
-use crate::content::{Entry, EntryId, FrontMatter};
+use crate::content::{Entry, FrontMatter};
 use crate::error::Result;
 use crate::measure::bundle::{self, PageClaims};
 use crate::render::OutputFile;
@@ -16,7 +17,7 @@ use super::project::Project;
 
 /// Every bundle the pages in `pages` cite, in (experiment, node) order. A citation that
 /// is stale gets no bundle: its table shows why instead.
-pub fn site_bundles(project: &Project, pages: &HashSet<EntryId>) -> Result<Vec<OutputFile>> {
+pub fn site_bundles(project: &Project, pages: &IdSet) -> Result<Vec<OutputFile>> {
     let mut cited: BTreeMap<(String, String), Vec<PageClaims>> = BTreeMap::new();
     // Which (experiment, node) each page was listed under already: a set, since a site of
     // 10,000 entries citing one experiment would otherwise scan its list for each.

@@ -11,7 +11,7 @@ mod project;
 mod session;
 mod signing;
 
-use std::collections::HashSet;
+use crate::content::IdSet;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
@@ -448,8 +448,8 @@ pub(crate) struct Rendered {
     pub report: BuildReport,
     /// The entries that got a page, where not just the published ones (a drafts build):
     /// a second set of every published id was about 8 MB at 100,000 entries.
-    pub pages: Option<HashSet<EntryId>>,
-    pub published: HashSet<EntryId>,
+    pub pages: Option<IdSet>,
+    pub published: IdSet,
     pub links: SiteLinks,
     /// The links templates made, not yet checked.
     pub site_links: SiteLinkIndex,
@@ -491,7 +491,7 @@ fn render_through_prepared<'a>(
     sink: &(dyn Fn(OutputFile) -> Result<()> + Sync),
 ) -> Result<Rendered> {
     let mut report = BuildReport::from_assessments(assessments);
-    let published: HashSet<EntryId> = report.published.iter().cloned().collect();
+    let published: IdSet = report.published.iter().cloned().collect();
     let pages = opts
         .drafts
         .then(|| assessments.iter().map(|a| a.id.clone()).collect());
@@ -713,8 +713,8 @@ fn render_errors(
     today: NaiveDate,
 ) -> Vec<Error> {
     let report = BuildReport::from_assessments(assessments);
-    let published: HashSet<EntryId> = report.published.iter().cloned().collect();
-    let pages: HashSet<EntryId> = assessments.iter().map(|a| a.id.clone()).collect();
+    let published: IdSet = report.published.iter().cloned().collect();
+    let pages: IdSet = assessments.iter().map(|a| a.id.clone()).collect();
     let index = std::sync::Mutex::new(SiteLinkIndex::default());
     let made = render_site_into(
         &project.render_input(assessments, tera, &pages, &published, today, false),

@@ -1,6 +1,7 @@
 //! Everything a build reads, loaded and checked once: config, content, measurements,
 //! signatures. After `Project::load`, references between them are known to resolve.
 
+use crate::content::IdSet;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -108,7 +109,7 @@ impl Project {
         let Some(footer) = &self.config.footer else {
             return Vec::new();
         };
-        let none = HashSet::new();
+        let none = IdSet::default();
         let cx = InlineContext {
             written_at: "",
             root: "",
@@ -243,8 +244,8 @@ impl Project {
         &'a self,
         assessments: &'a [Assessment],
         tera: &'a Tera,
-        pages: &'a HashSet<EntryId>,
-        published: &'a HashSet<EntryId>,
+        pages: &'a IdSet,
+        published: &'a IdSet,
         today: NaiveDate,
         drafts: bool,
     ) -> RenderInput<'a> {
@@ -266,8 +267,8 @@ impl Project {
         &'a self,
         assessments: &'a [Assessment],
         tera: &'a Tera,
-        pages: &'a HashSet<EntryId>,
-        published: &'a HashSet<EntryId>,
+        pages: &'a IdSet,
+        published: &'a IdSet,
         today: NaiveDate,
         drafts: bool,
         navigation: std::borrow::Cow<'a, Navigation>,

@@ -21,6 +21,7 @@
 //! `serve` calls a slice at a time while no save is waiting. [`Session::rebuild`] does
 //! both at once.
 
+use crate::content::IdSet;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -67,15 +68,15 @@ struct State {
     tera: Tera,
     /// One per entry, in the order of `project.content.entries`.
     assessments: Vec<Assessment>,
-    pages: HashSet<EntryId>,
-    published: HashSet<EntryId>,
+    pages: IdSet,
+    published: IdSet,
     links: SiteLinks,
     /// The links and ids of every file made, for checking the links templates make.
     site_links: SiteLinkIndex,
     /// Entry -> the pages whose body links to it.
-    linked_from: HashMap<EntryId, HashSet<EntryId>>,
+    linked_from: HashMap<EntryId, IdSet>,
     /// Term slug -> the entries that list it as related.
-    related_from: HashMap<String, HashSet<EntryId>>,
+    related_from: HashMap<String, IdSet>,
     /// Entry file, relative to the root -> its index in `project.content.entries`.
     by_file: HashMap<PathBuf, usize>,
     /// The search index files of the last build: shards come and go with the words in
@@ -101,7 +102,7 @@ struct State {
     /// See [`Session::show_withdrawn`]: published entries an edit withdrew keep a page,
     /// marked as withdrawn, in a session that serves from memory.
     show_withdrawn: bool,
-    withdrawn: HashSet<EntryId>,
+    withdrawn: IdSet,
 }
 
 /// Pages re-rendered per [`Session::catch_up`] call: small enough that a save arriving
@@ -522,7 +523,7 @@ impl State {
         let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
         files.sort_by(|a, b| a.path.cmp(&b.path));
         rendered.report.pages_written = files.len();
-        let mut linked_from: HashMap<EntryId, HashSet<EntryId>> = HashMap::new();
+        let mut linked_from: HashMap<EntryId, IdSet> = HashMap::new();
         for (from, tos) in &rendered.links.links_to {
             for to in tos {
                 linked_from
@@ -531,7 +532,7 @@ impl State {
                     .insert(from.clone());
             }
         }
-        let mut related_from: HashMap<String, HashSet<EntryId>> = HashMap::new();
+        let mut related_from: HashMap<String, IdSet> = HashMap::new();
         for e in &project.content.entries {
             for r in &e.meta.related {
                 related_from
@@ -598,7 +599,7 @@ impl State {
             deferred_site_wide: false,
             stalled: false,
             show_withdrawn: false,
-            withdrawn: HashSet::new(),
+            withdrawn: IdSet::default(),
         };
         Ok((state, site))
     }
@@ -649,7 +650,7 @@ impl State {
 
         // Which pages have one, and which are published, after the change (copied only
         // when an entry gains or loses its page or publication).
-        let mut new_pages: Option<(HashSet<EntryId>, HashSet<EntryId>)> = None;
+        let mut new_pages: Option<(IdSet, IdSet)> = None;
         let mut later: BTreeSet<EntryId> = BTreeSet::new();
         let mut index_changed = next.index;
         let mut index_behind = false;
@@ -846,7 +847,7 @@ impl State {
                 )
             })
             .collect();
-        let made_now: HashSet<EntryId> = new_links.iter().map(|l| l.0.clone()).collect();
+        let made_now: IdSet = new_links.iter().map(|l| l.0.clone()).collect();
         let mut files = rendered
             .into_par_iter()
             .map(|(e, r)| {

@@ -4,6 +4,7 @@
 
 mod captions {
     use crate::config::{ContentConfig, Layout};
+    use crate::content::IdSet;
     use crate::content::{EntryId, Kind};
     use crate::render::figures::Figures;
     use crate::render::links::LinkTarget;
@@ -11,7 +12,7 @@ mod captions {
     use std::collections::HashSet;
 
     fn body(md: &str, linkable: &[EntryId]) -> RenderedMarkdown {
-        let set: HashSet<EntryId> = linkable.iter().cloned().collect();
+        let set: IdSet = linkable.iter().cloned().collect();
         let policy = LinkPolicy {
             page_path: "terms/occupancy/",
             linkable: &set,
@@ -110,7 +111,7 @@ mod captions {
         )
         .expect("w");
         let allow = ContentConfig::default();
-        let set = HashSet::new();
+        let set = crate::content::IdSet::default();
         let policy = LinkPolicy {
             page_path: "terms/occupancy/",
             linkable: &set,
@@ -153,7 +154,7 @@ mod raw_html {
     fn body_with(md: &str, allow: crate::config::ContentConfig) -> RenderedMarkdown {
         let dir = tempfile::tempdir().expect("temp dir");
         let layout = crate::config::Layout::new(dir.path());
-        let set = HashSet::new();
+        let set = crate::content::IdSet::default();
         let entry = layout.content().join("terms/x.md");
         let policy = LinkPolicy {
             page_path: "terms/x/",

@@ -6,11 +6,9 @@
 //!
 //! Raw HTML is never emitted: it is shown as the text it is.
 
-use std::collections::HashSet;
+use crate::content::IdSet;
 
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
-
-use crate::content::EntryId;
 
 use super::escape::escape;
 use super::links::{resolve_link, LinkTarget};
@@ -38,7 +36,7 @@ pub struct InlineContext<'a> {
     /// The prefix from the showing page to the site root (`../../`, ``).
     pub root: &'a str,
     /// Entries with a page in this build; a link to any other becomes plain text.
-    pub linkable: &'a HashSet<EntryId>,
+    pub linkable: &'a IdSet,
 }
 
 /// Characters that can start inline Markdown or need escaping. A snippet without any of
@@ -140,7 +138,7 @@ fn refused(dest: &str, out: &mut Inline) -> bool {
 
 /// The text of an inline snippet without its markup (feeds, meta descriptions).
 pub fn plain_text(markdown: &str) -> String {
-    let none = HashSet::new();
+    let none = IdSet::default();
     render_inline(
         markdown,
         &InlineContext {
@@ -184,10 +182,10 @@ fn link_href(dest: &str, cx: &InlineContext<'_>) -> (Option<LinkTarget>, Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::content::Kind;
+    use crate::content::{EntryId, Kind};
 
     fn render(md: &str, root: &str, linkable: &[&str]) -> Inline {
-        let set: HashSet<EntryId> = linkable
+        let set: IdSet = linkable
             .iter()
             .map(|s| EntryId::new(Kind::Term, *s))
             .collect();

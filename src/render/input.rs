@@ -1,7 +1,7 @@
 //! What the renderer is given. The pipeline builds these (load, assess, gate) and the
 //! renderer only reads them, so nothing here can publish what the gate refused.
 
-use std::collections::HashSet;
+use crate::content::IdSet;
 use std::path::PathBuf;
 
 use chrono::NaiveDate;
@@ -76,9 +76,9 @@ pub struct RenderInput<'a> {
     /// The ids each kind's entry template uses, read off `tera`.
     pub template_ids: TemplateIds,
     /// Entries that get a page in this build.
-    pub pages: &'a HashSet<EntryId>,
+    pub pages: &'a IdSet,
     /// Entries the gate published (a subset of `pages` unless drafts are off).
-    pub published: &'a HashSet<EntryId>,
+    pub published: &'a IdSet,
     /// The build date: the feed's `updated` when nothing is published yet.
     pub today: NaiveDate,
     /// The reading order of `pages`: the sidebar and previous/next links (borrowed where

@@ -2,13 +2,12 @@
 //! things a glossary needs from its renderer: internal links resolved against the set of
 //! published pages, and code blocks handed to the highlighter.
 
+use crate::content::IdSet;
 use std::collections::{HashMap, HashSet};
 
 use pulldown_cmark::{
     html, CodeBlockKind, CowStr, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
 };
-
-use crate::content::EntryId;
 
 use super::captions;
 use super::figures::Figures;
@@ -51,7 +50,7 @@ pub struct LinkPolicy<'a> {
     pub page_path: &'a str,
     /// Entries that will have a page in this build. A link to any other entry becomes
     /// plain text, so a refused entry never leaves a dead link behind.
-    pub linkable: &'a HashSet<EntryId>,
+    pub linkable: &'a IdSet,
     /// The entry's file and how its images are checked; None leaves images unchecked
     /// (Markdown rendered outside a build: unit tests, benchmarks).
     pub figures: Option<(&'a std::path::Path, Figures<'a>)>,
@@ -645,9 +644,10 @@ pub fn heading_id(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::content::EntryId;
 
     fn render_with(md: &str, linkable: &[EntryId]) -> RenderedMarkdown {
-        let set: HashSet<EntryId> = linkable.iter().cloned().collect();
+        let set: IdSet = linkable.iter().cloned().collect();
         render(
             md,
             1,
@@ -738,7 +738,7 @@ mod tests {
     #[test]
     fn outline_finds_what_render_finds() {
         let md = "## A\n\nsee [x](../x/#y) and [z](#a)\n\n```cuda\nint a;\n```\n\n## A\n";
-        let set = HashSet::new();
+        let set = crate::content::IdSet::default();
         let reserved = HashSet::new();
         let policy = LinkPolicy {
             page_path: "terms/occupancy/",

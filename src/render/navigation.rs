@@ -11,7 +11,8 @@
 //! around the current one, so pages stay small and a build stays linear in the number of
 //! entries.
 
-use std::collections::{HashMap, HashSet};
+use crate::content::IdSet;
+use std::collections::HashMap;
 
 use serde::Serialize;
 use unicode_normalization::char::is_combining_mark;
@@ -88,7 +89,7 @@ pub struct SidebarGroup {
 }
 
 impl Navigation {
-    pub fn new(config: &Config, content: &Content, pages: &HashSet<EntryId>) -> Navigation {
+    pub fn new(config: &Config, content: &Content, pages: &IdSet) -> Navigation {
         let placing = Placing::new(config);
         let mut listed: Vec<&Entry> = content
             .entries
@@ -128,13 +129,7 @@ impl Navigation {
     /// page): what [`Navigation::new`] would make, without sorting every page again (a
     /// new order of 100,000 pages took 60 ms): one search for its new place and one pass
     /// over the positions.
-    pub fn relocate(
-        &mut self,
-        config: &Config,
-        content: &Content,
-        pages: &HashSet<EntryId>,
-        id: &EntryId,
-    ) {
+    pub fn relocate(&mut self, config: &Config, content: &Content, pages: &IdSet, id: &EntryId) {
         let placing = Placing::new(config);
         self.sections = config.sections.len();
         let removed = self.position.remove(id);
@@ -511,7 +506,7 @@ mod tests {
         c
     }
 
-    fn site() -> (Config, Content, HashSet<EntryId>) {
+    fn site() -> (Config, Content, IdSet) {
         let entries = vec![
             entry(
                 Kind::Term,

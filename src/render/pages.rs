@@ -1,8 +1,8 @@
 //! Turning assessed entries into pages: the page contexts templates see, link checks, and
 //! the index. Which entries get pages was decided by the gate before this runs.
 
+use crate::content::IdSet;
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -40,7 +40,7 @@ pub fn site_ctx<'a>(
     config: &'a crate::config::Config,
     drafts_preview: bool,
     root: &str,
-    linkable: &HashSet<EntryId>,
+    linkable: &IdSet,
 ) -> SiteCtx<'a> {
     SiteCtx {
         title: &config.title,
@@ -229,7 +229,7 @@ pub fn outline_of(
     markdown: &str,
 ) -> RenderedMarkdown {
     let page_path = e.id.url_path();
-    let none = HashSet::new();
+    let none = IdSet::default();
     let policy = LinkPolicy {
         page_path: &page_path,
         linkable: &none,

@@ -4,12 +4,12 @@
 //! settings or measurements change). A failed build keeps the session as it was, so the
 //! next good save recovers from there.
 
-use std::collections::{HashMap, HashSet};
+use crate::content::IdSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::content::EntryId;
 use crate::pipeline::{BuildOptions, Rebuilt, Session};
 
 /// The served site: every file by its URL path relative to the root (`terms/x/index.html`).
@@ -55,7 +55,7 @@ pub struct Rebuilder {
     /// now, it would publish a good build over the error the author has to see.
     broken: bool,
     /// The entries the last good rebuild published, to tell which an edit withdrew.
-    published: HashSet<EntryId>,
+    published: IdSet,
 }
 
 impl Rebuilder {
@@ -68,7 +68,7 @@ impl Rebuilder {
             session: None,
             behind: None,
             broken: false,
-            published: HashSet::new(),
+            published: IdSet::default(),
         }
     }
 
@@ -134,7 +134,7 @@ impl Rebuilder {
         let Some(report) = self.session.as_ref().map(|s| s.report()) else {
             return Vec::new();
         };
-        let now: HashSet<EntryId> = report.published.iter().cloned().collect();
+        let now: IdSet = report.published.iter().cloned().collect();
         let mut lines = Vec::new();
         for (id, refusals) in &report.refused {
             if self.published.contains(id) {

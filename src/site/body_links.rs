@@ -2,7 +2,7 @@
 //! a link to a missing page or heading is an error at its file:line. The links templates
 //! make are checked in the generated pages (`site_links`).
 
-use std::collections::HashSet;
+use crate::content::IdSet;
 
 use crate::content::{Entry, EntryId};
 use crate::error::{Error, Location};
@@ -18,7 +18,7 @@ pub fn check_links<'h>(
     input: &RenderInput<'_>,
     entry: &Entry,
     r: &RenderedMarkdown,
-    pages: &HashSet<EntryId>,
+    pages: &IdSet,
     headings: &dyn Fn(&EntryId) -> Option<&'h [String]>,
 ) -> Vec<Error> {
     let mut errors = Vec::new();
@@ -114,7 +114,7 @@ fn moved_to<'e>(entries: &'e [Entry], path: &str) -> Option<&'e Entry> {
 pub fn check_inline_links<'h>(
     input: &RenderInput<'_>,
     entry: &Entry,
-    pages: &HashSet<EntryId>,
+    pages: &IdSet,
     headings: &dyn Fn(&EntryId) -> Option<&'h [String]>,
 ) -> Vec<Error> {
     let m = &entry.meta;

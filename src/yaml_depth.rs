@@ -279,7 +279,7 @@ mod tests {
             }
         };
         match node {
-            Node::Scalar => out.push_str("x"),
+            Node::Scalar => out.push('x'),
             Node::FlowSeq(items) | Node::FlowMap(items) | Node::FlowPairs(items) => {
                 let map = matches!(node, Node::FlowMap(_));
                 out.push(if map { '{' } else { '[' });

@@ -96,6 +96,9 @@ pub fn fences() -> Vec<Fence> {
     out
 }
 
+/// A highlighter timed: its name and how to make a fresh one.
+type Timed = (&'static str, fn() -> Highlight);
+
 fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -512,7 +515,7 @@ pub fn run(show_scopes: bool, show_diffs: bool) {
          alone: SyntaxSet::load_defaults_newlines {t_set:.1} ms, Catalog::bundled {t_cat:.1} ms.\n",
         fences.len()
     );
-    let timed: [(&str, fn() -> Highlight); 4] = [
+    let timed: [Timed; 4] = [
         ("syntect, the build's line memo (as the build)", || {
             Box::new(syntect_run::bundled(true, CLASSES))
         }),

@@ -227,8 +227,7 @@ fn main() {
         .collect();
     let repo = repository_blocks();
     let lines: usize = repo.iter().map(|b| b.code.lines().count()).sum();
-    let mut contenders = vec![
-        Contender {
+    let mut contenders = [Contender {
             name: "syntect 5 (onig), glossary's sublime-syntax grammars",
             run: Box::new(syntect_run::highlighter()),
             fresh: || Box::new(syntect_run::highlighter()),
@@ -257,8 +256,7 @@ fn main() {
             name: "tree-sitter-highlight 0.22, tree-sitter-cuda (CUDA only; its own node kinds)",
             run: Box::new(tree_sitter_run::highlighter()),
             fresh: || Box::new(tree_sitter_run::highlighter()),
-        },
-    ];
+        }];
 
     // Same output as syntect's, block by block.
     let reference: Vec<Option<Runs>> = {

@@ -40,7 +40,7 @@ fn run(options: TokenizerOptions) -> impl FnMut(&Block) -> Option<Runs> {
         let json =
             std::fs::read_to_string(format!("{GRAMMARS}/{name}.tmLanguage.json")).expect("grammar");
         let root = registry.add_json(&json).expect("grammar loads");
-        let tokenizer = Tokenizer::new(&registry, root, options.clone()).expect("tokenizer");
+        let tokenizer = Tokenizer::new(&registry, root, options).expect("tokenizer");
         tokenizers.insert(name, tokenizer);
     }
     // (language, scope stack) → class: the tokenizer interns its scope stacks, so this is
@@ -106,10 +106,7 @@ pub fn bundled(options: TokenizerOptions, table: Table) -> impl FnMut(&str, &str
         let id = bundled_language(&catalog, lang)?;
         if !languages.contains_key(&id) {
             let prepared = PreparedLanguage::from_catalog(&catalog, &id).ok()?;
-            languages.insert(
-                id.clone(),
-                (prepared.tokenizer(options.clone()), HashMap::new()),
-            );
+            languages.insert(id.clone(), (prepared.tokenizer(options), HashMap::new()));
         }
         let (tokenizer, known) = languages.get_mut(&id)?;
         let mut state = tokenizer.initial_state();

@@ -338,10 +338,16 @@ fn invocations(line: &str) -> Result<Vec<Vec<String>>, String> {
                 .iter()
                 .position(|x| is_separator(x))
                 .unwrap_or(rest.len());
-            rest[..end]
+            let args = rest[..end].iter().position(|x| x == "--");
+            // Another package's binary (`--manifest-path bench/highlighters/Cargo.toml`)
+            // takes its own arguments.
+            let cargo_flags = &rest[..args.unwrap_or(end)];
+            let other_package = cargo_flags
                 .iter()
-                .position(|x| x == "--")
-                .map(|p| i + p + 1)
+                .position(|x| x == "--manifest-path")
+                .and_then(|p| cargo_flags.get(p + 1))
+                .is_some_and(|path| path != "Cargo.toml");
+            args.filter(|_| !other_package).map(|p| i + p + 1)
         } else {
             None
         };
@@ -455,6 +461,10 @@ fn the_command_check_refuses_a_flag_that_does_not_exist() {
     .is_some());
     let cargo = invocations("cargo run --release -- build --out /tmp/x > log").unwrap();
     assert_eq!(cargo, [["build", "--out", "/tmp/x"]]);
+    let bench = "cargo run --release --manifest-path bench/highlighters/Cargo.toml -- languages";
+    assert!(invocations(bench).unwrap().is_empty());
+    let own = invocations("cargo run --manifest-path Cargo.toml -- check").unwrap();
+    assert_eq!(own, [["check"]]);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -73,12 +73,7 @@ fn is_prefix(prefix: &str, scope: &str) -> bool {
 /// A scope → class table: (prefix, class), the most specific first.
 pub type Table = &'static [(&'static str, &'static str)];
 
-/// The class of a token whose scopes are `scopes`, outermost first.
-pub fn class_of<'a>(scopes: impl DoubleEndedIterator<Item = &'a str>) -> &'static str {
-    class_in(CLASSES, scopes)
-}
-
-/// [`class_of`] under another table.
+/// The class of a token whose scopes are `scopes` (outermost first) under `table`.
 pub fn class_in<'a>(
     table: Table,
     scopes: impl DoubleEndedIterator<Item = &'a str>,
@@ -231,14 +226,17 @@ mod tests {
     #[test]
     fn innermost_named_scope_wins() {
         assert_eq!(
-            class_of(["source.cuda", "comment.line"].into_iter()),
+            class_in(CLASSES, ["source.cuda", "comment.line"].into_iter()),
             "hl-comment"
         );
         assert_eq!(
-            class_of(["source.cuda", "keyword.operator.x"].into_iter()),
+            class_in(CLASSES, ["source.cuda", "keyword.operator.x"].into_iter()),
             ""
         );
-        assert_eq!(class_of(["source.cuda", "keywords"].into_iter()), "");
+        assert_eq!(
+            class_in(CLASSES, ["source.cuda", "keywords"].into_iter()),
+            ""
+        );
     }
 
     /// The build's table now is the old one, in its order, plus rows for VS Code's names.

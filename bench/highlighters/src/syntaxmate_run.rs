@@ -8,10 +8,10 @@
 use std::collections::HashMap;
 
 use syntaxmate::{
-    Catalog, GrammarRegistry, PreparedLanguage, ScopeStackId, Tokenizer, TokenizerOptions,
+    Catalog, GrammarRegistry, PreparedLanguage, ScopeStackId, Token, Tokenizer, TokenizerOptions,
 };
 
-use crate::classes::{class_in, class_of, Builder, Runs, Table};
+use crate::classes::{class_in, Builder, Runs, Table, CLASSES};
 use crate::Block;
 
 const GRAMMARS: &str = concat!(
@@ -45,40 +45,54 @@ fn run(options: TokenizerOptions) -> impl FnMut(&Block) -> Option<Runs> {
     }
     // (language, scope stack) → class: the tokenizer interns its scope stacks, so this is
     // the per-scope cache glossary keeps for syntect.
-    let mut known: HashMap<(&'static str, ScopeStackId), &'static str> = HashMap::new();
+    // Per language, scope stack → class: the tokenizer interns its scope stacks, so this
+    // is the per-scope cache glossary keeps.
+    let mut known: HashMap<&'static str, HashMap<ScopeStackId, &'static str>> = HashMap::new();
+    let mut tokens = Vec::new();
     move |b: &Block| {
         let tokenizer = tokenizers.get_mut(b.lang)?;
-        let mut state = tokenizer.initial_state();
-        let mut out = Builder::default();
-        let mut tokens = Vec::new();
-        for (n, line) in b.code.lines().enumerate() {
-            if n > 0 {
-                out.newline();
-            }
-            tokenizer
-                .tokenize_line_into(line, &mut state, &mut tokens)
-                .ok()?;
-            let mut at = 0;
-            for t in &tokens {
-                let r = t.range();
-                if r.start > at {
-                    out.push("", &line[at..r.start]);
-                }
-                let class = match t.scope_stack() {
-                    Some(id) => *known
-                        .entry((b.lang, id))
-                        .or_insert_with(|| class_of(t.scopes().collect::<Vec<_>>().into_iter())),
-                    None => class_of(t.scopes().collect::<Vec<_>>().into_iter()),
-                };
-                out.push(class, &line[r.clone()]);
-                at = r.end;
-            }
-            if at < line.len() {
-                out.push("", &line[at..]);
-            }
-        }
-        Some(out.finish())
+        let known = known.entry(b.lang).or_default();
+        runs(tokenizer, known, &mut tokens, CLASSES, &b.code)
     }
+}
+
+/// `code` as (class, text) runs through `tokenizer`, each scope stack's class from `table`
+/// (kept in `known`); None if the engine refuses a line.
+fn runs(
+    tokenizer: &mut Tokenizer,
+    known: &mut HashMap<ScopeStackId, &'static str>,
+    tokens: &mut Vec<Token>,
+    table: Table,
+    code: &str,
+) -> Option<Runs> {
+    let mut state = tokenizer.initial_state();
+    let mut out = Builder::default();
+    for (n, line) in code.lines().enumerate() {
+        if n > 0 {
+            out.newline();
+        }
+        tokenizer
+            .tokenize_line_into(line, &mut state, tokens)
+            .ok()?;
+        let mut at = 0;
+        for t in tokens.iter() {
+            let r = t.range();
+            if r.start > at {
+                out.push("", &line[at..r.start]);
+            }
+            let scopes = || t.scopes().collect::<Vec<_>>().into_iter();
+            let class = match t.scope_stack() {
+                Some(id) => *known.entry(id).or_insert_with(|| class_in(table, scopes())),
+                None => class_in(table, scopes()),
+            };
+            out.push(class, &line[r.clone()]);
+            at = r.end;
+        }
+        if at < line.len() {
+            out.push("", &line[at..]);
+        }
+    }
+    Some(out.finish())
 }
 
 /// The catalog language a fence's language gets (None: plain): shell/console/zsh/sh/bash →
@@ -109,35 +123,7 @@ pub fn bundled(options: TokenizerOptions, table: Table) -> impl FnMut(&str, &str
             languages.insert(id.clone(), (prepared.tokenizer(options), HashMap::new()));
         }
         let (tokenizer, known) = languages.get_mut(&id)?;
-        let mut state = tokenizer.initial_state();
-        let mut out = Builder::default();
-        for (n, line) in code.lines().enumerate() {
-            if n > 0 {
-                out.newline();
-            }
-            tokenizer
-                .tokenize_line_into(line, &mut state, &mut tokens)
-                .ok()?;
-            let mut at = 0;
-            for t in &tokens {
-                let r = t.range();
-                if r.start > at {
-                    out.push("", &line[at..r.start]);
-                }
-                let class = match t.scope_stack() {
-                    Some(id) => *known.entry(id).or_insert_with(|| {
-                        class_in(table, t.scopes().collect::<Vec<_>>().into_iter())
-                    }),
-                    None => class_in(table, t.scopes().collect::<Vec<_>>().into_iter()),
-                };
-                out.push(class, &line[r.clone()]);
-                at = r.end;
-            }
-            if at < line.len() {
-                out.push("", &line[at..]);
-            }
-        }
-        Some(out.finish())
+        runs(tokenizer, known, &mut tokens, table, code)
     }
 }
 

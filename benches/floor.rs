@@ -30,7 +30,6 @@
 #[path = "../bench/corpus/mod.rs"]
 mod corpus;
 
-use glossary::content::IdSet;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -39,7 +38,7 @@ use ed25519_dalek::{Signer, SigningKey};
 use sha2::{Digest, Sha256};
 use ssh_key::{HashAlg, SshSig};
 
-use glossary::content::{parse_front_matter, split_front_matter};
+use glossary::content::{parse_front_matter, split_front_matter, IdSet};
 use glossary::pipeline::{assess_all, Project};
 use glossary::render::pages::{page_template, render_page_markdown};
 use glossary::render::templates::load_templates;

@@ -6,13 +6,12 @@
 #[path = "../bench/corpus/mod.rs"]
 mod corpus;
 
-use glossary::content::IdSet;
 use std::path::Path;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode};
 
-use glossary::content::split_front_matter;
+use glossary::content::{split_front_matter, IdSet};
 use glossary::pipeline::{assess_all, page_shown, Project};
 use glossary::render::highlight::code_block;
 use glossary::render::markdown::{render, LinkPolicy};

@@ -39,14 +39,9 @@ pub fn check(dest: &str) -> Result<(), String> {
 
 /// The scheme of `dest` (as written or percent-decoded) that is not allowed, if any.
 pub fn refused_scheme(dest: &str) -> Option<String> {
-    // Most links are plain web URLs: the WHATWG parser takes the scheme before anything
-    // else, so it is allowed whatever follows, and without a `%` the decoded form is the
-    // same text. (Any other spelling, `HTTPS:`, ` https:`, `ht\ttps:`, takes the full path.)
-    if !dest.contains('%')
-        && ["https://", "http://", "mailto:"]
-            .iter()
-            .any(|p| dest.starts_with(p))
-    {
+    // Most links are plain web URLs: their scheme is allowed whatever follows it, and
+    // without a `%` the decoded form is the same text.
+    if !dest.contains('%') && allowed_prefix(dest).is_some() {
         return None;
     }
     refused_scheme_parsed(dest)
@@ -81,10 +76,8 @@ pub fn scheme(url: &str) -> Option<String> {
     }
     // A plain web or mail URL: the scheme comes first whatever follows, and no parse is
     // needed to say so (sources are all `https://...`).
-    for known in ["https", "http", "mailto"] {
-        if url.as_bytes().get(known.len()) == Some(&b':') && url.starts_with(known) {
-            return Some(known.to_string());
-        }
+    if let Some(known) = allowed_prefix(url) {
+        return Some(known.to_string());
     }
     match url::Url::parse(url) {
         Ok(u) => Some(u.scheme().to_string()),
@@ -93,6 +86,16 @@ pub fn scheme(url: &str) -> Option<String> {
         // `http://a b/`): the scheme is still what a reader's browser would try.
         Err(_) => rfc3986_scheme(&whatwg_trimmed(url)),
     }
+}
+
+/// The allowed scheme `url` starts with, spelt exactly (`https:`, not ` HTTPS:` or
+/// `ht\ttps:`, which take the parse): the WHATWG parser reads the scheme before anything
+/// else, so whatever follows cannot change it.
+fn allowed_prefix(url: &str) -> Option<&'static str> {
+    ALLOWED
+        .iter()
+        .find(|s| url.as_bytes().get(s.len()) == Some(&b':') && url.starts_with(**s))
+        .copied()
 }
 
 /// Whether `url` is a network-path reference (`//host/...`): no scheme, yet it leaves the

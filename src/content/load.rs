@@ -409,11 +409,8 @@ pub fn by_file_name(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::O
 
 /// `e` with its text and its whole front matter read again after [`Entry::thin`]. An error
 /// if the file changed since it was read: a page made from the new text would not be the
-/// one that was assessed. An entry that was not thinned is all there: a copy.
+/// one that was assessed.
 pub fn reread(e: &Entry) -> Result<Entry> {
-    if e.thinned.is_none() {
-        return Ok(e.clone());
-    }
     let raw = crate::config::read_text_bounded(&e.path, crate::config::MAX_ENTRY_BYTES)?;
     if e.thinned
         .as_ref()

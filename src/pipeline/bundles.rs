@@ -4,11 +4,10 @@
 //! names its bundle (`templates/entry_macros.html`); `glossary reproduce` reads it, and
 //! trusts its node's key only as the site's `nodes.json` (written here too) lists it.
 
-use crate::content::IdSet;
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
-use crate::content::{Entry, FrontMatter};
+use crate::content::{Entry, FrontMatter, IdSet};
 use crate::error::Result;
 use crate::measure::bundle::{self, PageClaims};
 use crate::render::OutputFile;

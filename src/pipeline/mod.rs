@@ -11,7 +11,7 @@ mod project;
 mod session;
 mod signing;
 
-use crate::content::IdSet;
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
@@ -24,7 +24,7 @@ pub use project::Project;
 pub use session::{Rebuilt, Session};
 pub use signing::{kept_material, sign_selected, Selection};
 
-use crate::content::{Entry, EntryId};
+use crate::content::{Entry, EntryId, IdSet};
 use crate::error::{Error, Result};
 use crate::render::markdown::RenderedMarkdown;
 use crate::render::pages::outline_of;
@@ -235,6 +235,22 @@ pub fn build(opts: &BuildOptions) -> Result<BuildReport> {
     }
 }
 
+/// [`Restore`](crate::render::input::Restore) for this build: an entry kept whole (a small
+/// site) is read as it is; a thinned one again from its file, which `reread` refuses if it
+/// changed since it was assessed, so the calls found then are where they were.
+fn restore_for(
+    project: &Project,
+) -> impl for<'e> Fn(&'e Entry, &Assessment) -> Result<(Cow<'e, Entry>, Shown)> + Sync + '_ {
+    move |e, a| {
+        let whole = match e.thinned {
+            Some(_) => Cow::Owned(crate::content::reread(e)?),
+            None => Cow::Borrowed(e),
+        };
+        let shown = page_shown(project, &whole, Some(&a.body_calls))?;
+        Ok((whole, shown))
+    }
+}
+
 /// Up to this many entries a build keeps each entry's body and front matter from its
 /// assessment to its page (its file's text aside); past it, it lets them go and reads the
 /// file again for the page. At 10,000 entries of the benchmark corpus keeping them is about
@@ -370,13 +386,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let out = output_dir(opts, &project)?;
     let static_dir = project.layout.templates().join("static");
     let staging = Staging::begin(&out, opts.drafts)?;
-    let restore = |e: &Entry, a: &Assessment| -> Result<(Entry, Shown)> {
-        let whole = crate::content::reread(e)?;
-        // `reread` refuses a file changed since it was assessed, so the calls found then
-        // are where they were.
-        let shown = page_shown(&project, &whole, Some(&a.body_calls))?;
-        Ok((whole, shown))
-    };
+    let restore = restore_for(&project);
     let site = render_through_prepared(
         opts,
         &project,
@@ -402,8 +412,9 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         site.report.cache = Some(caches.usage());
     }
     site.report.pages_written = site.files_made;
-    // Freeing a large project takes a while; hand it to a thread so the caller (the CLI,
-    // about to exit) does not wait for it.
+    drop(restore); // it borrows `project`, handed over below
+                   // Freeing a large project takes a while; hand it to a thread so the caller (the CLI,
+                   // about to exit) does not wait for it.
     std::thread::spawn(move || drop((project, tera, assessments, site.site_links)));
     Ok(Some(site.report))
 }

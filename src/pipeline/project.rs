@@ -1,7 +1,6 @@
 //! Everything a build reads, loaded and checked once: config, content, measurements,
 //! signatures. After `Project::load`, references between them are known to resolve.
 
-use crate::content::IdSet;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -11,7 +10,7 @@ use tera::Tera;
 
 use crate::content::{
     check_references, load_content_collecting, load_content_visiting, read_entry, Content, Entry,
-    EntryId, Kind, Known,
+    EntryId, IdSet, Kind, Known,
 };
 use crate::error::{Error, Location, Result};
 use crate::measure::Library;

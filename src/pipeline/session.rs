@@ -21,7 +21,6 @@
 //! `serve` calls a slice at a time while no save is waiting. [`Session::rebuild`] does
 //! both at once.
 
-use crate::content::IdSet;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -30,7 +29,7 @@ use rayon::prelude::*;
 use tera::Tera;
 
 use crate::atomic::{write_file_if_changed, Durability};
-use crate::content::{load_entry, Entry, EntryId, Kind};
+use crate::content::{load_entry, Entry, EntryId, IdSet, Kind};
 use crate::error::{Error, Result};
 use crate::render::navigation::{list_label, Navigation};
 use crate::render::pages::{page_path, render_page, render_page_markdown};

@@ -6,9 +6,9 @@
 //!
 //! Raw HTML is never emitted: it is shown as the text it is.
 
-use crate::content::IdSet;
-
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
+
+use crate::content::IdSet;
 
 use super::escape::escape;
 use super::links::{resolve_link, LinkTarget};

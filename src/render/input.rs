@@ -1,14 +1,13 @@
 //! What the renderer is given. The pipeline builds these (load, assess, gate) and the
 //! renderer only reads them, so nothing here can publish what the gate refused.
 
-use crate::content::IdSet;
 use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use tera::Tera;
 
 use crate::config::{Config, Layout};
-use crate::content::{Content, Entry, EntryId};
+use crate::content::{Content, Entry, EntryId, IdSet};
 use crate::review::{SignOffs, SignedMaterial, Verdict};
 use crate::trust::People;
 
@@ -58,10 +57,12 @@ pub struct Shown {
     pub diagram: Option<String>,
 }
 
-/// Makes an entry whole again from its file ([`Entry::thin`] dropped its text and part of
-/// its front matter), with its [`Shown`], for a page whose assessment let it go.
-pub type Restore<'a> =
-    dyn Fn(&Entry, &Assessment) -> crate::error::Result<(Entry, Shown)> + Sync + 'a;
+/// The entry as its page reads it, with its [`Shown`], for a page whose assessment let the
+/// latter go: the entry itself if it was kept whole, else made whole again from its file
+/// ([`Entry::thin`] dropped its text and part of its front matter).
+pub type Restore<'a> = dyn for<'e> Fn(&'e Entry, &Assessment) -> crate::error::Result<(std::borrow::Cow<'e, Entry>, Shown)>
+    + Sync
+    + 'a;
 
 /// Everything a whole-site render reads.
 pub struct RenderInput<'a> {

@@ -2,12 +2,13 @@
 //! things a glossary needs from its renderer: internal links resolved against the set of
 //! published pages, and code blocks handed to the highlighter.
 
-use crate::content::IdSet;
 use std::collections::{HashMap, HashSet};
 
 use pulldown_cmark::{
     html, CodeBlockKind, CowStr, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
 };
+
+use crate::content::IdSet;
 
 use super::captions;
 use super::figures::Figures;

@@ -11,7 +11,6 @@
 //! around the current one, so pages stay small and a build stays linear in the number of
 //! entries.
 
-use crate::content::IdSet;
 use std::collections::HashMap;
 
 use serde::Serialize;
@@ -19,7 +18,7 @@ use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::config::Config;
-use crate::content::{Content, Entry, EntryId, Kind, Topic};
+use crate::content::{Content, Entry, EntryId, IdSet, Kind, Topic};
 
 use super::escape::escape_into;
 

@@ -1,14 +1,13 @@
 //! Turning assessed entries into pages: the page contexts templates see, link checks, and
 //! the index. Which entries get pages was decided by the gate before this runs.
 
-use crate::content::IdSet;
 use std::borrow::Cow;
 use std::path::PathBuf;
 
 use serde::Serialize;
 use tera::Context;
 
-use crate::content::{Entry, EntryId, Kind};
+use crate::content::{Entry, EntryId, IdSet, Kind};
 use crate::error::{Error, Result};
 
 use super::entry_lists::{LinkCtx, SourceCtx};
@@ -288,7 +287,7 @@ fn shown_of<'a>(
         (Some(shown), _) => Ok((Cow::Borrowed(e), Cow::Borrowed(shown))),
         (None, Some(restore)) => {
             let (whole, shown) = restore(e, a)?;
-            Ok((Cow::Owned(whole), Cow::Owned(shown)))
+            Ok((whole, Cow::Owned(shown)))
         }
         (None, None) => Err(Error::Other(format!(
             "{}: its assessment kept nothing to render and there is no way to make it again",

@@ -4,12 +4,12 @@
 //! settings or measurements change). A failed build keeps the session as it was, so the
 //! next good save recovers from there.
 
-use crate::content::IdSet;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::content::IdSet;
 use crate::pipeline::{BuildOptions, Rebuilt, Session};
 
 /// The served site: every file by its URL path relative to the root (`terms/x/index.html`).

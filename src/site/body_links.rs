@@ -2,9 +2,7 @@
 //! a link to a missing page or heading is an error at its file:line. The links templates
 //! make are checked in the generated pages (`site_links`).
 
-use crate::content::IdSet;
-
-use crate::content::{Entry, EntryId};
+use crate::content::{Entry, EntryId, IdSet};
 use crate::error::{Error, Location};
 use crate::render::inline::{render_inline, InlineContext};
 use crate::render::links::LinkTarget;

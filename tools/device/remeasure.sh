@@ -7,8 +7,12 @@
 #
 #   tools/device/remeasure.sh            # on the device machine, from the repo root
 #   ONLY="roofline warp-shuffle" PASSES=1 tools/device/remeasure.sh   # some experiments
+#
+# Each verify process is stopped after PER_RUN_S seconds (default 240), so one experiment
+# that hangs (a kernel that never returns) cannot take the whole call with it.
 set -uo pipefail
 PASSES=${PASSES:-2}
+PER_RUN_S=${PER_RUN_S:-240}
 export PATH="$PWD/.device:$PATH"
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -18,10 +22,10 @@ status=0
 for pass in $(seq 1 "$PASSES"); do
   start=$(date +%s)
   for id in $ids; do
-    glossary verify --node h200 --key .device/keys/h200 --only "$id" >>"$OUT/verify.log" 2>&1 \
+    timeout "$PER_RUN_S" glossary verify --node h200 --key .device/keys/h200 --only "$id" >>"$OUT/verify.log" 2>&1 \
       || { echo "pass $pass: $id failed (see verify.log)"; status=1; }
   done
-  echo "pass $pass: $(( $(date +%s) - start )) s"
+  echo "pass $pass: $(( $(date +%s) - start )) s" | tee -a "$OUT/verify.log"
 done
 tar czf "$OUT/records.tgz" measurements/*/records
 exit $status

@@ -6,6 +6,7 @@
 # summary come back in $OUT as reproduce.tgz (reproduce-ncu.tgz with NCU=1).
 #
 #   tools/device/reproduce-served.sh     # on the device machine, from the repo root
+#   ONLY='roofline|warp-shuffle' tools/device/reproduce-served.sh   # bundles whose URL matches
 set -uo pipefail
 export PATH="$PWD/.device:$PATH"
 OUT=${OUT:-/tmp/out}
@@ -39,7 +40,7 @@ pages=$(for f in content/terms/*.md content/lessons/*.md content/guides/*.md; do
 done)
 urls=$(for path in $pages; do
   get "http://127.0.0.1:$PORT/$path" | grep -o "glossary reproduce http://127.0.0.1:$PORT/reproduce/[^ <]*\.json"
-done | sort -u | awk '{print $3}')
+done | sort -u | awk '{print $3}' | grep -E "${ONLY:-.}")
 echo "bundles served: $(echo "$urls" | wc -w)" | tee "$OUT/reproduce/summary.txt"
 status=0
 for url in $urls; do

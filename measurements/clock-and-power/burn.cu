@@ -1,5 +1,5 @@
-// Clock and power: kernels that keep the SM busy long enough (milliseconds a launch, back to back) for
-// nvidia-smi's clock and power readings to land inside the samples.
+// Clock and power: kernels that keep the SM busy long enough (milliseconds a launch, back
+// to back) for nvidia-smi's clock and power readings to land inside the samples.
 //   burn_fma: 8 independent chains of fmaf per thread, `iters` steps (v = v * 0.5 + 0.25,
 //             which stays finite); 8 x 2 FLOPs per thread per step.
 //   burn_mma: the tensor-core loop of the tensor-cores experiment (mma.sync m16n8k16,

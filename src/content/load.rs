@@ -12,6 +12,9 @@ use super::entry::{Entry, EntryId, Kind};
 use super::front_matter::{parse_front_matter, split_front_matter};
 use super::validate::{check_entries, is_valid_slug, slug_problem};
 
+/// Entries per rayon task while loading: well under a millisecond of work each.
+const ENTRIES_PER_TASK: usize = 32;
+
 /// Every entry of the site, sorted by id, with the lookups later stages need.
 #[derive(Debug, Default)]
 pub struct Content {
@@ -133,6 +136,19 @@ pub fn load_content_visiting<T: Send>(
     content_dir: &Path,
     visit: &(dyn Fn(&mut Entry, usize) -> T + Sync),
 ) -> (Content, Vec<Option<T>>, Vec<Error>) {
+    load_listed_visiting(list_content(content_dir), visit)
+}
+
+/// The entry files under a content folder, in walk order, and what was wrong with its
+/// names and folders: the first half of [`load_content_visiting`], which a build runs
+/// alongside the signature checks (it is one thread's walk).
+pub struct Listing {
+    files: Vec<(Kind, PathBuf)>,
+    errors: Vec<Error>,
+}
+
+/// List the entry files under `content_dir` (see [`Listing`]).
+pub fn list_content(content_dir: &Path) -> Listing {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     // Symlinks are followed when they stay inside the project (content_dir's parent).
@@ -215,7 +231,15 @@ pub fn load_content_visiting<T: Send>(
             }
         }
     }
+    Listing { files, errors }
+}
 
+/// Parse and visit the listed entries: the second half of [`load_content_visiting`].
+pub fn load_listed_visiting<T: Send>(
+    listing: Listing,
+    visit: &(dyn Fn(&mut Entry, usize) -> T + Sync),
+) -> (Content, Vec<Option<T>>, Vec<Error>) {
+    let Listing { files, mut errors } = listing;
     // Entries and what `visit` made go straight into their own vectors (unzipped), and
     // the rare parse failures aside: a vector of (entry, result) pairs split afterwards
     // held every entry twice at the end of the load, its peak (about 100 MB at 100,000
@@ -225,6 +249,8 @@ pub fn load_content_visiting<T: Send>(
     let (mut entries, mut visited): (Vec<Entry>, Vec<Option<T>>) = files
         .into_par_iter()
         .enumerate()
+        // Small pieces: a long run left to one thread at the end idled the other.
+        .with_max_len(ENTRIES_PER_TASK)
         .map(|(at, (kind, path))| match parse_entry(kind, path.clone()) {
             Ok(mut e) => {
                 let made = visit(&mut e, of);

@@ -20,8 +20,8 @@ pub use front_matter::{
     line_of_item_field, line_of_reference, parse_front_matter, split_front_matter,
 };
 pub use load::{
-    by_file_name, is_side_file, is_side_path, load_content, load_content_collecting,
-    load_content_visiting, load_entry, read_entry, reread, Content,
+    by_file_name, is_side_file, is_side_path, list_content, load_content, load_content_collecting,
+    load_content_visiting, load_entry, load_listed_visiting, read_entry, reread, Content,
 };
 pub use redirects::{check_redirects, redirect_file};
 pub use validate::{

@@ -269,21 +269,22 @@ pub const KEEP_BODIES_UP_TO: usize = 20_000;
 /// `assess::page_content`).
 fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let today = opts.today;
-    type Checks = std::collections::HashMap<EntryId, crate::review::SignatureChecks>;
+    /// What is made before the entries are read.
+    struct Prepare {
+        checks: std::collections::HashMap<EntryId, crate::review::SignatureChecks>,
+        tera: Result<tera::Tera>,
+        template_ids: TemplateIds,
+    }
     // An entry no signature file names has nothing to verify (the default checks).
     let unsigned = crate::review::SignatureChecks::default();
     let vocabulary = Vocabulary::default();
-    // Loaded before the entries: their outlines keep heading ids off the templates' ids.
-    let Ok(tera) = load_templates(&crate::config::Layout::new(&opts.root).templates()) else {
-        return Ok(None);
-    };
-    let template_ids = TemplateIds::of(&tera);
     // Blocks highlighted and signatures verified by earlier builds into this output.
     let caches = cache::Caches::open(&planned_output(
         opts,
         &crate::config::Layout::new(&opts.root),
     ));
-    let visit = |project: &Project, checks: &Checks, e: &mut Entry, of: usize| {
+    let visit = |project: &Project, prepared: &Prepare, e: &mut Entry, of: usize| {
+        let (checks, template_ids) = (&prepared.checks, &prepared.template_ids);
         // A diagram's preset is loaded after the content: such an entry is assessed then.
         if e.meta.diagram.is_some() {
             return None;
@@ -313,7 +314,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
                 let mut outline = outline_of(
                     &project.layout,
                     &project.config,
-                    &template_ids,
+                    template_ids,
                     e,
                     &shown.markdown,
                 );
@@ -331,10 +332,16 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         }
         Some(assessed)
     };
-    // Every signature verified up front; then only who signed what and when is kept.
+    // Every signature verified up front; then only who signed what and when is kept. The
+    // templates are loaded meanwhile (one thread's work): the entries' outlines, made as
+    // they are read, keep heading ids off the templates' ids.
     let prepare = |project: &mut Project| {
         project.verified = caches.as_ref().map(|c| c.verified.clone());
-        let checks = check_all_signoffs(project);
+        let templates = crate::config::Layout::new(&opts.root).templates();
+        let (checks, tera) = rayon::join(
+            || check_all_signoffs(project),
+            || load_templates(&templates),
+        );
         // Made again rather than thinned in place: built from sorted pairs at once, a
         // BTreeMap's nodes are full, where inserted one by one (as loaded) they are about
         // half empty (some 18 MB at 100,000 entries, kept to the end of the build).
@@ -346,13 +353,20 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
                 (id, signoff)
             })
             .collect();
-        checks
+        let template_ids = tera.as_ref().map(TemplateIds::of).unwrap_or_default();
+        Prepare {
+            checks,
+            tera,
+            template_ids,
+        }
     };
-    let (mut project, checks, mut visited, failed) =
+    let (mut project, prepared, mut visited, failed) =
         Project::load_visiting(&opts.root, prepare, &visit)?;
-    if failed {
+    let Prepare { checks, tera, .. } = prepared;
+    // A template error is reported by `build_whole`, with the rest.
+    let (false, Ok(tera)) = (failed, tera) else {
         return Ok(None);
-    }
+    };
     opts.configure(&mut project);
     // What the visits made is in entry order. Entries with a diagram were left for now.
     for (e, made) in project.content.entries.iter().zip(&mut visited) {

@@ -9,8 +9,8 @@ use chrono::NaiveDate;
 use tera::Tera;
 
 use crate::content::{
-    check_references, load_content_collecting, load_content_visiting, read_entry, Content, Entry,
-    EntryId, IdSet, Kind, Known,
+    check_references, list_content, load_content_collecting, load_listed_visiting, read_entry,
+    Content, Entry, EntryId, IdSet, Kind, Known,
 };
 use crate::error::{Error, Location, Result};
 use crate::measure::Library;
@@ -181,9 +181,9 @@ impl Project {
     /// thinned entry's text would give. On any error, load with `load_collecting` to
     /// report them.
     #[allow(clippy::type_complexity)]
-    pub(crate) fn load_visiting<P: Sync, T: Send>(
+    pub(crate) fn load_visiting<P: Send + Sync, T: Send>(
         root: &Path,
-        prepare: impl FnOnce(&mut Project) -> P,
+        prepare: impl FnOnce(&mut Project) -> P + Send,
         visit: &(dyn Fn(&Project, &P, &mut Entry, usize) -> T + Sync),
     ) -> Result<(Project, P, Vec<Option<T>>, bool)> {
         let layout = Layout::new(root);
@@ -212,11 +212,12 @@ impl Project {
             verified: None,
         };
         failed |= !project.check_contributed().is_empty();
-        let prepared = prepare(&mut project);
+        // The content folder is walked (one thread) while `prepare` runs.
+        let content_dir = project.layout.content();
+        let (prepared, listing) =
+            rayon::join(|| prepare(&mut project), || list_content(&content_dir));
         let (content, visited, errors) =
-            load_content_visiting(&project.layout.content(), &|e, of| {
-                visit(&project, &prepared, e, of)
-            });
+            load_listed_visiting(listing, &|e, of| visit(&project, &prepared, e, of));
         failed |= !errors.is_empty();
         // Signatures for an entry that does not exist.
         failed |= project.signoffs.keys().any(|id| content.get(id).is_none());

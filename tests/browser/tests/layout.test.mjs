@@ -76,6 +76,11 @@ describe('layout of the repository content (build --drafts)', { skip: noChromium
     });
     assert.equal(wide.visible, wide.columns, `${wide.visible} of ${wide.columns} columns visible`);
     await page.setViewportSize({ width: 390, height: 900 });
+    // tables.js shows the hint from its resize handler, which runs after the resize is
+    // dispatched: wait for it (on a loaded machine the check below could run first).
+    await page
+      .waitForFunction(() => document.querySelector('.measured-table .scroll-hint.is-shown'), null, { timeout: 5000 })
+      .catch(() => {});
     const narrow = await page.evaluate(() => {
       const box = document.querySelector('.measured-table .table-scroll');
       const hint = box.nextElementSibling;

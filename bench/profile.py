@@ -28,8 +28,9 @@ PARTS = [
     ("feed, sitemap, index pages, charts", r"^glossary::site::(feed|sitemap|index_page|home)|^glossary::render::chart"),
     ("Markdown: pulldown-cmark and the page's HTML", r"^pulldown_cmark|^glossary::render::(markdown|inline|escape|links|code_span|raw_html|html_depth)"),
     ("making each page's template context", r"^glossary::render::(pages|entry_lists|navigation|tables|captions|figures)|^serde_json::value"),
-    ("assessing each entry (claims, citations, values)", r"^glossary::pipeline::assess|^glossary::render::(values|calls)|^glossary::pipeline::project::check_citations|^glossary::measure"),
-    ("the gate and the digests of what was signed", r"^glossary::review::(gate|digest|log)|^sha2::sha256"),
+    ("assessing each entry (claims, citations, values, the digest of what it shows)", r"^glossary::pipeline::assess|^glossary::render::(values|calls)|^glossary::pipeline::project::check_citations|^glossary::measure"),
+    # SHA-256 itself is left to the frame that called it (the gate's digests, the cache's).
+    ("the gate: sign-offs against the digests, the log", r"^glossary::review::(gate|digest|log)"),
     ("sign-off files: reading and parsing", r"^glossary::review::(signatures|signature_file)|^glossary::trust::file"),
     ("writing the files", r"^glossary::pipeline::output|^glossary::atomic"),
     ("loading: walking content/, reading files, checks", r"^glossary::content::|^glossary::config::|^walkdir::|^glossary::visible|^glossary::link_scheme|^glossary::names"),
@@ -45,7 +46,10 @@ def function_path(frame):
         return ""
     sym = re.sub(r"\+0x[0-9a-f]+.*$", "", parts[1]).strip()
     sym = re.sub(r" \(inlined\)$", "", sym)
-    # <A as B>::f and f<T>: keep the path, drop what is inside angle brackets.
+    # <A as B>::f is counted as A's: the implementing type says which part it is.
+    if sym.startswith("<") and " as " in sym:
+        sym = sym[1 : sym.index(" as ")] + "::" + sym.rsplit(">::", 1)[-1]
+    # f<T>: keep the path, drop what is inside angle brackets.
     depth, out = 0, []
     for ch in sym:
         if ch == "<":

@@ -65,7 +65,7 @@ HUGO_NEW=$(find "$VENV"/lib -path '*/site-packages/hugo/binaries/hugo' -type f |
 # `glossary` is the release binary: whole-program LTO and profile-guided optimization,
 # trained on corpora of other sizes (tools/pgo-build.sh). `glossary-plain` is what a plain
 # `cargo build --release` makes, timed beside it so the optimization's share is shown.
-cargo build --release --bins --features corpus >&2
+[ "$PLAIN" = 1 ] && cargo build --release --bins --features corpus >&2
 PLAIN_BIN="$TARGET/release"
 tools/pgo-build.sh >&2
 BIN="$TARGET/pgo"

@@ -13,8 +13,8 @@ mod redirects;
 mod validate;
 
 pub use entry::{
-    Claim, ClaimTest, DiagramRef, Entry, EntryId, FrontMatter, IdSet, Kind, LineChartRef, Source,
-    TableRef, TermUse, Thinned, Topic,
+    Claim, ClaimTest, DiagramRef, Entry, EntryId, FrontMatter, IdSet, Kind, LineChartRef,
+    PageOnlyPacked, Source, TableRef, TermUse, Thinned, Topic, UnpackError,
 };
 pub use front_matter::{
     line_of_item_field, line_of_reference, parse_front_matter, split_front_matter,

@@ -94,13 +94,13 @@ pub fn site_bundles(project: &Project, pages: &IdSet) -> Result<Vec<OutputFile>>
 }
 
 /// The entry's front matter with its tables and claims, or None when it has no table. A
-/// build that let the page-only part go ([`Entry::thin`]) has it as JSON.
+/// build that let the page-only part go ([`Entry::thin`]) has it packed.
 fn citing_meta(entry: &Entry) -> Option<std::borrow::Cow<'_, FrontMatter>> {
     match &entry.thinned {
         None => {
             (!entry.meta.measured.is_empty()).then_some(std::borrow::Cow::Borrowed(&entry.meta))
         }
-        Some(t) if t.page_only.contains("\"measured\":[]") => None,
+        Some(t) if !t.page_only.has_measured => None,
         Some(t) => {
             let mut meta = entry.meta.clone();
             meta.unthin(&t.page_only).ok()?;

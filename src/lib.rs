@@ -24,6 +24,8 @@ pub mod config;
 pub mod content;
 pub mod error;
 pub mod fleet;
+#[cfg(feature = "heap-count")]
+pub mod heap_count;
 pub mod link_scheme;
 pub mod measure;
 pub mod names;

@@ -6,9 +6,13 @@ use glossary::cmd;
 
 // `--features system-alloc` leaves the system's malloc in place, so heap profilers that
 // hook it (heaptrack: bench/memory.sh's breakdown) see every allocation.
-#[cfg(not(feature = "system-alloc"))]
+#[cfg(not(any(feature = "system-alloc", feature = "heap-count")))]
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+// `--features heap-count`: the same allocator, counting what is live (bench/memory.sh).
+#[cfg(all(feature = "heap-count", not(feature = "system-alloc")))]
+#[global_allocator]
+static ALLOC: glossary::heap_count::Counting = glossary::heap_count::Counting;
 
 /// Build a GPU-programming glossary whose numbers come from measured runs.
 #[derive(Parser)]
@@ -43,6 +47,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    #[cfg(feature = "heap-count")]
+    glossary::heap_count::start_log();
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Build(a) => cmd::build::run(a),

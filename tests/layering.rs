@@ -32,8 +32,16 @@ const LAYERS: &[&[&str]] = &[
     // Settings, the atomic file writer, and the build's cache of work kept between builds.
     &["config", "atomic", "build_cache"],
     // Leaves that use nothing of the crate: errors, names and text as a reader sees them,
-    // the link schemes a page may carry, and how deep a YAML file may nest.
-    &["error", "names", "visible", "link_scheme", "yaml_depth"],
+    // the link schemes a page may carry, how deep a YAML file may nest, and the live-heap
+    // counter of `--features heap-count`.
+    &[
+        "error",
+        "names",
+        "visible",
+        "link_scheme",
+        "yaml_depth",
+        "heap_count",
+    ],
 ];
 
 fn rank(module: &str) -> Option<usize> {

@@ -444,7 +444,7 @@ impl PageOnlyPacked {
     }
 
     /// Bytes held.
-    pub fn len(&self) -> usize {
+    pub fn packed_bytes(&self) -> usize {
         self.lz4.len()
     }
 }
@@ -688,7 +688,7 @@ claims:
         let mut thin: FrontMatter = serde_yaml::from_str(yaml).unwrap();
         let mut page_only = thin.thin();
         assert!(!page_only.has_measured);
-        assert!(page_only.len() > 0);
+        assert!(page_only.packed_bytes() > 0);
         // Cut short: LZ4 or JSON refuses it rather than giving back a different entry.
         let mut bytes = page_only.lz4.to_vec();
         bytes.truncate(bytes.len() / 2);

@@ -4,8 +4,8 @@
 //! milliseconds to standard error: seconds since start, live heap, its peak since the
 //! line before, and the process's resident set (`/proc/self/statm`). Set beside RSS, it
 //! tells live data from pages the allocator holds around freed memory, which heaptrack
-//! (glibc only) and `/usr/bin/time` (RSS only) cannot. Off by default: two atomic
-//! additions per allocation cost about a tenth of a 100,000-entry build.
+//! (glibc only) and `/usr/bin/time` (RSS only) cannot. Off by default: the counters made
+//! two 100,000-entry builds 9% and 17% longer.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};

@@ -100,7 +100,7 @@ fn citing_meta(entry: &Entry) -> Option<std::borrow::Cow<'_, FrontMatter>> {
         None => {
             (!entry.meta.measured.is_empty()).then_some(std::borrow::Cow::Borrowed(&entry.meta))
         }
-        Some(t) if !t.page_only.has_measured => None,
+        Some(t) if !t.page_only.has_measured() => None,
         Some(t) => {
             let mut meta = entry.meta.clone();
             meta.unthin(&t.page_only).ok()?;

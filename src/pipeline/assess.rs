@@ -80,13 +80,16 @@ pub fn assess_one(project: &Project, entry: &Entry, today: NaiveDate) -> Result<
 /// How many entries' signatures are verified together, out of `n`: batch verification
 /// saves more the larger the batch (its multi-scalar multiplication shares each window's
 /// bucket sums among all the batch's points: four batches of 256 entries took 281 M
-/// instructions at 1,000 entries, one of 1,000 took 251 M), and two batches per core
-/// still spread the work over every core. 256 at least (crypto fell from about 6.3% to
-/// 5.5% of a 10k build's CPU going from 64 to 256); at most 4,096, so that a batch with
-/// a bad signature, checked again one by one to find it, stays bounded (larger batches
-/// were not measured).
+/// instructions at 1,000 entries, one of 1,000 took 251 M), but the batches are the first
+/// parallel work of a build, begun while other threads list `content/` and load the
+/// templates: with two batches per core, one core was left verifying the last batch alone
+/// for most of a tenth of a second at 10,000 entries. Eight per core keep the cores even
+/// to the end (a 10,000-entry build 1-3% faster in wall time, 18 interleaved runs). 256 at
+/// least (crypto fell from about 6.3% to 5.5% of a 10k build's CPU going from 64 to 256);
+/// at most 4,096, so that a batch with a bad signature, checked again one by one to find
+/// it, stays bounded (larger batches were not measured).
 fn signature_batch(n: usize) -> usize {
-    (n / (2 * rayon::current_num_threads())).clamp(256, 4096)
+    (n / (8 * rayon::current_num_threads())).clamp(256, 4096)
 }
 
 pub(crate) fn assess(

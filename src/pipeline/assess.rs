@@ -84,10 +84,11 @@ pub fn assess_one(project: &Project, entry: &Entry, today: NaiveDate) -> Result<
 /// parallel work of a build, begun while other threads list `content/` and load the
 /// templates: with two batches per core, one core was left verifying the last batch alone
 /// for most of a tenth of a second at 10,000 entries. Eight per core keep the cores even
-/// to the end (a 10,000-entry build 1-3% faster in wall time, 18 interleaved runs). 256 at
-/// least (crypto fell from about 6.3% to 5.5% of a 10k build's CPU going from 64 to 256);
-/// at most 4,096, so that a batch with a bad signature, checked again one by one to find
-/// it, stays bounded (larger batches were not measured).
+/// to the end (a 10,000-entry build's median wall time 3.4% and 1.2% less in two sets of
+/// interleaved runs, 8 and 10 builds of each binary). 256 at least (crypto fell from
+/// about 6.3% to 5.5% of a 10k build's CPU going from 64 to 256); at most 4,096, so that
+/// a batch with a bad signature, checked again one by one to find it, stays bounded
+/// (larger batches were not measured).
 fn signature_batch(n: usize) -> usize {
     (n / (8 * rayon::current_num_threads())).clamp(256, 4096)
 }

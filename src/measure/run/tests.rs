@@ -172,6 +172,7 @@ fn metrics_read_launches_per_sample_one_unless_the_row_says() {
             unit: "us".into(),
             heading: None,
             decimals: None,
+            roof: None,
         },
     );
     let device = [("l2_bytes".to_string(), 62914560)].into();
@@ -218,6 +219,7 @@ fn metrics_read_observed_clock_and_power_as_timed_names_without_an_interval() {
         unit: String::new(),
         heading: None,
         decimals: None,
+        roof: None,
     };
     exp.spec.metrics.insert(
         "us_per_launch".into(),

@@ -252,6 +252,11 @@ pub struct MetricSpec {
     pub heading: Option<String>,
     #[serde(default)]
     pub decimals: Option<usize>,
+    /// The physical limit this metric is read against (`dram`, `fp32`, `tensor_bf16`...):
+    /// a name of the node's peaks in `glossary.toml`, so the row can be shown as a share of
+    /// it and a row above it refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roof: Option<String>,
 }
 
 /// How long and how often to time: the NVBench / `do_bench` recipe, as data.

@@ -207,6 +207,12 @@ pub struct LaunchSpec {
     pub carveout_percent: Option<ExprSrc>,
     #[serde(default)]
     pub timed: bool,
+    /// An untimed launch enqueued again before every timing sample's first event (after
+    /// the check, which runs it once like any launch): a kernel that keeps the GPU busy
+    /// so that the sample's launches are all queued before the first of them runs, and
+    /// the events time the GPU's cost per launch rather than the host's launch rate.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub before_each_sample: bool,
     /// Thread-block cluster dimensions: launched with `cuLaunchKernelEx` and a cluster
     /// dimension attribute. Absent: the plain launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -452,7 +458,7 @@ pub const LAUNCH_FACTS: &[&str] = &[
     "max_active_clusters",
     "launches_per_sample",
 ];
-pub const TIME_NAMES: &[&str] = &["median_ms", "min_ms", "max_ms", "mean_ms"];
+pub const TIME_NAMES: &[&str] = &["median_ms", "min_ms", "max_ms", "mean_ms", "host_median_ms"];
 /// The most launches of the timed launch one sample may time (`repeat`).
 pub const MAX_REPEAT: i64 = 100_000;
 /// The largest thread-block cluster every GPU with clusters launches (the portable size).
@@ -865,6 +871,15 @@ impl ExperimentSpec {
                 // `repeat` and `graph` shape how the timed launch is timed; any other
                 // launch runs once.
                 let timed_here = list_i == 0 && li == self.timed_launch();
+                if l.before_each_sample && (list_i != 0 || timed_here) {
+                    bad(
+                        at.key("before_each_sample").name(),
+                        format!(
+                            "kernel `{}`: `before_each_sample` belongs on an untimed launch of `launches` (it runs before each sample of the timed one)",
+                            l.kernel
+                        ),
+                    );
+                }
                 for (key, given) in [("repeat", l.repeat.is_some()), ("graph", l.graph.is_some())] {
                     if given && !timed_here {
                         bad(

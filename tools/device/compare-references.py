@@ -17,8 +17,9 @@ LINE = re.compile(r"^(\S+)\s+(\S+)\s+median\s+([0-9.]+)\s+ms")
 
 def runs_of(experiment, uuid):
     """Every kept run (latest and history) of an experiment captured on this GPU unit."""
-    paths = glob.glob(f"measurements/{experiment}/records/h200.json")
-    paths += glob.glob(f"measurements/{experiment}/records/history/h200/*.json")
+    # Any node's records: the GPU unit's UUID picks the runs, whichever node it is.
+    paths = glob.glob(f"measurements/{experiment}/records/*.json")
+    paths += glob.glob(f"measurements/{experiment}/records/history/*/*.json")
     runs = {}
     for p in paths:
         with open(p) as f:

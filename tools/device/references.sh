@@ -4,10 +4,10 @@
 # GPU unit: each program prints one line per row ("<experiment> <label> median X ms ...")
 # to compare with the record's median for that row. Logs come back in $OUT/references/.
 #
-#   REFS="memory_latency roofline warp_shuffle" tools/device/references.sh
+#   REFS="launch_overhead roofline warp_shuffle" tools/device/references.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
-REFS=${REFS:-memory_latency roofline warp_shuffle}
+REFS=${REFS:-launch_overhead roofline warp_shuffle}
 mkdir -p "$OUT/references"
 nvidia-smi -L | tee -a "$OUT/gpu.txt"
 status=0

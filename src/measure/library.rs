@@ -378,7 +378,6 @@ pub fn node_mismatch(
     profile: &crate::config::Node,
     record: &Record,
 ) -> std::result::Result<(), Staleness> {
-    let arch_flag = format!("={}", profile.arch);
     let matches = record.node == node
         && record.gpu.name == profile.gpu
         && record.gpu.compute_capability == profile.compute_capability
@@ -386,7 +385,7 @@ pub fn node_mismatch(
         && record
             .compile_options
             .iter()
-            .any(|o| o.ends_with(&arch_flag))
+            .any(|o| crate::measure::spec::option_names_arch(o, &profile.arch))
         && (profile.gpu_uuids.is_empty() || profile.gpu_uuids.contains(&record.gpu.uuid));
     if matches {
         return Ok(());

@@ -1,4 +1,6 @@
-// Tensor cores against FMA units, the same multiply-adds both ways.
+// Tensor cores against FMA units, the same multiply-adds both ways. The mma.sync rows and
+// fma come first; FP8 mma.sync and Hopper's wgmma (warpgroup MMA from shared memory)
+// follow, each with its own layout notes.
 //
 // Every warp owns a 16x16 tile of A (row-major) and a 16x8 tile of B (stored column by
 // column: Bt[n][k]) and computes C = A x B again and again: R rounds, four independent
@@ -141,10 +143,11 @@ extern "C" __global__ void tc_fma(const int* __restrict__ a_in, const int* __res
 //     {A[g][4t+16..4t+19]}, {A[g+8][4t+16..4t+19]}
 //   B regs: {B[4t..4t+3][g]}, {B[4t+16..4t+19][g]}
 //   C: as for m16n8k16.
-// The accumulators restart every FP8_GROUP rounds (the loads of `j` below), so no partial
-// sum passes 16 x 4 x 32 x 4 + 3 and stays exact however few bits the FP8 accumulation
-// keeps (DeepSeek-V3's report measured about 14 on Hopper's FP8 wgmma); every mma.sync is
-// still issued (volatile asm), and C holds the last group's 4 x FP8_GROUP x (A x B) + 6.
+// The accumulators restart every FP8_GROUP rounds (set j back to j), so no partial sum
+// passes FP8_GROUP x 32 x 4 + 3 = 2051 and it stays exact however few bits the FP8
+// accumulation keeps (the DeepSeek-V3 report measured about 14 on Hopper's FP8 MMA); every
+// mma.sync is still issued (volatile asm), and C holds the last group's
+// 4 x FP8_GROUP x (A x B) + 6.
 
 #define FP8_GROUP 16
 

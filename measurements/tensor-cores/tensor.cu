@@ -332,9 +332,10 @@ __device__ __forceinline__ void wgmma_body(const int* __restrict__ a_in, const i
     float d[128];
 #pragma unroll
     for (int e = 0; e < 128; ++e) d[e] = 0.0f;
-    // Orders the accumulator's register writes above before the first wgmma reads them.
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
     for (unsigned r = 0; r < rounds; ++r) {
+        // Orders earlier register accesses (the zeroing above, in round 0) before this
+        // round's wgmma; CUTLASS issues one before each batch too.
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
         wgmma<FP8, false>(d, da, db);
         wgmma<FP8, true>(d, da, db);
         wgmma<FP8, true>(d, da, db);

@@ -136,20 +136,23 @@ extern "C" __global__ void tc_fma(const int* __restrict__ a_in, const int* __res
 }
 
 // ---------------------------------------------------------------------------------------
-// FP8 (e4m3) on mma.sync: m16n8k32, f32 accumulator (sm_89 and later).
+// FP8 (e4m3) on mma.sync: m16n8k32, f32 accumulator.
 //
 // Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k32", 8-bit types): lane = 4g + t;
 //   A regs, four e4m3 each (lowest byte first): {A[g][4t..4t+3]}, {A[g+8][4t..4t+3]},
 //     {A[g][4t+16..4t+19]}, {A[g+8][4t+16..4t+19]}
 //   B regs: {B[4t..4t+3][g]}, {B[4t+16..4t+19][g]}
 //   C: as for m16n8k16.
-// The accumulators restart every FP8_GROUP rounds (set j back to j), so no partial sum
-// passes FP8_GROUP x 32 x 4 + 3 = 2051 and it stays exact however few bits the FP8
-// accumulation keeps (the DeepSeek-V3 report measured about 14 on Hopper's FP8 MMA); every
-// mma.sync is still issued (volatile asm), and C holds the last group's
-// 4 x FP8_GROUP x (A x B) + 6.
-
-#define FP8_GROUP 16
+//
+// Hopper has no FP8 mma.sync in hardware: ptxas lowers it to F2FP (e4m3 to f16), two
+// HMMA.16816 from a zero accumulator and an FADD into C. With operands that never change
+// it computes A x B once and keeps only the FADDs in the loop, and with the same operands
+// in the four sets it multiplies once per round (both seen in the SASS). So here B
+// changes with every instruction: odd rounds use -B (e4m3 negates by its sign bits), and
+// set j's B in round r is XORed with `(4r + j) & zero`, `zero` being a value the compiler
+// cannot know is 0 (see below). Every instruction then converts its B and multiplies
+// (A's conversion, loop-invariant, is hoisted). With an odd number of rounds set j ends
+// at j + A x B, no partial sum passes |A x B| + 3, and C = 4 x (A x B) + 6.
 
 // e4m3 bits of a small integer (|v| <= 15, exact): sign, exponent biased by 7, the top 3
 // mantissa bits.
@@ -174,22 +177,26 @@ extern "C" __global__ void tc_mma_fp8(const int* __restrict__ a_in, const int* _
                            pack_e4m3(A + g * 32 + 4 * t + 16),
                            pack_e4m3(A + (g + 8) * 32 + 4 * t + 16)};
     const unsigned b[2] = {pack_e4m3(Bt + g * 32 + 4 * t), pack_e4m3(Bt + g * 32 + 4 * t + 16)};
+    // 0 for any real launch, all ones were rounds >= 2^31: the compiler cannot know which.
+    // (rounds >> 31 alone would be 0 or 1, and ptxas uses the known bits: 4r & 1 is 0.)
+    const unsigned zero = 0u - (rounds >> 31);
     float c[4][4];
-    for (unsigned r0 = 0; r0 < rounds; r0 += FP8_GROUP) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) c[j][e] = (float)j;
+    }
+    for (unsigned r = 0; r < rounds; ++r) {
+        const unsigned sign = (r & 1) ? 0x80808080u : 0u;
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) c[j][e] = (float)j;
-        }
-        for (unsigned r = 0; r < FP8_GROUP; ++r) {
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                asm volatile(
-                    "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 "
-                    "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                    : "+f"(c[j][0]), "+f"(c[j][1]), "+f"(c[j][2]), "+f"(c[j][3])
-                    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-            }
+            const unsigned flip = sign ^ ((4 * r + j) & zero);
+            const unsigned b0 = b[0] ^ flip, b1 = b[1] ^ flip;
+            asm volatile(
+                "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 "
+                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                : "+f"(c[j][0]), "+f"(c[j][1]), "+f"(c[j][2]), "+f"(c[j][3])
+                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
         }
     }
     store_c(out, warp, g, t, c);
@@ -220,11 +227,14 @@ extern "C" __global__ void tc_mma_fp8(const int* __restrict__ a_in, const int* _
 //   d[4i] = D[16w+g][8i+2t], d[4i+1] = D[16w+g][8i+2t+1],
 //   d[4i+2] = D[16w+g+8][8i+2t], d[4i+3] = D[16w+g+8][8i+2t+1].
 //
-// Each round issues 4 wgmma into the one accumulator, the first with scale-d = 0
-// (D = A x B, restarting it) and three adding (D += A x B), then commits the round as one
-// group and waits until at most one group (this round's) is in flight. The restart keeps
-// every partial sum below 4 x 32 x 4 = 512, exact in any accumulator of 14 bits or more
-// (FP8 included); C ends as 4 x (A x B), and a wrong descriptor or layout is a wrong C.
+// Each round issues 4 wgmma adding into the one accumulator (scale-d = 1 throughout: a
+// wgmma with scale-d = 0 overwrites D, and ptxas then drops the rounds before it, as
+// seen in the SASS), commits the round as one group and waits until at most one group
+// (this round's) is in flight. Odd rounds multiply by -B, a negated copy of B beside it
+// in shared memory, so after an odd number of rounds C = 4 x (A x B) while no partial sum
+// passes 4 x 32 x 4 = 512: exact in any accumulator of 14 bits or more (DeepSeek-V3's
+// report measured about that for Hopper's FP8 MMA). The compiler cannot know the two
+// copies cancel, so every wgmma runs; a wrong descriptor or layout is a wrong C.
 
 #define WG_N 256
 
@@ -247,7 +257,6 @@ __device__ __forceinline__ void put(unsigned char* smem, unsigned row, unsigned 
     }
 }
 
-template <bool ACCUMULATE>
 __device__ __forceinline__ void wgmma_bf16(float (&d)[128], unsigned long long da,
                                            unsigned long long db) {
         asm volatile(
@@ -271,11 +280,10 @@ __device__ __forceinline__ void wgmma_bf16(float (&d)[128], unsigned long long d
           "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
           "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-          : "l"(da), "l"(db), "n"(ACCUMULATE ? 1 : 0)
+          : "l"(da), "l"(db), "n"(1)
           : "memory");
 }
 
-template <bool ACCUMULATE>
 __device__ __forceinline__ void wgmma_e4m3(float (&d)[128], unsigned long long da,
                                            unsigned long long db) {
         asm volatile(
@@ -299,16 +307,16 @@ __device__ __forceinline__ void wgmma_e4m3(float (&d)[128], unsigned long long d
           "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
           "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-          : "l"(da), "l"(db), "n"(ACCUMULATE ? 1 : 0)
+          : "l"(da), "l"(db), "n"(1)
           : "memory");
 }
 
-template <bool FP8, bool ACCUMULATE>
+template <bool FP8>
 __device__ __forceinline__ void wgmma(float (&d)[128], unsigned long long da, unsigned long long db) {
     if (FP8) {
-        wgmma_e4m3<ACCUMULATE>(d, da, db);
+        wgmma_e4m3(d, da, db);
     } else {
-        wgmma_bf16<ACCUMULATE>(d, da, db);
+        wgmma_bf16(d, da, db);
     }
 }
 
@@ -316,19 +324,23 @@ template <bool FP8>
 __device__ __forceinline__ void wgmma_body(const int* __restrict__ a_in, const int* __restrict__ b_in,
                                            float* __restrict__ out, unsigned rounds) {
     constexpr unsigned TK = FP8 ? 32 : 16;
-    // 64 x 32 bytes of A and 256 x 32 of B, whatever the type; 16-byte alignment is the
+    // 64 x 32 bytes of A and 256 x 32 of B (and of -B), whatever the type; 16-byte alignment is the
     // minimum for a descriptor's start address, 128 keeps the core matrices on lines.
     __shared__ __align__(128) unsigned char sa[64 * 32];
     __shared__ __align__(128) unsigned char sb[WG_N * 32];
+    __shared__ __align__(128) unsigned char sn[WG_N * 32];  // -B
     const unsigned tile = blockIdx.x;
     const int* A = a_in + tile * 64 * TK;
     const int* Bt = b_in + tile * WG_N * TK;
     for (unsigned i = threadIdx.x; i < 64 * TK; i += 128) put<FP8>(sa, i / TK, i % TK, A[i]);
-    for (unsigned i = threadIdx.x; i < WG_N * TK; i += 128) put<FP8>(sb, i / TK, i % TK, Bt[i]);
+    for (unsigned i = threadIdx.x; i < WG_N * TK; i += 128) {
+        put<FP8>(sb, i / TK, i % TK, Bt[i]);
+        put<FP8>(sn, i / TK, i % TK, -Bt[i]);
+    }
     // The stores above are the generic proxy's; wgmma reads through the async proxy.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
-    const unsigned long long da = smem_desc(sa), db = smem_desc(sb);
+    const unsigned long long da = smem_desc(sa), db = smem_desc(sb), dn = smem_desc(sn);
     float d[128];
 #pragma unroll
     for (int e = 0; e < 128; ++e) d[e] = 0.0f;
@@ -336,10 +348,11 @@ __device__ __forceinline__ void wgmma_body(const int* __restrict__ a_in, const i
         // Orders earlier register accesses (the zeroing above, in round 0) before this
         // round's wgmma; CUTLASS issues one before each batch too.
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-        wgmma<FP8, false>(d, da, db);
-        wgmma<FP8, true>(d, da, db);
-        wgmma<FP8, true>(d, da, db);
-        wgmma<FP8, true>(d, da, db);
+        const unsigned long long dr = (r & 1) ? dn : db;
+        wgmma<FP8>(d, da, dr);
+        wgmma<FP8>(d, da, dr);
+        wgmma<FP8>(d, da, dr);
+        wgmma<FP8>(d, da, dr);
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
     }

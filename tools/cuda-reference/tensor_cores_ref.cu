@@ -35,9 +35,9 @@ int main() {
     // As measurements/tensor-cores/experiment.yaml: C = reps x (A x B) + base per tile.
     const Row rows[] = {
         {"mma-bf16", tc_mma_bf16, 8, 128, 16, 8, 16, 4096, 4 * 4096, 6, false},
-        {"mma-fp8", tc_mma_fp8, 8, 128, 16, 8, 32, 4096, 4 * FP8_GROUP, 6, false},
-        {"wgmma-bf16", tc_wgmma_bf16, 2, 128, 64, 256, 16, 1024, 4, 0, true},
-        {"wgmma-fp8", tc_wgmma_fp8, 2, 128, 64, 256, 32, 1024, 4, 0, true},
+        {"mma-fp8", tc_mma_fp8, 8, 128, 16, 8, 32, 4095, 4, 6, false},
+        {"wgmma-bf16", tc_wgmma_bf16, 2, 128, 64, 256, 16, 1023, 4, 0, true},
+        {"wgmma-fp8", tc_wgmma_fp8, 2, 128, 64, 256, 32, 1023, 4, 0, true},
     };
     cudaEvent_t s, e;
     CHECK(cudaEventCreate(&s));

@@ -135,7 +135,9 @@ fn wgmma_compiles_only_for_the_arch_specific_target_the_experiment_asks_for() {
     let out = glossary(site.path(), &["verify", "--node", "h100", "--dry-run"]);
     let said = text(&out);
     assert!(out.status.success(), "{said}");
-    let yaml = site.path().join("measurements/tensor-cores/experiment.yaml");
+    let yaml = site
+        .path()
+        .join("measurements/tensor-cores/experiment.yaml");
     let text_of = std::fs::read_to_string(&yaml).unwrap();
     assert!(text_of.contains("\narch_specific: true\n"), "{text_of}");
     std::fs::write(&yaml, text_of.replace("\narch_specific: true\n", "\n")).unwrap();

@@ -144,8 +144,9 @@ extern "C" __global__ void tc_fma(const int* __restrict__ a_in, const int* __res
 //   B regs: {B[4t..4t+3][g]}, {B[4t+16..4t+19][g]}
 //   C: as for m16n8k16.
 //
-// Hopper has no FP8 mma.sync in hardware: ptxas lowers it to F2FP (e4m3 to f16), two
-// HMMA.16816 from a zero accumulator and an FADD into C. With operands that never change
+// Hopper's tensor cores take FP8 only through wgmma: for sm_90a, ptxas (CUDA 13.0) lowers
+// this mma.sync to F2FP (e4m3 to f16), two f16 HMMA.16816 from a zero accumulator and
+// FADDs into C. With operands that never change
 // it computes A x B once and keeps only the FADDs in the loop, and with the same operands
 // in the four sets it multiplies once per round (both seen in the SASS). So here B
 // changes with every instruction: odd rounds use -B (e4m3 negates by its sign bits), and

@@ -17,8 +17,9 @@ LINE = re.compile(r"^(\S+)\s+(\S+)\s+median\s+([0-9.]+)\s+ms")
 
 def runs_of(experiment, uuid):
     """Every kept run (latest and history) of an experiment captured on this GPU unit."""
-    # Any node's records: the GPU unit's UUID picks the runs, whichever node it is.
-    paths = glob.glob(f"measurements/{experiment}/records/*.json")
+    # Every node's records (h100 and h200 alike); the UUID below keeps this unit's.
+    paths = [p for p in glob.glob(f"measurements/{experiment}/records/*.json")
+             if not p.endswith(".failed.json")]
     paths += glob.glob(f"measurements/{experiment}/records/history/*/*.json")
     runs = {}
     for p in paths:

@@ -94,6 +94,10 @@ pub struct ExperimentSpec {
     /// NVRTC options; may use `{param}`. `--gpu-architecture` is added at run time.
     #[serde(default)]
     pub compile_options: Vec<String>,
+    /// Compile for the node's arch-specific target (`sm_90a` for an `sm_90` node), which
+    /// alone has instructions such as `wgmma`; its code runs on that architecture only.
+    #[serde(default)]
+    pub arch_specific: bool,
     #[serde(default = "default_seed")]
     pub seed: u64,
     #[serde(default)]
@@ -412,6 +416,26 @@ impl Experiment {
         Error::content(self.path(), location, message.into())
     }
 
+    /// The architecture NVRTC compiles for on a node of `node_arch` (`sm_90`): that one,
+    /// or with `arch_specific` its arch-specific target (`sm_90a`). Such targets begin
+    /// with `sm_90`; asking one of an older node is an error at the key.
+    pub fn target_arch(&self, node_arch: &str) -> Result<String> {
+        if !self.spec.arch_specific {
+            return Ok(node_arch.to_string());
+        }
+        let major = node_arch
+            .strip_prefix("sm_")
+            .filter(|v| v.len() >= 2 && v.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|v| v[..v.len() - 1].parse::<u32>().ok());
+        match major {
+            Some(m) if m >= 9 => Ok(format!("{node_arch}a")),
+            _ => Err(self.error_at(
+                Some(&YamlPath::top("arch_specific").value()),
+                format!("`arch_specific`: the node's architecture {node_arch} has no arch-specific target (they begin with sm_90a)"),
+            )),
+        }
+    }
+
     /// The kernel sources, concatenated in the order listed, as NVRTC compiles them.
     pub fn kernel_source(&self) -> Result<KernelSource> {
         let files: Vec<(String, PathBuf)> = self
@@ -422,6 +446,15 @@ impl Experiment {
             .collect();
         KernelSource::read(&files)
     }
+}
+
+/// Whether a compile option names `node_arch` (`--gpu-architecture=sm_90`) or its
+/// arch-specific target (`=sm_90a`, see `Experiment::target_arch`): a record compiled
+/// either way is of that node.
+pub fn option_names_arch(option: &str, node_arch: &str) -> bool {
+    option
+        .rsplit_once('=')
+        .is_some_and(|(_, a)| a == node_arch || a.strip_prefix(node_arch) == Some("a"))
 }
 
 /// A problem found in a file, with the key or value it is about.

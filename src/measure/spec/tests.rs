@@ -886,3 +886,31 @@ fn metrics_may_read_observations_but_not_take_their_names() {
     let (_dir, e) = load(&good(), KERNEL);
     assert!(e.unwrap().knows("power_w"));
 }
+
+#[test]
+fn arch_specific_targets_the_nodes_own_variant_and_refuses_an_older_node() {
+    let (_dir, plain) = load(&good(), KERNEL);
+    assert_eq!(plain.unwrap().target_arch("sm_90").unwrap(), "sm_90");
+    let text = good().replace("seed: 1\n", "seed: 1\narch_specific: true\n");
+    let (_dir, e) = load(&text, KERNEL);
+    let e = e.unwrap();
+    assert_eq!(e.target_arch("sm_90").unwrap(), "sm_90a");
+    assert_eq!(e.target_arch("sm_100").unwrap(), "sm_100a");
+    // Ampere and Ada have no arch-specific target: an error at the key, not NVRTC's.
+    let err = e.target_arch("sm_89").unwrap_err().to_string();
+    let at = place(&text, "arch_specific: |true");
+    assert!(err.contains(&format!("experiment.yaml:{at}:")), "{err}");
+    assert!(err.contains("sm_89 has no arch-specific target"), "{err}");
+    assert!(e.target_arch("sm_x0").is_err());
+}
+
+#[test]
+fn a_record_compiled_for_the_arch_specific_target_is_of_the_node() {
+    assert!(option_names_arch("--gpu-architecture=sm_90", "sm_90"));
+    assert!(option_names_arch("--gpu-architecture=sm_90a", "sm_90"));
+    assert!(!option_names_arch("--gpu-architecture=sm_90b", "sm_90"));
+    assert!(!option_names_arch("--gpu-architecture=sm_900", "sm_90"));
+    assert!(!option_names_arch("--gpu-architecture=sm_89", "sm_90"));
+    assert!(!option_names_arch("--gpu-architecture=sm_9", "sm_90"));
+    assert!(!option_names_arch("--std=c++17", "sm_90"));
+}

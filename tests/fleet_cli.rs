@@ -291,7 +291,7 @@ fn import_moves_good_records_in_and_refuses_every_bad_one_with_its_reason() {
         &renamed,
         "the file is named for node node-a but the record says node node-b",
     );
-    refused(&older, "older than the record in place (");
+    refused(&older, "not newer than the record in place (");
 
     // The good ones are in place byte for byte and gone from the output folder.
     assert_eq!(

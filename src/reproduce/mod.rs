@@ -128,7 +128,12 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
         experiment: checked.bundle.experiment.clone(),
         node: checked.bundle.node.clone(),
         published_gpu: checked.bundle.profile.gpu.clone(),
-        signed_by: checked.signed_by.to_string(),
+        // A bare --trust-key carries no history: the key is the one the reader named, not
+        // the node's current or a retired one.
+        signed_by: match trusted.how {
+            pin::Pinned::TrustKey => format!("key {}", checked.signed_by.fingerprint()),
+            _ => checked.signed_by.to_string(),
+        },
         pinned: trusted.how.to_string(),
         files: checked.bundle.files.len(),
         local_gpu: String::new(),

@@ -62,7 +62,10 @@ pub enum Pinned {
 impl std::fmt::Display for Pinned {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Pinned::TrustKey => write!(f, "a key you trust (--trust-key)"),
+            Pinned::TrustKey => write!(
+                f,
+                "a key you named (--trust-key), for whatever it signs: a bare key carries no retirement (the site's {NODES_FILE} saved to a file holds a retired key to its records)"
+            ),
             Pinned::TrustList { file } => {
                 write!(f, "the node list you trust (--trust-key {file})")
             }

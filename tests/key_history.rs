@@ -132,6 +132,12 @@ fn reproduce_judges_a_record_by_the_key_that_signed_it() {
     json["record"]["sha256"] = glossary::measure::bundle::sha256(record.as_bytes()).into();
     json["record"]["text"] = record.into();
     json["signature"] = sig.into();
+    // The bundle's own profile vouches for the forged record and moves the retirement
+    // later: what the bundle says of the node's keys is never read.
+    let digest =
+        glossary::trust::node::record_digest(json["record"]["text"].as_str().unwrap().as_bytes());
+    json["profile"]["previous_keys"][0]["records"] = serde_json::json!([digest]);
+    json["profile"]["previous_keys"][0]["retired"] = "2999-01-01T00:00:00Z".into();
     write(root, "backdated.json", &json.to_string());
     let out = dry("backdated.json", &["preview/nodes.json"]);
     let said = text(&out);

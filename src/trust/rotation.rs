@@ -240,4 +240,46 @@ mod tests {
         let e = rotate(&text, "t4", &key(2), now, &[]).unwrap_err();
         assert!(e.contains("no [nodes.t4]"), "{e}");
     }
+
+    /// Issue 53: a rotation writes the retired key's records, one digest a line, turning
+    /// an inline `previous_keys` into tables without losing an entry; `seal` fills in a
+    /// list that is missing and never changes one that is there.
+    #[test]
+    fn the_retired_keys_records_are_written_and_a_list_is_never_changed() {
+        let d = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+        let text = format!(
+            "title = \"t\"\nbase_url = \"https://x.example\"\n[nodes.h200]\ngpu = \"g\"\ncompute_capability = \"9.0\"\narch = \"sm_90\"\nsm_count = 1\npublic_key = \"{}\"\nprevious_keys = [{{ key = \"{}\", retired = 2026-12-01T00:00:00Z }}]\n",
+            key(2),
+            key(1)
+        );
+        let at = DateTime::parse_from_rfc3339("2026-12-04T18:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let once = rotate(&text, "h200", &key(3), at, &[d('a'), d('b')]).unwrap();
+        assert!(
+            once.contains(&format!(
+                "records = [\n  \"{}\",\n  \"{}\",\n]",
+                d('a'),
+                d('b')
+            )),
+            "{once}"
+        );
+        let c = config(&once);
+        let p = &c.nodes["h200"].previous_keys;
+        assert_eq!(p.len(), 2);
+        assert_eq!(
+            (p[0].key.as_str(), p[0].records.as_ref()),
+            (key(1).as_str(), None)
+        );
+        assert_eq!(p[1].records, Some(vec![d('a'), d('b')]));
+        let sealed = seal(&once, "h200", 0, &[d('c')]).unwrap();
+        assert_eq!(
+            config(&sealed).nodes["h200"].previous_keys[0].records,
+            Some(vec![d('c')])
+        );
+        let e = seal(&sealed, "h200", 1, &[d('c')]).unwrap_err();
+        assert!(e.contains("already lists the records"), "{e}");
+        let e = seal(&sealed, "h200", 0, &[]).unwrap_err();
+        assert!(e.contains("already lists the records"), "{e}");
+    }
 }

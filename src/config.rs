@@ -162,6 +162,13 @@ pub struct PreviousKey {
     /// When the key stopped signing: a TOML date-time (or an RFC 3339 string), UTC.
     #[serde(deserialize_with = "retired_at", serialize_with = "rfc3339")]
     pub retired: chrono::DateTime<chrono::Utc>,
+    /// The sha256 digests (`sha256:<hex>`) of every record file this key signed, fixed
+    /// when it was retired (`glossary verify rotate-key` and `glossary verify
+    /// seal-retired` write them): a retired key vouches for these records and for nothing
+    /// else, so its holder cannot sign a backdated one. Missing: the key vouches for
+    /// nothing until `seal-retired` lists its records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub records: Option<Vec<String>>,
 }
 
 /// A TOML date-time (what glossary.toml holds) or an RFC 3339 string (what a bundle's

@@ -72,7 +72,7 @@ fn a_built_page_shows_the_command_and_its_bundle_checks_and_plans() {
     assert!(said.contains("digests match"), "{said}");
     assert!(
         said.contains(&format!(
-            "record of node {NODE} (Test GPU) signed by SHA256:"
+            "record of node {NODE} (Test GPU) signed by key SHA256:"
         )),
         "{said}"
     );
@@ -227,7 +227,7 @@ fn a_bundle_served_on_loopback_checks_and_plans() {
     // The node's key is the one the served site's nodes.json lists, remembered now.
     assert!(
         said.contains(&format!(
-            "trusted as the key http://{addr}/nodes.json lists, remembered now (first use)"
+            "(the node's current key), trusted as the keys http://{addr}/nodes.json lists, remembered now (first use)"
         )),
         "{said}"
     );
@@ -465,7 +465,7 @@ fn a_bundle_that_vouches_for_itself_is_refused() {
     assert!(!out.status.success(), "{said}");
     assert!(
         said.contains(&format!(
-            "signed by key {mallory}, which is not the key you trust"
+            "signed by key {mallory}, which is none of the keys you trust (--trust-key {site_fp})"
         )),
         "{said}"
     );
@@ -497,7 +497,7 @@ fn a_bundle_that_vouches_for_itself_is_refused() {
     let out = dry_run(root, &url, &[]);
     let said = text(&out);
     assert!(out.status.success(), "{said}");
-    assert!(said.contains(&format!("signed by {site_fp}, trusted as the key http://{addr}/nodes.json lists, remembered now (first use)")), "{said}");
+    assert!(said.contains(&format!("signed by key {site_fp} (the node's current key), trusted as the keys http://{addr}/nodes.json lists, remembered now (first use)")), "{said}");
     // The forged bundle, the site's list untouched.
     files
         .lock()
@@ -508,7 +508,7 @@ fn a_bundle_that_vouches_for_itself_is_refused() {
     assert!(!out.status.success(), "{said}");
     assert!(
         said.contains(&format!(
-            "signed by key {mallory}, but http://{addr}/nodes.json lists {site_fp}"
+            "signed by key {mallory}, which http://{addr}/nodes.json lists neither as node {NODE}'s key ({site_fp}) nor as one of its previous keys"
         )),
         "{said}"
     );
@@ -526,7 +526,7 @@ fn a_bundle_that_vouches_for_itself_is_refused() {
     assert!(!out.status.success(), "{said}");
     assert!(
         said.contains(&format!(
-            "THE KEY OF NODE {NODE} AT http://{addr}/ HAS CHANGED"
+            "THE KEYS OF NODE {NODE} AT http://{addr} HAVE CHANGED"
         )),
         "{said}"
     );

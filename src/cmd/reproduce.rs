@@ -33,12 +33,14 @@ pub struct ReproduceArgs {
     /// Plan as if the GPU had this many bytes of memory (a dry run on a machine without one).
     #[arg(long, value_name = "BYTES")]
     pub device_memory: Option<u64>,
-    /// The node key to trust for a bundle read from a file or a mirror: its OpenSSH public
-    /// key line, a `.pub` file, or its `SHA256:` fingerprint as the site's nodes.json
-    /// lists it. Without it, a URL's key is checked against that site's nodes.json and
-    /// remembered per site (~/.config/glossary/known_nodes); a file is refused.
-    #[arg(long, value_name = "KEY")]
-    pub trust_key: Option<String>,
+    /// A node key to trust for a bundle read from a file or a mirror (repeatable): an
+    /// OpenSSH public key line, a `.pub` file, a `SHA256:` fingerprint as the site's
+    /// nodes.json lists it, or the site's nodes.json saved to a file (its current and
+    /// retired keys, each record judged by the key that signed it). Without it, a URL's
+    /// keys are checked against that site's nodes.json and remembered per site
+    /// (~/.config/glossary/known_nodes); a file is refused.
+    #[arg(long = "trust-key", value_name = "KEY")]
+    pub trust_key: Vec<String>,
     /// Exit non-zero when a row is SLOWER or FASTER, or a claim does not hold.
     #[arg(long)]
     pub strict: bool,
@@ -53,7 +55,7 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         out: args.out.clone(),
         name: args.name.clone(),
         device_memory: args.device_memory,
-        trust_key: args.trust_key.clone(),
+        trust_keys: args.trust_key.clone(),
     };
     let bar = indicatif::ProgressBar::new(0);
     let report = reproduce(&req, &bar)?;
@@ -93,7 +95,7 @@ fn print(r: &Report, dry_run: bool) -> Result<()> {
     writeln!(
         out,
         "bundle {}: experiment {}, {} files, digests match; record of node {} ({}) signed by {}, trusted as {}",
-        r.source, r.experiment, r.files, r.node, r.published_gpu, r.key_fingerprint, r.pinned
+        r.source, r.experiment, r.files, r.node, shown(&r.published_gpu), r.signed_by, r.pinned
     )?;
     if dry_run {
         writeln!(

@@ -5,6 +5,7 @@
 
 pub mod import;
 pub mod plan;
+pub mod seal;
 pub mod slurm;
 
 pub use import::{import, import_contributed, ImportReport, Verdict};

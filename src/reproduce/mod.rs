@@ -2,8 +2,10 @@
 //!
 //! The flow, each step before the next:
 //! 1. `fetch`: the bundle's bytes, bounded (HTTPS, or HTTP from loopback only, or a file);
-//! 2. `pin`: the node's key the bundle names is trusted only as the site's `nodes.json`
-//!    lists it (remembered per site on first use) or as `--trust-key` names it;
+//! 2. `pin`: the node's keys (current and retired, with the records each retired key
+//!    signed) are taken only from the site's `nodes.json` (remembered whole per site on
+//!    first use) or from `--trust-key`, never from the bundle; the record's signer must
+//!    be one of them;
 //! 3. `measure::bundle`: every digest, the experiment digest the record names, and the
 //!    node's signature over the record, checked before anything runs; the experiment is
 //!    laid out in a private work folder;
@@ -48,9 +50,10 @@ pub struct Request {
     pub name: Option<String>,
     /// Plan as if the GPU had this many bytes of memory (a dry run without a GPU).
     pub device_memory: Option<u64>,
-    /// The node key the reader trusts (a key line, a `.pub` file or a fingerprint): for a
-    /// bundle read from a file or a mirror (`pin`).
-    pub trust_key: Option<String>,
+    /// The node keys the reader trusts (key lines, `.pub` files, fingerprints, or the
+    /// site's `nodes.json` saved to a file): for a bundle read from a file or a mirror
+    /// (`pin`).
+    pub trust_keys: Vec<String>,
 }
 
 /// What happened, for the command to print.
@@ -60,8 +63,10 @@ pub struct Report {
     pub experiment: String,
     pub node: String,
     pub published_gpu: String,
-    pub key_fingerprint: String,
-    /// Why the key is trusted (`pin::Pinned`), for the verdict line.
+    /// The key that signed the record, and which of the node's keys it is (current, or
+    /// retired when).
+    pub signed_by: String,
+    /// Why the node's keys are trusted (`pin::Pinned`), for the verdict line.
     pub pinned: String,
     pub files: usize,
     /// The GPU the run was planned or made on.
@@ -92,36 +97,30 @@ pub fn default_name(gpu: &str) -> String {
 
 pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Result<Report> {
     let bytes = fetch::fetch(&req.source)?;
-    let bundle = Bundle::parse(&req.source, &bytes)?;
-    // The key is settled outside the bundle before the bundle's signature is checked
-    // against it.
-    let Some(node_key) = bundle
-        .profile
-        .public_key
-        .as_deref()
-        .and_then(|k| crate::trust::sshsig::parse_public_key(k).ok())
+    let mut bundle = Bundle::parse(&req.source, &bytes)?;
+    // The key is read from the record's signature, and the node's keys are settled
+    // outside the bundle (its profile's keys vouch for nothing) before the signature is
+    // checked against them.
+    let Some(signer) = crate::trust::sshsig::parse_signature(&bundle.signature)
+        .ok()
+        .map(|s| ssh_key::PublicKey::new(s.public_key_data().clone(), ""))
     else {
         anyhow::bail!(
-            "{}: the bundle names no usable key for node {}, so its record cannot be checked",
+            "{}: the bundle's signature over node {}'s record is not an SSH signature, so the record cannot be checked",
             req.source,
-            bundle.node
+            crate::visible::escape(&bundle.node.chars().take(80).collect::<String>())
         );
     };
-    let key_fingerprint = crate::trust::sshsig::fingerprint(&node_key);
-    let mut bundle = bundle;
-    let pinned = pin::pin(
+    let trusted = pin::pin(
         &req.source,
         &bundle.node,
-        &node_key,
-        &bundle.profile.previous_keys,
-        req.trust_key.as_deref(),
+        &signer,
+        &req.trust_keys,
         pin::known_nodes_file().as_deref(),
         &|url| Ok(fetch::fetch(url)?),
     )?;
-    if pinned == pin::Pinned::TrustKey {
-        // Only the key the reader trusts counts: none the bundle names as retired.
-        bundle.profile.previous_keys.clear();
-    }
+    bundle.profile.public_key = Some(trusted.keys.public_key.clone());
+    bundle.profile.previous_keys = trusted.keys.previous_keys.clone();
     let work = tempfile::tempdir()?;
     let checked = bundle.check(work.path())?;
     let mut report = Report {
@@ -129,8 +128,13 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
         experiment: checked.bundle.experiment.clone(),
         node: checked.bundle.node.clone(),
         published_gpu: checked.bundle.profile.gpu.clone(),
-        key_fingerprint,
-        pinned: pinned.to_string(),
+        // A bare --trust-key carries no history: the key is the one the reader named, not
+        // the node's current or a retired one.
+        signed_by: match trusted.how {
+            pin::Pinned::TrustKey => format!("key {}", checked.signed_by.fingerprint()),
+            _ => checked.signed_by.to_string(),
+        },
+        pinned: trusted.how.to_string(),
         files: checked.bundle.files.len(),
         local_gpu: String::new(),
         planned_configs: 0,

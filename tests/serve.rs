@@ -280,6 +280,139 @@ fn an_edit_that_withdraws_a_published_entry_shows_it_with_a_banner_and_logs_why(
     });
 }
 
+/// The small site with a section (so the home page shows Contents) holding both terms, and
+/// a home text that links to the warp scheduler: the places the withdrawn term
+/// stayed. The edited terms are signed again, later than the fixture's first signatures.
+fn site_with_contents_and_home_text(root: &std::path::Path) {
+    let config = read(&root.join("glossary.toml")).replacen(
+        "\n[nodes.",
+        "\n[[sections]]\nslug = \"basics\"\ntitle = \"The basics\"\n\n[nodes.",
+        1,
+    );
+    std::fs::write(root.join("glossary.toml"), config).expect("write glossary.toml");
+    for slug in ["warp-scheduler", "occupancy"] {
+        let path = root.join(format!("content/terms/{slug}.md"));
+        let text = read(&path).replacen("---\n", "---\nsection: basics\n", 1);
+        std::fs::write(&path, text).expect("write term");
+    }
+    std::fs::write(
+        root.join("content/index.md"),
+        "Start with [the warp scheduler](terms/warp-scheduler/).\n",
+    )
+    .expect("write home text");
+    let time = chrono::DateTime::parse_from_rfc3339("2026-11-03T12:00:00Z")
+        .expect("time")
+        .to_utc();
+    for slug in ["warp-scheduler", "occupancy"] {
+        let id = glossary::content::EntryId::new(glossary::content::Kind::Term, slug);
+        for (role, person) in [
+            (glossary::review::Role::Author, "author-a"),
+            (glossary::review::Role::Reviewer, "reviewer-b"),
+        ] {
+            support::keys::sign_as(root, &id, role, person, time);
+        }
+    }
+}
+
+/// `raw_get`'s bytes, unconverted (the site has images).
+fn raw_get_bytes(addr: &str, target: &str) -> (u16, Vec<u8>) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    read_response(&mut s).expect("a response")
+}
+
+/// A served page less the live-reload tag serve adds (`livereload::script`).
+fn without_reload_script(mut body: Vec<u8>) -> Vec<u8> {
+    let start = b"<script src=\"/__livereload.js\"";
+    let end = b"</script>\n";
+    if let Some(at) = body.windows(start.len()).position(|w| w == start) {
+        let len = body[at..]
+            .windows(end.len())
+            .position(|w| w == end)
+            .expect("the tag is closed")
+            + end.len();
+        body.drain(at..at + len);
+    }
+    body
+}
+
+/// Every file a plain build of `root` (for serve's address) writes, as serve serves it:
+/// the paths whose bytes differ, or that serve does not answer with 200.
+fn differences_from_a_build(server: &Server) -> Vec<String> {
+    let out = tempfile::tempdir().expect("temp dir");
+    let site = out.path().join("site");
+    glossary::pipeline::build(&glossary::pipeline::BuildOptions {
+        root: server.root.clone(),
+        out: Some(site.clone()),
+        drafts: false,
+        today: chrono::Local::now().date_naive(),
+        base_url: Some(format!("http://{}/", server.addr)),
+        keep_bodies_up_to: glossary::pipeline::KEEP_BODIES_UP_TO,
+    })
+    .expect("the build succeeds");
+    let mut differ = Vec::new();
+    let mut compared = 0;
+    for item in walkdir::WalkDir::new(&site) {
+        let item = item.expect("walk the build");
+        let rel = item.path().strip_prefix(&site).expect("under site");
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        // The build's marker file is no page of the site.
+        if !item.file_type().is_file() || rel.starts_with('.') {
+            continue;
+        }
+        let built = std::fs::read(item.path()).expect("read a built file");
+        let (status, served) = raw_get_bytes(&server.addr, &format!("/{rel}"));
+        compared += 1;
+        if status != 200 {
+            differ.push(format!("{rel}: served with status {status}"));
+        } else if without_reload_script(served) != built {
+            differ.push(rel);
+        }
+    }
+    assert!(compared > 10, "only {compared} files compared");
+    differ
+}
+
+/// The bug: after an edit withdrew a published term, the running serve kept it in
+/// the home page's Contents and linked it from the home page's body (and other pages)
+/// while a fresh build left it out. Every file a build writes is served as the build
+/// writes it, after serve caught up with the edit.
+#[test]
+fn after_an_edit_withdraws_a_term_every_page_is_what_a_build_writes() {
+    let server = start_prepared(false, &[], site_with_contents_and_home_text);
+    let (_, home) = raw_get(&server.addr, "/");
+    assert!(
+        home.contains("href=\"terms/warp-scheduler/index.html\">the warp scheduler</a>"),
+        "{home}"
+    );
+    assert!(home.contains("The basics"), "the home page shows Contents: {home}");
+    assert_eq!(differences_from_a_build(&server), Vec::<String>::new());
+
+    let entry = server.root.join("content/terms/warp-scheduler.md");
+    let before = server.log.lock().unwrap().len();
+    std::fs::write(&entry, read(&entry).replace("Each cycle", "Every single cycle"))
+        .expect("edit");
+    wait_until("serve to catch up with the edit", || {
+        server.log.lock().unwrap()[before..]
+            .iter()
+            .any(|l| l.starts_with("caught up:"))
+    });
+    let (status, page) = raw_get(&server.addr, "/terms/warp-scheduler/");
+    assert!(
+        status == 200 && page.contains("withdrawn-banner"),
+        "the withdrawn page is still served, with its banner: {page}"
+    );
+    assert_eq!(differences_from_a_build(&server), Vec::<String>::new());
+    let (_, home) = raw_get(&server.addr, "/");
+    assert!(!home.contains("terms/warp-scheduler/"), "{home}");
+}
+
 /// One response read off a kept-alive connection (by its Content-Length): (status, body).
 fn read_response(s: &mut TcpStream) -> std::io::Result<(u16, Vec<u8>)> {
     let mut head = Vec::new();

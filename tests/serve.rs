@@ -391,13 +391,19 @@ fn after_an_edit_withdraws_a_term_every_page_is_what_a_build_writes() {
         home.contains("href=\"terms/warp-scheduler/index.html\">the warp scheduler</a>"),
         "{home}"
     );
-    assert!(home.contains("The basics"), "the home page shows Contents: {home}");
+    assert!(
+        home.contains("The basics"),
+        "the home page shows Contents: {home}"
+    );
     assert_eq!(differences_from_a_build(&server), Vec::<String>::new());
 
     let entry = server.root.join("content/terms/warp-scheduler.md");
     let before = server.log.lock().unwrap().len();
-    std::fs::write(&entry, read(&entry).replace("Each cycle", "Every single cycle"))
-        .expect("edit");
+    std::fs::write(
+        &entry,
+        read(&entry).replace("Each cycle", "Every single cycle"),
+    )
+    .expect("edit");
     wait_until("serve to catch up with the edit", || {
         server.log.lock().unwrap()[before..]
             .iter()
@@ -411,6 +417,142 @@ fn after_an_edit_withdraws_a_term_every_page_is_what_a_build_writes() {
     assert_eq!(differences_from_a_build(&server), Vec::<String>::new());
     let (_, home) = raw_get(&server.addr, "/");
     assert!(!home.contains("terms/warp-scheduler/"), "{home}");
+}
+
+/// A raw request's whole answer, head and body, as text.
+fn exchange(addr: &str, request: &str) -> String {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    s.write_all(request.as_bytes()).expect("send");
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).expect("read");
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// DNS rebinding: a page of `attacker.example`, its name pointed at 127.0.0.1, is
+/// same-origin with what it loads from there, so it could read `serve --drafts` and the
+/// error page's absolute paths. Its requests name it in `Host`; they are refused.
+#[test]
+fn a_request_for_another_host_name_is_refused_and_every_answer_says_nosniff() {
+    let server = start(true);
+    let port = server.addr.rsplit(':').next().expect("port");
+    let get = |target: &str, host: &str| {
+        exchange(
+            &server.addr,
+            &format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+        )
+    };
+    for host in [
+        format!("attacker.example:{port}"),
+        "attacker.example".to_string(),
+        format!("127.0.0.1.nip.io:{port}"),
+        format!("127.0.0.1:{}", port.parse::<u32>().unwrap() + 1),
+    ] {
+        for target in ["/", "/terms/unsigned-draft/", "/static/style.css"] {
+            let answer = get(target, &host);
+            assert!(
+                answer.starts_with("HTTP/1.1 421 "),
+                "{host}{target}: {answer}"
+            );
+            assert!(!answer.contains("unsigned"), "{answer}");
+        }
+    }
+    // No Host at all (HTTP/1.0 may leave it out).
+    let answer = exchange(&server.addr, "GET / HTTP/1.0\r\n\r\n");
+    assert!(
+        answer.starts_with("HTTP/1.0 421 ") || answer.starts_with("HTTP/1.1 421 "),
+        "{answer}"
+    );
+    // The address and localhost are answered, a draft included.
+    for host in [server.addr.clone(), format!("localhost:{port}")] {
+        let answer = get("/terms/unsigned-draft/", &host);
+        assert!(answer.starts_with("HTTP/1.1 200 "), "{host}: {answer}");
+    }
+
+    // Every kind of answer: a page, a style sheet, the reload script, a redirect, a
+    // missing page, a forbidden path, a refused method, a refused host; then the error
+    // page of a broken build.
+    let nosniff = |answer: &str| {
+        answer
+            .split("\r\n\r\n")
+            .next()
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.eq_ignore_ascii_case("x-content-type-options: nosniff"))
+    };
+    let mut answers = Vec::new();
+    for target in [
+        "/",
+        "/static/style.css",
+        "/__livereload.js",
+        "/terms/occupancy",
+        "/no/such/page/",
+        "/%2e%2e/glossary.toml",
+    ] {
+        answers.push(get(target, &server.addr));
+    }
+    answers.push(exchange(
+        &server.addr,
+        &format!(
+            "POST / HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            server.addr
+        ),
+    ));
+    answers.push(get("/", "attacker.example"));
+    let entry = server.root.join("content/terms/warp-scheduler.md");
+    std::fs::write(
+        &entry,
+        read(&entry).replacen("title:", "title: [unclosed", 1),
+    )
+    .expect("break");
+    wait_until("the error page", || {
+        raw_get(&server.addr, "/terms/warp-scheduler/").0 == 500
+    });
+    answers.push(get("/terms/warp-scheduler/", &server.addr));
+    let statuses: Vec<&str> = answers
+        .iter()
+        .map(|a| a.split(' ').nth(1).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["200", "200", "200", "301", "404", "403", "405", "421", "500"]
+    );
+    for answer in &answers {
+        assert!(nosniff(answer), "{answer}");
+    }
+}
+
+/// `static/` (CNAME, robots.txt) is a source like the others: made, edited and added to
+/// while serve runs, each change is served; and a file without an extension is served as
+/// it is (`/CNAME` was redirected to `/CNAME/` and then not found).
+#[test]
+fn static_files_are_watched_and_served_without_an_extension() {
+    let server = start(false);
+    let dir = server.root.join("static");
+    assert!(!dir.exists());
+    std::fs::create_dir(&dir).expect("make static/");
+    std::fs::write(dir.join("CNAME"), "glossary.test\n").expect("write CNAME");
+    wait_until("CNAME to be served", || {
+        raw_get(&server.addr, "/CNAME") == (200, "glossary.test\n".to_string())
+    });
+    std::fs::write(dir.join("CNAME"), "docs.glossary.test\n").expect("edit CNAME");
+    wait_until("the edited CNAME to be served", || {
+        raw_get(&server.addr, "/CNAME") == (200, "docs.glossary.test\n".to_string())
+    });
+    std::fs::create_dir(dir.join(".well-known")).expect("make .well-known/");
+    std::fs::write(
+        dir.join(".well-known/security.txt"),
+        "Contact: mailto:x@glossary.test\n",
+    )
+    .expect("write security.txt");
+    wait_until("a file added in a new folder to be served", || {
+        raw_get(&server.addr, "/.well-known/security.txt").0 == 200
+    });
+    std::fs::remove_file(dir.join("CNAME")).expect("remove CNAME");
+    wait_until("the removed CNAME to be gone", || {
+        raw_get(&server.addr, "/CNAME").0 == 404
+    });
 }
 
 /// One response read off a kept-alive connection (by its Content-Length): (status, body).

@@ -321,6 +321,10 @@ impl Session {
                 _ => None,
             })
             .collect();
+        // Copied to the site as they are, `.well-known/` included: what a build reads.
+        if parts.first() == Some(&"static") {
+            return Change::Full;
+        }
         // Editor swap files, version control, and our own staging folders.
         if parts.iter().any(|p| p.starts_with('.') || p.ends_with('~')) {
             return Change::Ignore;

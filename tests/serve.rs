@@ -224,6 +224,67 @@ fn a_save_rebuilds_a_broken_save_shows_its_error_and_the_next_good_save_recovers
     });
 }
 
+/// The first page a writer sees after `glossary new term` and `serve --drafts`: no build
+/// has worked, yet the page is styled like the site (its style sheet is served), names
+/// each problem by its file and line, and says what happened: nothing was saved.
+#[test]
+fn a_project_that_does_not_build_at_start_shows_what_and_where_styled_like_the_site() {
+    let server = start_prepared(true, &[], |root| {
+        let out = Command::new(env!("CARGO_BIN_EXE_glossary"))
+            .args(["new", "term", "shared-memory", "--root"])
+            .arg(root)
+            .output()
+            .expect("run new term");
+        assert!(out.status.success(), "{out:?}");
+    });
+    let (status, page) = raw_get(&server.addr, "/");
+    assert_eq!(status, 500, "{page}");
+    assert!(
+        page.contains("<h1><code>content/terms/shared-memory.md</code> does not build</h1>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("The project as serve found it does not build: 5 problems"),
+        "{page}"
+    );
+    assert!(!page.contains("last save"), "nothing was saved: {page}");
+    for place in [
+        "Line 2, column 9:",
+        "Line 4, column 11:",
+        "Line 9, column 11:",
+        "Line 12, column 1:",
+    ] {
+        assert!(page.contains(place), "{place}: {page}");
+    }
+    assert!(
+        page.contains("<code>content/terms/shared-memory.md:9:11</code>"),
+        "{page}"
+    );
+    // No absolute path of the project, and no error "made by a template".
+    assert!(!page.contains(&*server.root.to_string_lossy()), "{page}");
+    assert!(!page.contains("template"), "{page}");
+    assert!(page.contains("<link rel=\"stylesheet\" href=\"/static/style.css\">"));
+    let (status, css) = raw_get(&server.addr, "/static/style.css");
+    assert_eq!(
+        status, 200,
+        "the site's style sheet, with no build that worked"
+    );
+    assert!(css.contains(".serve-error"), "{css}");
+
+    // After an edit: which file changed.
+    let entry = server.root.join("content/terms/warp-scheduler.md");
+    std::fs::write(
+        &entry,
+        read(&entry).replacen("title:", "title: [unclosed", 1),
+    )
+    .expect("break");
+    wait_until("the changed file named", || {
+        raw_get(&server.addr, "/")
+            .1
+            .contains("After <code>content/terms/warp-scheduler.md</code> changed")
+    });
+}
+
 #[test]
 fn an_edit_that_withdraws_a_published_entry_shows_it_with_a_banner_and_logs_why() {
     let server = start(false);
@@ -640,7 +701,12 @@ fn allow_open_files(n: u64) {
 fn head_is_answered_without_a_body_and_other_methods_get_405() {
     let server = start(false);
     let mut s = connect(&server.addr);
-    write!(s, "HEAD /static/style.css HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(
+        s,
+        "HEAD /static/style.css HTTP/1.1\r\nHost: {0}\r\n\r\n",
+        server.addr
+    )
+    .unwrap();
     let mut head = String::new();
     let mut reader = BufReader::new(s.try_clone().unwrap());
     loop {
@@ -662,13 +728,23 @@ fn head_is_answered_without_a_body_and_other_methods_get_405() {
         .expect("HEAD keeps the length");
     assert!(len > 0);
     // No body: the next response on the connection follows at once.
-    write!(s, "GET /static/style.css HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(
+        s,
+        "GET /static/style.css HTTP/1.1\r\nHost: {0}\r\n\r\n",
+        server.addr
+    )
+    .unwrap();
     let mut next = String::new();
     reader.read_line(&mut next).unwrap();
     assert!(next.starts_with("HTTP/1.1 200"), "{next:?}");
 
     let mut s = connect(&server.addr);
-    write!(s, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").unwrap();
+    write!(
+        s,
+        "POST / HTTP/1.1\r\nHost: {0}\r\nContent-Length: 0\r\n\r\n",
+        server.addr
+    )
+    .unwrap();
     let (status, _) = read_response(&mut s).unwrap();
     assert_eq!(status, 405);
 }
@@ -680,7 +756,12 @@ fn request_headers_over_64_kb_get_431_and_a_256_mb_one_is_not_read() {
     let request = |header_bytes: usize| {
         let mut s = connect(&server.addr);
         let filler = "a".repeat(header_bytes);
-        write!(s, "GET / HTTP/1.1\r\nHost: x\r\nX-Filler: {filler}\r\n\r\n").unwrap();
+        write!(
+            s,
+            "GET / HTTP/1.1\r\nHost: {0}\r\nX-Filler: {filler}\r\n\r\n",
+            server.addr
+        )
+        .unwrap();
         read_response(&mut s).map(|(status, _)| status)
     };
     assert_eq!(
@@ -755,7 +836,7 @@ fn idle_and_slow_connections_are_closed_after_their_timeouts_but_a_waiting_poll_
 
     // Kept alive after a response, then idle: closed.
     let mut kept = connect(&server.addr);
-    write!(kept, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(kept, "GET / HTTP/1.1\r\nHost: {0}\r\n\r\n", server.addr).unwrap();
     assert_eq!(read_response(&mut kept).unwrap().0, 200);
     assert!(closed_within(&mut kept, Duration::from_secs(10)));
 
@@ -799,7 +880,7 @@ fn a_hostile_file_appearing_is_a_failed_rebuild_and_serve_goes_on() {
     type Case<'a> = (&'a str, Box<dyn Fn() + 'a>, Box<dyn Fn() + 'a>);
     let cases: [Case; 2] = [
         (
-            "a<U+200B>b.md: the name holds U+200B",
+            "the name holds U+200B",
             Box::new(|| {
                 std::fs::write(&named, "---\ntitle: T\nsummary: S\n---\nBody.\n").expect("write")
             }),
@@ -821,6 +902,9 @@ fn a_hostile_file_appearing_is_a_failed_rebuild_and_serve_goes_on() {
             body.contains(&message.replace('<', "&lt;").replace('>', "&gt;"))
                 || body.contains(message)
         });
+        let (_, body) = raw_get(&server.addr, "/");
+        // The file's name as the terminal shows it, its invisible character spelled out.
+        assert!(!body.contains('\u{200B}'), "{body}");
         assert!(
             server.child.try_wait().expect("wait").is_none(),
             "serve exited"
@@ -848,7 +932,7 @@ fn an_incomplete_head_is_closed_at_the_head_timeout_not_the_idle_one() {
     );
     let mut partial = connect(&server.addr);
     let started = Instant::now();
-    write!(partial, "GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
+    write!(partial, "GET / HTTP/1.1\r\nHost: {0}\r\n", server.addr).unwrap();
     assert!(
         closed_within(&mut partial, Duration::from_secs(4)),
         "still open after {:?}: timed as idle",
@@ -866,14 +950,14 @@ fn connections_past_the_bound_are_closed_at_once_and_served_again_when_one_frees
     let mut held: Vec<TcpStream> = (0..bound)
         .map(|_| {
             let mut s = connect(&server.addr);
-            write!(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+            write!(s, "GET / HTTP/1.1\r\nHost: {0}\r\n\r\n", server.addr).unwrap();
             assert_eq!(read_response(&mut s).unwrap().0, 200);
             s
         })
         .collect();
     for _ in 0..5 {
         let mut extra = connect(&server.addr);
-        let _ = write!(extra, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        let _ = write!(extra, "GET / HTTP/1.1\r\nHost: {0}\r\n\r\n", server.addr);
         let started = Instant::now();
         match read_response(&mut extra) {
             Ok((status, _)) => assert_eq!(status, 503, "past the bound"),
@@ -889,13 +973,13 @@ fn connections_past_the_bound_are_closed_at_once_and_served_again_when_one_frees
         assert!(started.elapsed() < Duration::from_secs(5));
     }
     // The held ones are still served.
-    write!(held[0], "GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(held[0], "GET / HTTP/1.1\r\nHost: {0}\r\n\r\n", server.addr).unwrap();
     assert_eq!(read_response(&mut held[0]).unwrap().0, 200);
     held.pop();
     wait_until("a freed place to be served", || {
         // Refused (503, or reset) until the server has seen the close.
         let mut s = connect(&server.addr);
-        write!(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").is_ok()
+        write!(s, "GET / HTTP/1.1\r\nHost: {0}\r\n\r\n", server.addr).is_ok()
             && read_response(&mut s).is_ok_and(|(status, _)| status == 200)
     });
 }
@@ -931,7 +1015,8 @@ fn waiting_live_reload_polls_take_no_thread_each() {
             let mut s = connect(&server.addr);
             write!(
                 s,
-                "GET /__livereload?since={generation}&page=index.html HTTP/1.1\r\nHost: x\r\n\r\n"
+                "GET /__livereload?since={generation}&page=index.html HTTP/1.1\r\nHost: {0}\r\n\r\n",
+                server.addr
             )
             .unwrap();
             s

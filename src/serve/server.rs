@@ -22,10 +22,9 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::error_page::{self, BuildFailure};
 use super::limits::{Activity, Limits, Watched, MAX_HEADER_BYTES};
-use super::livereload::{
-    error_page, script, script_at, Site, SiteState, ENDPOINT, SCRIPT_ENDPOINT, SCRIPT_JS,
-};
+use super::livereload::{script, script_at, Site, SiteState, ENDPOINT, SCRIPT_ENDPOINT, SCRIPT_JS};
 
 type Response = hyper::Response<Body>;
 
@@ -179,12 +178,12 @@ async fn respond(request: Request<Incoming>, bound: SocketAddr, state: &SiteStat
             Found::Redirect => redirect(&key),
             Found::Missing => text(404, "not found\n"),
             Found::Error {
-                message,
+                failure,
                 generation,
             } => csp(no_store(response(
                 500,
                 HTML,
-                Body::one(error_page(&message, generation, &key)),
+                Body::one(error_page::render(&failure, generation, &key)),
             ))),
             Found::File {
                 status,
@@ -281,15 +280,15 @@ enum Found {
     Redirect,
     Missing,
     Error {
-        message: String,
+        failure: BuildFailure,
         generation: u64,
     },
 }
 
 fn find(site: &Site, key: &str) -> Found {
-    if let (Some(message), true) = (&site.error, key.ends_with(".html")) {
+    if let (Some(failure), true) = (&site.error, key.ends_with(".html")) {
         return Found::Error {
-            message: message.clone(),
+            failure: failure.clone(),
             generation: site.generation,
         };
     }

@@ -478,6 +478,22 @@ fn after_an_edit_withdraws_a_term_every_page_is_what_a_build_writes() {
     assert_eq!(differences_from_a_build(&server), Vec::<String>::new());
     let (_, home) = raw_get(&server.addr, "/");
     assert!(!home.contains("terms/warp-scheduler/"), "{home}");
+
+    // Put back as signed: published again, everywhere a build shows it.
+    let before = server.log.lock().unwrap().len();
+    std::fs::write(
+        &entry,
+        read(&entry).replace("Every single cycle", "Each cycle"),
+    )
+    .expect("restore");
+    wait_until("serve to catch up with the restore", || {
+        server.log.lock().unwrap()[before..]
+            .iter()
+            .any(|l| l.starts_with("caught up:"))
+    });
+    assert_eq!(differences_from_a_build(&server), Vec::<String>::new());
+    let (_, home) = raw_get(&server.addr, "/");
+    assert!(home.contains("terms/warp-scheduler/"), "{home}");
 }
 
 /// A raw request's whole answer, head and body, as text.

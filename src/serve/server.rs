@@ -303,6 +303,14 @@ fn find(site: &Site, key: &str) -> Found {
     if site.files.contains_key(&format!("{key}/index.html")) {
         return Found::Redirect;
     }
+    // Missing perhaps only because the build failed (none has worked yet, or the page is
+    // new): the error says why.
+    if let Some(failure) = &site.error {
+        return Found::Error {
+            failure: failure.clone(),
+            generation: site.generation,
+        };
+    }
     match site.files.get("404.html") {
         Some(bytes) => Found::File {
             status: 404,
@@ -671,6 +679,20 @@ mod tests {
         assert_eq!(found("/terms/x"), "redirect");
         assert_eq!(found("/terms/x/"), "200 <p>x</p>");
         assert_eq!(found("/terms/y"), "404 nf");
+        // While the site does not build, a page is the error page, and so is a path the
+        // failed build may be why there is nothing at; files that are there are served.
+        state.publish(super::super::rebuild::RebuildOutcome::Failed {
+            failure: BuildFailure {
+                when: super::super::error_page::When::Start,
+                problems: Vec::new(),
+            },
+            statics: Vec::new(),
+            took: Duration::ZERO,
+        });
+        assert_eq!(found("/terms/x/"), "error");
+        assert_eq!(found("/terms/new"), "error");
+        assert_eq!(found("/CNAME"), "200 glossary.test\n");
+        assert_eq!(found("/terms/x"), "redirect");
     }
 
     #[test]

@@ -129,8 +129,13 @@ impl SiteState {
                         cur.all_changed_at = *generation;
                     }
                     cur.error = Some(failure);
+                    // The error page's style sheet, before any build worked: an edit to
+                    // it reloads the page too.
                     for (key, bytes) in statics {
-                        cur.files.insert(key, bytes);
+                        if cur.files.get(&key) != Some(&bytes) {
+                            cur.all_changed_at = *generation;
+                            cur.files.insert(key, bytes);
+                        }
                     }
                 }
             }

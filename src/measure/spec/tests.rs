@@ -817,6 +817,41 @@ fn repeat_is_bounded_and_only_on_the_timed_launch() {
 }
 
 #[test]
+fn before_each_sample_is_only_on_an_untimed_launch_and_host_time_is_readable() {
+    // Before the timed launch, ahead of every sample: accepted, and a metric may read the
+    // host's enqueue time.
+    let two = good().replace(
+        "launches:\n  - kernel: scale\n",
+        "launches:\n  - kernel: scale_reference\n    args: [{f32: 1}, x, out, {u64: n}]\n    grid: ceil_div(n, 256)\n    block: 256\n    before_each_sample: true\n  - kernel: scale\n    timed: true\n",
+    );
+    let two = two.replace(
+        "metrics:\n",
+        "metrics:\n  host_us: {value: host_median_ms * 1000}\n",
+    );
+    assert_eq!(errors(&two), Vec::<String>::new());
+    // On the timed launch itself it would time nothing new: refused at the key.
+    let timed = good().replace(
+        "    grid: ceil_div(n, block)\n    block: block\n",
+        "    grid: ceil_div(n, block)\n    block: block\n    before_each_sample: true\n",
+    );
+    one_error(
+        &timed,
+        "    |before_each_sample: true",
+        "kernel `scale`: `before_each_sample` belongs on an untimed launch of `launches`",
+    );
+    // In the reference's launches, which are never timed: refused too.
+    let reference = good().replace(
+        "      grid: ceil_div(n, 256)\n      block: 256\n",
+        "      grid: ceil_div(n, 256)\n      block: 256\n      before_each_sample: true\n",
+    );
+    one_error(
+        &reference,
+        "      |before_each_sample: true",
+        "kernel `scale_reference`: `before_each_sample` belongs on an untimed launch",
+    );
+}
+
+#[test]
 fn metrics_may_read_launch_facts_but_not_take_their_names() {
     let metric = |m: &str| good().replace("metrics:\n", &format!("metrics:\n  {m}\n"));
     let ok = metric("us: {value: median_ms * 1000 / launches_per_sample}");

@@ -252,3 +252,135 @@ fn a_table_with_both_node_and_nodes_or_a_repeated_node_is_an_error_naming_the_li
     let said = text(&glossary(root, &["check"]));
     assert!(said.contains("unknown node `node-z`"), "{said}");
 }
+
+#[test]
+fn a_cited_node_without_a_record_yet_shows_the_others_and_says_not_measured_under_its_gpu() {
+    let s = site(&["node-a"]);
+    let root = s.path();
+    term(
+        root,
+        "[node-a, node-b]",
+        "Body.",
+        "claims:\n  - says: the full kernel moves data\n    column: gbps\n    row: tlp1\n    above: 0\n",
+    );
+    // `check` refuses the entry as stale, naming the node, as for any missing record.
+    let said = text(&glossary(root, &["check"]));
+    assert!(
+        said.contains("day45-occupancy/node-b") && said.contains("no record at"),
+        "{said}"
+    );
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = page(root);
+    let a = gbps(root, "node-a", "tlp1");
+    // node-a's rows and numbers show; the table is not marked stale as a whole.
+    let row = html
+        .split("<tr>")
+        .find(|r| r.contains(">tlp1</td>"))
+        .expect("a tlp1 row");
+    assert!(row.contains(&format!("{a:.1}")), "{row}");
+    assert!(!html.contains("<p class=\"stale\">"), "{html}");
+    // node-b's group is headed by its GPU (from its profile: no record names it) and says
+    // it is not measured yet; it has one column and no number.
+    assert!(
+        html.contains(r#"<th scope="colgroup" colspan="1" class="node-group">node-b <span class="node-gpu">(Fixture GPU B)</span></th>"#),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"<th scope="col" class="pending-group">not measured on node-b yet</th>"#),
+        "{html}"
+    );
+    assert_eq!(row.matches("<td").count(), 4, "label, node-a's two, node-b's one: {row}");
+    // The chart draws node-a's bars, and its legend names both nodes.
+    assert!(html.contains("comparison-chart"), "{html}");
+    assert!(html.contains("tlp1 · node-a") && !html.contains("tlp1 · node-b"), "{html}");
+    assert!(
+        html.contains(r#"<text class="chart-legend-text chart-pending" x="18""#)
+            && html.contains(">node-b (Fixture GPU B)</text>"),
+        "{html}"
+    );
+    // No raw column id in the group, no Markdown backtick anywhere in the page (the
+    // banner's "run `glossary verify`" is a code span).
+    assert!(!html.contains('`'), "{html}");
+    assert!(html.contains("<code>glossary verify</code>"), "{html}");
+    // A node whose record is there but wrong (another GPU) still makes the table stale:
+    // only a node not measured yet is shown as pending.
+    install_record(root, "day45-occupancy", "node-b", AT);
+    let path = root.join("measurements/day45-occupancy/records/node-b.json");
+    let t = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("Fixture GPU B", "Fixture GPU A");
+    write_signed(&path, t.as_bytes(), "node-b");
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = page(root);
+    assert!(html.contains("<p class=\"stale\">"), "{html}");
+    assert!(!html.contains("not measured on node-b yet"), "{html}");
+}
+
+#[test]
+fn a_claim_without_node_is_checked_on_every_node_of_the_table() {
+    let s = site(&["node-a", "node-b"]);
+    let root = s.path();
+    // node-b moves half of node-a: a bound between them holds on node-a only.
+    let a = gbps(root, "node-a", "tlp1");
+    let bound = a * 0.75;
+    term(
+        root,
+        "[node-a, node-b]",
+        "Body.",
+        &format!("claims:\n  - says: the full kernel moves over {bound:.0} GB/s\n    column: gbps\n    row: tlp1\n    above: {bound}\n"),
+    );
+    let said = text(&glossary(root, &["check"]));
+    assert!(
+        said.contains("the full kernel moves over") && said.contains("on node-b: "),
+        "the claim must be refused on node-b, saying so:\n{said}"
+    );
+    assert!(!said.contains("on node-a: "), "{said}");
+    // Said of node-a only, it holds.
+    term(
+        root,
+        "[node-a, node-b]",
+        "Body.",
+        &format!("claims:\n  - says: on node-a the full kernel moves over {bound:.0} GB/s\n    column: gbps\n    node: node-a\n    row: tlp1\n    above: {bound}\n"),
+    );
+    let said = text(&glossary(root, &["check"]));
+    assert!(!said.contains("not supported") && !said.contains("on node-b: "), "{said}");
+}
+
+#[test]
+fn a_ratio_across_nodes_reads_each_side_on_its_node() {
+    let s = site(&["node-a", "node-b"]);
+    let root = s.path();
+    term(
+        root,
+        "[node-a, node-b]",
+        "node-a moves {{ ratio(column=\"gbps\", of=\"tlp1\", to=\"tlp1\", of_node=\"node-a\", to_node=\"node-b\") }} times node-b's bandwidth; {{ ratio(column=\"gbps\", of=\"tlp1\", to=\"tlp1\", to_node=\"node-b\", decimals=3) }}.",
+        "",
+    );
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let (a, b) = (gbps(root, "node-a", "tlp1"), gbps(root, "node-b", "tlp1"));
+    let html = page(root);
+    assert!(
+        html.contains(&format!(
+            "node-a moves {:.2} times node-b's bandwidth; {:.3}.",
+            a / b,
+            a / b
+        )),
+        "{html}"
+    );
+    // A node the entry does not cite is a problem that refuses it, naming the call.
+    term(
+        root,
+        "[node-a, node-b]",
+        "{{ ratio(column=\"gbps\", of=\"tlp1\", to=\"tlp1\", to_node=\"node-z\") }}",
+        "",
+    );
+    let said = text(&glossary(root, &["check"]));
+    assert!(
+        said.contains("ratio(column=gbps, of=tlp1, to=tlp1@node-z)")
+            && said.contains("day45-occupancy/node-z is not cited"),
+        "{said}"
+    );
+}

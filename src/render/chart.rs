@@ -231,27 +231,37 @@ fn axis_title(heading: &str, table: &TableView, metric: usize) -> String {
 }
 
 /// A side-by-side table's chart: for each row, one bar per node, labelled with both, so
-/// the comparison reads without relying on colour.
+/// the comparison reads without relying on colour; a legend above names each node's bar
+/// (its shade) with its GPU, and says which node is not measured yet (its group has no
+/// bars; the others' still show).
 fn comparison_chart(table: &TableView) -> Option<String> {
-    let first = table.groups.first()?;
+    let first = table.groups.iter().find(|g| g.pending.is_none())?;
     let group_headings = &table.headings[first.first..first.first + first.span];
     let offset = group_headings
         .iter()
         .position(|h| h == PREFERRED_METRIC || h.ends_with(&format!("({PREFERRED_METRIC})")))
         .or(if first.span > 0 { Some(0) } else { None })?;
     let label_col = table.numeric.iter().position(|&n| !n);
+    let measured: Vec<(usize, &super::tables::ColumnGroup)> = table
+        .groups
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.pending.is_none())
+        .collect();
     let mut bars: Vec<(usize, Bar<'_>)> = Vec::new();
     for (i, row) in table.rows.iter().enumerate() {
         let label = label_col
             .and_then(|c| row.get(c))
             .cloned()
             .unwrap_or_else(|| format!("row {}", i + 1));
-        for (g, group) in table.groups.iter().enumerate() {
+        for (k, (g, group)) in measured.iter().enumerate() {
             let col = group.first + offset;
             let shown = row.get(col)?;
             let value = (*table.values.get(i)?.get(col)?)?;
+            // `k`: the bar's place in its row, for the gap between rows; `g`: its node,
+            // for its shade and the legend.
             bars.push((
-                g,
+                k * table.groups.len() + g,
                 Bar {
                     label: format!("{label} · {}", group.node),
                     shown,
@@ -266,28 +276,94 @@ fn comparison_chart(table: &TableView) -> Option<String> {
     let max = bars.iter().map(|(_, b)| b.value).fold(0.0_f64, f64::max);
     let metric_name = &group_headings[offset];
     let nodes: Vec<&str> = table.groups.iter().map(|g| g.node.as_str()).collect();
+    let pending: Vec<&str> = table
+        .groups
+        .iter()
+        .filter_map(|g| g.pending.as_deref())
+        .collect();
     let description = format!(
-        "Bar chart comparing {metric_name} on {}: {}.",
+        "Bar chart comparing {metric_name} on {}: {}.{}",
         nodes.join(", "),
-        listed(bars.iter().map(|(_, b)| b))
+        listed(bars.iter().map(|(_, b)| b)),
+        if pending.is_empty() {
+            String::new()
+        } else {
+            format!(" {}.", pending.join("; "))
+        }
     );
-    let per_row = table.groups.len() as f64;
+    // The legend: a swatch and "node (GPU)" a line, and under a node without a record a
+    // second line saying so.
+    let legend: Vec<(usize, String, Option<&str>)> = table
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(g, group)| {
+            let name = match group.gpu.is_empty() {
+                true => group.node.clone(),
+                false => format!("{} ({})", group.node, group.gpu),
+            };
+            (g, name, group.pending.as_deref())
+        })
+        .collect();
+    let legend_lines = legend
+        .iter()
+        .map(|(_, _, p)| if p.is_some() { 2 } else { 1 })
+        .sum::<usize>() as f64;
+    let legend_height = LEGEND_LINE * legend_lines + TOP;
+    let per_row = measured.len() as f64;
     let rows = table.rows.len() as f64;
     let gap = ROW_HEIGHT - BAR_HEIGHT;
-    let height = TOP * 2.0 + (BAR_HEIGHT + 4.0) * per_row * rows + gap * rows;
+    let bars_top = legend_height + AXIS + TOP;
+    let height = bars_top + TOP + (BAR_HEIGHT + 4.0) * per_row * rows + gap * rows;
+    let axis = format!("{} →", axis_title(metric_name, table, first.first + offset));
     let at = Columns::of(
         bars.iter().map(|(_, b)| b.label.as_str()),
         bars.iter().map(|(_, b)| b.shown),
-        "",
+        &axis,
     );
-    let (bars_at, width) = (Coord(at.bars_at), Coord(at.width));
+    let legend_width = legend
+        .iter()
+        .flat_map(|(_, name, p)| std::iter::once(name.as_str()).chain(*p))
+        .map(|t| LEGEND_TEXT_AT + text_width(t))
+        .fold(0.0, f64::max);
+    let width = Coord(at.width.max(legend_width));
+    let bars_at = Coord(at.bars_at);
     let mut svg = format!(
-        r#"<svg class="bar-chart comparison-chart" role="img" aria-label="{d}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title>{d}</title>"#,
+        r#"<svg class="bar-chart comparison-chart" role="img" aria-label="{d}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title>{d}</title><g class="chart-legend">"#,
         d = escape(&description)
     );
     let mut y = TOP;
-    for (k, (g, b)) in bars.iter().enumerate() {
-        if k > 0 && *g == 0 {
+    for (g, name, pending) in &legend {
+        let text_y = Coord(y + LEGEND_LINE - 5.0);
+        let _ = write!(
+            svg,
+            r#"<rect class="chart-bar node-{g}{faded}" x="0" y="{sy}" width="12" height="12" rx="2"></rect><text class="chart-legend-text" x="{LEGEND_TEXT_AT}" y="{text_y}">{name}</text>"#,
+            faded = if pending.is_some() { " pending" } else { "" },
+            sy = Coord(y + LEGEND_LINE - 15.0),
+            name = escape(name),
+        );
+        y += LEGEND_LINE;
+        if let Some(p) = pending {
+            let _ = write!(
+                svg,
+                r#"<text class="chart-legend-text chart-pending" x="{LEGEND_TEXT_AT}" y="{ty}">{p}</text>"#,
+                ty = Coord(y + LEGEND_LINE - 5.0),
+                p = escape(p),
+            );
+            y += LEGEND_LINE;
+        }
+    }
+    svg.push_str("</g>");
+    let _ = write!(
+        svg,
+        r#"<text class="chart-axis" x="{bars_at}" y="{ay}">{axis}</text>"#,
+        ay = Coord(legend_height + 13.0),
+        axis = escape(&axis),
+    );
+    let mut y = bars_top;
+    for (k, (order, b)) in bars.iter().enumerate() {
+        let g = order % table.groups.len();
+        if k > 0 && *order / table.groups.len() == 0 {
             y += gap;
         }
         let w = at.bar(b.value, max);
@@ -306,6 +382,10 @@ fn comparison_chart(table: &TableView) -> Option<String> {
     svg.push_str("</svg>");
     Some(svg)
 }
+
+/// A legend line's height, and where its text starts (after the swatch).
+const LEGEND_LINE: f64 = 20.0;
+const LEGEND_TEXT_AT: f64 = 18.0;
 
 // The line chart's frame, in SVG user units. The SVG scales with the page (width 100%),
 // so at a 390 px phone width the 13-unit text is drawn at about 11.5 px.
@@ -701,6 +781,7 @@ mod tests {
                 first: 1,
                 span: 1,
                 measured_by: None,
+                pending: None,
             },
             super::super::tables::ColumnGroup {
                 node: "node-b".into(),
@@ -708,17 +789,52 @@ mod tests {
                 first: 2,
                 span: 1,
                 measured_by: None,
+                pending: None,
             },
         ];
         let svg = bar_chart(&t).expect("a chart");
         assert!(svg.contains("<title>Bar chart comparing GB/s on node-a, node-b: full · node-a 400.0, full · node-b 200.0, quarter · node-a 100.0, quarter · node-b 50.0.</title>"), "{svg}");
-        let w = widths(&svg);
+        // The legend first: a swatch in each node's shade and "node (GPU)".
+        let (legend, bars) = svg.split_once("</g>").expect("a legend group");
+        assert!(
+            legend.contains(r#"<rect class="chart-bar node-0" x="0""#)
+                && legend.contains(r#"<rect class="chart-bar node-1" x="0""#)
+                && legend.contains(">node-a (A)</text>")
+                && legend.contains(">node-b (B)</text>"),
+            "{legend}"
+        );
+        assert!(bars.contains(">GB/s →</text>"), "{bars}");
+        let w = widths(bars);
         assert_eq!(w.len(), 4);
         assert!(
             (w[0] / w[1] - 2.0).abs() < 0.01 && (w[0] / w[3] - 8.0).abs() < 0.01,
             "{w:?}"
         );
-        assert!(svg.contains(r#"class="chart-bar node-1""#));
+        assert!(bars.contains(r#"class="chart-bar node-1""#));
+        let width = width_of(&svg);
+        for (text, l, r) in text_extents(&svg) {
+            assert!(l >= 0.0 && r <= width, "{text} at {l}..{r} outside 0..{width}");
+        }
+
+        // node-b not measured yet: no bars of its own, the legend says so under its GPU,
+        // and node-a's bars still show.
+        t.groups[1].pending = Some("not measured on node-b yet".into());
+        for row in &mut t.values {
+            row[2] = None;
+        }
+        let svg = bar_chart(&t).expect("a chart without node-b's bars");
+        let (legend, bars) = svg.split_once("</g>").unwrap();
+        assert!(
+            legend.contains(r#"<rect class="chart-bar node-1 pending""#)
+                && legend.contains(">not measured on node-b yet</text>"),
+            "{legend}"
+        );
+        assert_eq!(widths(bars).len(), 2, "{bars}");
+        assert!(!bars.contains("· node-b"), "{bars}");
+        assert!(svg.contains("full · node-a 400.0, quarter · node-a 100.0. not measured on node-b yet."), "{svg}");
+        // All nodes pending (no record anywhere): no chart.
+        t.groups[0].pending = Some("not measured on node-a yet".into());
+        assert!(bar_chart(&t).is_none());
     }
 
     /// Every text's extent as drawn at `TEXT_CHAR` a character: (left, right).

@@ -51,6 +51,7 @@ struct NodeKeySpan {
     public_key: Option<toml::Spanned<String>>,
     arch: Option<toml::Spanned<String>>,
     compute_capability: Option<toml::Spanned<String>>,
+    datasheet: Option<toml::Spanned<String>>,
 }
 
 /// `"9.0"` as (9, 0): one or two digits, a dot, one or two digits.
@@ -107,6 +108,17 @@ fn check_node_arches(path: &Path, text: &str, spans: &KeySpans) -> Vec<Error> {
                     c.get_ref()
                 ),
             ));
+        }
+        // A link on the nodes page: an https address only, as a reader's browser opens it.
+        if let Some(d) = &n.datasheet {
+            let url = d.get_ref();
+            if !url.starts_with("https://") || url.len() > 2048 || url.contains(char::is_whitespace) {
+                errors.push(Error::content(
+                    path,
+                    at(d),
+                    format!("[nodes.{name}] datasheet = \"{url}\": write the https:// address of the GPU's datasheet"),
+                ));
+            }
         }
         if let (Some((a, Some(from_arch))), Some((c, Some(from_cc)))) = (&arch, &cc) {
             if from_arch != from_cc {
@@ -222,6 +234,10 @@ pub struct Node {
     /// How a Slurm cluster reaches this node's GPU, for `glossary verify submit --slurm`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slurm: Option<SlurmProfile>,
+    /// The GPU model's datasheet (an https address), linked from the verification nodes
+    /// page beside what the card reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datasheet: Option<String>,
     /// A reader's GPU, whose records come back through `glossary reproduce`: the id of the
     /// registered person (content/people.toml) who measures on it. The profile's
     /// `public_key` must then be one of that person's keys, and pages label its columns
@@ -510,6 +526,9 @@ mod tests {
                 && said.contains("[nodes.a] arch = \"sm_80\" is for compute capability 8.0, but compute_capability = \"9.0\" (line 5)"),
             "{said}"
         );
+        let said = load(&format!("{}datasheet = \"javascript:x\"\n", node("a", "9.0", "sm_90"))).unwrap_err();
+        assert!(said.contains("glossary.toml:8:") && said.contains("datasheet = \"javascript:x\": write the https://"), "{said}");
+        assert!(load(&format!("{}datasheet = \"https://example.org/ds.pdf\"\n", node("a", "9.0", "sm_90"))).is_ok());
         // Every bad node in one run.
         let said = load(&format!("{}{}", node("a", "9.0", "sm_80"), node("b", "7", "sm75"))).unwrap_err();
         assert!(

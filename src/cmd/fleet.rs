@@ -20,6 +20,9 @@ pub enum FleetCommand {
     /// Give a node a new signing key: its current public_key moves to previous_keys with
     /// the time it was retired, so the runs it signed stay trusted.
     RotateKey(super::rotate_key::RotateKeyArgs),
+    /// On the GPU machine: read the GPU, make the node's key pair (the private half stays
+    /// here) and add its [nodes.NAME] profile to glossary.toml (or print it).
+    InitNode(super::init_node::InitNodeArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -75,6 +78,7 @@ pub fn run(cmd: &FleetCommand) -> Result<()> {
         FleetCommand::Plan(a) => plan(a),
         FleetCommand::Submit(a) => submit(a),
         FleetCommand::RotateKey(a) => super::rotate_key::run(a),
+        FleetCommand::InitNode(a) => super::init_node::run(a),
     }
 }
 

@@ -233,6 +233,7 @@ fn local_profile(
         l2_bytes: gpu.info.l2_bytes,
         mem_bytes: req.device_memory,
         slurm: None,
+        datasheet: None,
         contributed_by: None,
     })
 }

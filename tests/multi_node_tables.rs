@@ -176,6 +176,14 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
         html.contains("Bar chart comparing bandwidth (GB/s) on node-a, node-b: tlp1 · node-a"),
         "{html}"
     );
+    // One bundle per node, each offered under the table and written beside the pages.
+    for node in ["node-a", "node-b"] {
+        assert!(
+            html.contains(&format!("glossary reproduce https://glossary.test/reproduce/day45-occupancy/{node}.json")),
+            "{html}"
+        );
+        assert!(root.join(format!("site-drafts/reproduce/day45-occupancy/{node}.json")).is_file());
+    }
 }
 
 #[test]

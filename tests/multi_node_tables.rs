@@ -140,8 +140,8 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
         );
         // Provenance per node: GPU, driver, capture time.
         let item = html
-            .split("<li>node <code>")
-            .find(|s| s.starts_with(&format!("{node}</code>")))
+            .split("<li>node <a href=\"../../nodes/index.html#")
+            .find(|s| s.starts_with(&format!("{node}\"><code>{node}</code></a>")))
             .unwrap_or_else(|| panic!("no provenance for {node}:\n{html}"));
         assert!(
             item.contains(gpu)
@@ -206,7 +206,7 @@ fn three_nodes_and_a_cited_node_without_a_record_refuses_the_entry() {
     assert!(out.status.success(), "{}", text(&out));
     let html = page(root);
     assert_eq!(html.matches(r#"class="node-group""#).count(), 3, "{html}");
-    assert_eq!(html.matches("<li>node <code>").count(), 3, "{html}");
+    assert_eq!(html.matches("<li>node <a href=\"../../nodes/index.html#").count(), 3, "{html}");
     assert!(
         html.contains("Bar chart comparing bandwidth (GB/s) on node-a, node-b, node-c"),
         "{html}"
@@ -390,5 +390,55 @@ fn a_ratio_across_nodes_reads_each_side_on_its_node() {
         said.contains("ratio(column=gbps, of=tlp1, to=tlp1@node-z)")
             && said.contains("day45-occupancy/node-z is not cited"),
         "{said}"
+    );
+}
+
+#[test]
+fn the_verification_nodes_page_says_what_each_node_is_and_the_home_page_names_the_models() {
+    let s = site(&["node-a", "node-b"]);
+    let root = s.path();
+    term(root, "[node-a, node-b]", "Body.", "");
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let nodes = std::fs::read_to_string(root.join("site-drafts/nodes/index.html")).unwrap();
+    let lib = glossary::measure::Library::load(&root.join("measurements")).unwrap();
+    let rec = lib.record("day45-occupancy", "node-a").unwrap();
+    let section = |node: &str| -> String {
+        let from = nodes
+            .find(&format!("<section class=\"node\" id=\"{node}\""))
+            .unwrap_or_else(|| panic!("no section for {node}:\n{nodes}"));
+        let rest = &nodes[from..];
+        rest[..rest.find("</section>").unwrap()].to_string()
+    };
+    let a = section("node-a");
+    for fact in [
+        "<dt>GPU</dt><dd>Fixture GPU A".to_string(),
+        "<dt>Compute capability</dt><dd>9.0 (<code>sm_90</code>)</dd>".to_string(),
+        "<dt>SMs</dt><dd>132</dd>".to_string(),
+        format!("<dt>Drivers seen</dt><dd>{}</dd>", rec.gpu.driver_version),
+        format!(
+            "<dt>CUDA seen</dt><dd>driver API {}, NVRTC {}</dd>",
+            rec.gpu.cuda_driver_api, rec.gpu.nvrtc_version
+        ),
+        "<dt>Runs</dt><dd>1 kept run on 1 GPU unit; a current record for 1 of 2 experiments</dd>".to_string(),
+        "<code class=\"fingerprint\">SHA256:".to_string(),
+        "<a href=\"../terms/occupancy/index.html\">What is occupancy?</a> <span class=\"draft-tag\">draft</span>".to_string(),
+    ] {
+        assert!(a.contains(&fact), "{fact}\n{a}");
+    }
+    // L2 as the record reports it (the fixture record is the H200's).
+    if let Some(l2) = rec.gpu.l2_bytes {
+        assert!(a.contains(&format!("<dt>L2</dt><dd>{}</dd>", glossary::render::node_facts::bytes_text(l2))), "{a}");
+    }
+    // node-c: cited by nothing, measured never.
+    let c = section("node-c");
+    assert!(c.contains("not measured yet") && c.contains("no entry yet"), "{c}");
+    // Each table's provenance links to its node there; the home page names the models.
+    let html = page(root);
+    assert!(html.contains("<a href=\"../../nodes/index.html#node-b\"><code>node-b</code></a>"), "{html}");
+    let home = std::fs::read_to_string(root.join("site-drafts/index.html")).unwrap();
+    assert!(
+        home.contains("The measured numbers on this site come from Fixture GPU A (node-a) and Fixture GPU B (node-b): see the <a href=\"nodes/index.html\">verification nodes</a>."),
+        "{home}"
     );
 }

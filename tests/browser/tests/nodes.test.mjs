@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { build, launch, noChromium, screenshotPath } from './support.mjs';
+import { axeViolations, build, launch, noChromium, screenshotPath, validateHtml } from './support.mjs';
 import { layoutProblems } from './layout.mjs';
 
 const WIDTHS = [1280, 390];
@@ -61,6 +61,17 @@ describe('two nodes side by side (build --drafts of the nodes fixture)', { skip:
     browser = await launch();
   });
   after(async () => browser?.close());
+
+  test('the three pages pass axe and html-validate', async () => {
+    const pages = ['terms/occupancy/index.html', 'terms/occupancy-pending/index.html', 'nodes/index.html'];
+    assert.deepEqual(await validateHtml(pages.map((p) => path.join(site, p))), []);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    for (const p of pages) {
+      await page.goto('file://' + path.join(site, p));
+      assert.deepEqual(await axeViolations(page), [], `${p}: axe`);
+    }
+    await page.close();
+  });
 
   for (const width of WIDTHS) {
     test(`the comparison chart has a legend and readable bar groups at ${width} px`, async () => {

@@ -67,12 +67,13 @@ fn write_nodes_fixture() {
         &serde_json::to_vec_pretty(&rec).unwrap(),
         "node-b",
     );
-    for (slug, title, nodes) in [
-        ("occupancy", "What is occupancy?", "[node-a, node-b]"),
-        ("occupancy-pending", "Occupancy on a node not measured yet", "[node-a, node-c]"),
+    for (slug, title, nodes, chart) in [
+        ("occupancy", "What is occupancy?", "[node-a, node-b]", ""),
+        ("occupancy-pending", "Occupancy on a node not measured yet", "[node-a, node-c]", ""),
+        ("occupancy-lines", "Bandwidth against occupancy", "[node-a, node-b]", "    chart: {x: occupancy, y: gbps}\n"),
     ] {
         let text = format!(
-            "---\ntitle: {title}\nname: {slug}\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    nodes: {nodes}\n    rows: [tlp1, tlp1-b2, tlp1-b1, ilp4-b1]\n    columns: [label, occupancy, gbps]\n    caption: Four rows on each node.\n---\nBody.\n"
+            "---\ntitle: {title}\nname: {slug}\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    nodes: {nodes}\n    rows: [tlp1, tlp1-b2, tlp1-b1, ilp4-b1]\n    columns: [label, occupancy, gbps]\n    caption: Four rows on each node.\n{chart}---\nBody.\n"
         );
         let p = root.join(format!("content/terms/{slug}.md"));
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();

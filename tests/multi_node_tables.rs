@@ -442,3 +442,28 @@ fn the_verification_nodes_page_says_what_each_node_is_and_the_home_page_names_th
         "{home}"
     );
 }
+
+#[test]
+fn a_two_node_line_chart_draws_a_line_per_node_and_a_named_bar_column_is_charted() {
+    let s = site(&["node-a", "node-b"]);
+    let root = s.path();
+    let write = |chart: &str| {
+        let text = format!(
+            "---\ntitle: What is occupancy?\nname: occupancy\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    nodes: [node-a, node-b]\n    rows: [tlp1, tlp1-b2, tlp1-b1]\n    columns: [label, occupancy, gbps]\n    chart: {chart}\n---\nBody.\n"
+        );
+        std::fs::write(root.join("content/terms/occupancy.md"), text).unwrap();
+    };
+    std::fs::create_dir_all(root.join("content/terms")).unwrap();
+    write("{x: occupancy, y: gbps}");
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = page(root);
+    assert!(html.contains("Line chart of bandwidth (GB/s) against occupancy (%) on node-a, node-b"), "{html}");
+    assert_eq!(html.matches("<polyline class=\"chart-line node-").count(), 2, "{html}");
+    // `{y: occupancy}` alone: the bars chart occupancy, not the GB/s column.
+    write("{y: occupancy}");
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = page(root);
+    assert!(html.contains("Bar chart comparing occupancy (%) on node-a, node-b"), "{html}");
+}

@@ -33,9 +33,11 @@ pub struct TableView {
     /// Footnotes to the cells, such as timings whose sampling did not converge.
     pub notes: Vec<String>,
     /// Columns (by position) to draw as a line chart, y against x, where the entry asks
-    /// for one; otherwise the table gets the default bar chart.
+    /// for one; otherwise the table gets the default bar chart. Side by side, positions
+    /// within each node's column group (a line per node).
     pub line: Option<LineAxes>,
-    /// The column (by position) a bar chart draws, where the entry names one.
+    /// The column (by position) a bar chart draws, where the entry names one. Side by
+    /// side, its position within each node's column group.
     pub bar: Option<usize>,
 }
 
@@ -342,7 +344,7 @@ pub fn side_by_side(
             .iter()
             .flat_map(|(_, v, _)| v.provenance.clone())
             .collect(),
-        // Side by side, the comparison chart draws the nodes against each other instead.
+        // Side by side: set below, as positions within each node's group.
         line: None,
         bar: None,
         stale: None,
@@ -371,6 +373,17 @@ pub fn side_by_side(
         out.headings.push(model.headings[i].clone());
         out.numeric.push(false);
     }
+    // The entry's chart, its columns as positions within a node's group: a line per node,
+    // or the named column's bars. A column that names the row (not in a group) is not
+    // charted side by side.
+    let in_group = |i: usize| measured.iter().position(|&m| m == i);
+    out.line = model.line.and_then(|a| {
+        Some(LineAxes {
+            x: in_group(a.x)?,
+            y: in_group(a.y)?,
+        })
+    });
+    out.bar = model.bar.and_then(in_group);
     for ((node, v, _), &pending) in views.iter().zip(&pending) {
         if pending {
             out.groups.push(ColumnGroup {

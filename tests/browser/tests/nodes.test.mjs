@@ -62,8 +62,8 @@ describe('two nodes side by side (build --drafts of the nodes fixture)', { skip:
   });
   after(async () => browser?.close());
 
-  test('the three pages pass axe and html-validate', async () => {
-    const pages = ['terms/occupancy/index.html', 'terms/occupancy-pending/index.html', 'nodes/index.html'];
+  test('the pages pass axe and html-validate', async () => {
+    const pages = ['terms/occupancy/index.html', 'terms/occupancy-pending/index.html', 'terms/occupancy-lines/index.html', 'nodes/index.html'];
     assert.deepEqual(await validateHtml(pages.map((p) => path.join(site, p))), []);
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     for (const p of pages) {
@@ -132,6 +132,36 @@ describe('two nodes side by side (build --drafts of the nodes fixture)', { skip:
       assert.ok(!facts.text.includes('`'), 'no Markdown backtick on the page');
       assert.ok(!/\bgbps\b/.test(facts.text), 'no raw column id on the page');
       await page.screenshot({ path: screenshotPath(`nodes-pending-${width}`), fullPage: true });
+      await page.close();
+    });
+
+    test(`a two-node line chart draws a line per node under its legend at ${width} px`, async () => {
+      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      await page.goto('file://' + path.join(site, 'terms/occupancy-lines/index.html'));
+      assert.deepEqual(await layoutProblems(page), []);
+      const c = await page.evaluate(() => {
+        const svg = document.querySelector('svg.line-chart');
+        const box = svg.getBoundingClientRect();
+        const inside = (e) => {
+          const r = e.getBoundingClientRect();
+          return r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5;
+        };
+        const scale = box.width / svg.viewBox.baseVal.width;
+        return {
+          lines: Array.from(svg.querySelectorAll('polyline')).map((l) => ({ cls: l.getAttribute('class'), dash: getComputedStyle(l).strokeDasharray })),
+          legend: Array.from(svg.querySelectorAll('.chart-legend text')).map((t) => t.textContent),
+          outside: Array.from(svg.querySelectorAll('text, polyline, circle')).filter((e) => !inside(e)).map((e) => e.textContent || e.tagName),
+          smallest: Math.min(...Array.from(svg.querySelectorAll('text')).map((t) => parseFloat(getComputedStyle(t).fontSize) * scale)),
+          fits: box.right <= window.innerWidth,
+        };
+      });
+      assert.deepEqual(c.lines.map((l) => l.cls), ['chart-line node-0', 'chart-line node-1']);
+      assert.notEqual(c.lines[0].dash, c.lines[1].dash, 'the two lines read apart without colour');
+      assert.deepEqual(c.legend, ['node-a (Fixture GPU A)', 'node-b (Fixture GPU B)']);
+      assert.deepEqual(c.outside, []);
+      assert.ok(c.fits, 'the chart fits the window');
+      assert.ok(c.smallest >= 10.5, `smallest text ${c.smallest.toFixed(1)} px`);
+      await page.screenshot({ path: screenshotPath(`nodes-line-chart-${width}`), fullPage: true });
       await page.close();
     });
 

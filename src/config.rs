@@ -112,7 +112,8 @@ fn check_node_arches(path: &Path, text: &str, spans: &KeySpans) -> Vec<Error> {
         // A link on the nodes page: an https address only, as a reader's browser opens it.
         if let Some(d) = &n.datasheet {
             let url = d.get_ref();
-            if !url.starts_with("https://") || url.len() > 2048 || url.contains(char::is_whitespace) {
+            if !url.starts_with("https://") || url.len() > 2048 || url.contains(char::is_whitespace)
+            {
                 errors.push(Error::content(
                     path,
                     at(d),
@@ -495,7 +496,17 @@ mod tests {
         assert_eq!(parse_arch("sm_90a"), Some((9, 0)));
         assert_eq!(parse_arch("sm_120"), Some((12, 0)));
         assert_eq!(parse_arch("sm_75"), Some((7, 5)));
-        for bad in ["sm90", "sm_9", "sm_", "SM_90", "sm_90ab", "sm_9x0", "compute_90", "sm_1000", ""] {
+        for bad in [
+            "sm90",
+            "sm_9",
+            "sm_",
+            "SM_90",
+            "sm_90ab",
+            "sm_9x0",
+            "compute_90",
+            "sm_1000",
+            "",
+        ] {
             assert_eq!(parse_arch(bad), None, "{bad}");
         }
         assert_eq!(parse_capability("9.0"), Some((9, 0)));
@@ -512,12 +523,14 @@ mod tests {
         // Line 6: the arch of the first node (two header lines, then gpu, cc, arch).
         let said = load(&node("a", "9.0", "sm90")).unwrap_err();
         assert!(
-            said.contains("glossary.toml:6:") && said.contains("arch = \"sm90\" is not an architecture"),
+            said.contains("glossary.toml:6:")
+                && said.contains("arch = \"sm90\" is not an architecture"),
             "{said}"
         );
         let said = load(&node("a", "9", "sm_90")).unwrap_err();
         assert!(
-            said.contains("glossary.toml:5:") && said.contains("compute_capability = \"9\" is not a compute capability"),
+            said.contains("glossary.toml:5:")
+                && said.contains("compute_capability = \"9\" is not a compute capability"),
             "{said}"
         );
         let said = load(&node("a", "9.0", "sm_80")).unwrap_err();
@@ -526,13 +539,32 @@ mod tests {
                 && said.contains("[nodes.a] arch = \"sm_80\" is for compute capability 8.0, but compute_capability = \"9.0\" (line 5)"),
             "{said}"
         );
-        let said = load(&format!("{}datasheet = \"javascript:x\"\n", node("a", "9.0", "sm_90"))).unwrap_err();
-        assert!(said.contains("glossary.toml:8:") && said.contains("datasheet = \"javascript:x\": write the https://"), "{said}");
-        assert!(load(&format!("{}datasheet = \"https://example.org/ds.pdf\"\n", node("a", "9.0", "sm_90"))).is_ok());
-        // Every bad node in one run.
-        let said = load(&format!("{}{}", node("a", "9.0", "sm_80"), node("b", "7", "sm75"))).unwrap_err();
+        let said = load(&format!(
+            "{}datasheet = \"javascript:x\"\n",
+            node("a", "9.0", "sm_90")
+        ))
+        .unwrap_err();
         assert!(
-            said.contains("[nodes.a] arch") && said.contains("[nodes.b] arch") && said.contains("[nodes.b] compute_capability"),
+            said.contains("glossary.toml:8:")
+                && said.contains("datasheet = \"javascript:x\": write the https://"),
+            "{said}"
+        );
+        assert!(load(&format!(
+            "{}datasheet = \"https://example.org/ds.pdf\"\n",
+            node("a", "9.0", "sm_90")
+        ))
+        .is_ok());
+        // Every bad node in one run.
+        let said = load(&format!(
+            "{}{}",
+            node("a", "9.0", "sm_80"),
+            node("b", "7", "sm75")
+        ))
+        .unwrap_err();
+        assert!(
+            said.contains("[nodes.a] arch")
+                && said.contains("[nodes.b] arch")
+                && said.contains("[nodes.b] compute_capability"),
             "{said}"
         );
     }

@@ -165,7 +165,8 @@ fn the_first_site_chapter_runs_as_written() {
     // experiment from its profile, `check` calls the citing table stale, and the nodes
     // page says what the node is before its first record.
     assert!(
-        stdout.contains("lab-h100  scale-variants") && stdout.contains("missing: no record from this node"),
+        stdout.contains("lab-h100  scale-variants")
+            && stdout.contains("missing: no record from this node"),
         "the new node's plan:\n{stdout}"
     );
     assert_eq!(
@@ -182,7 +183,9 @@ fn the_first_site_chapter_runs_as_written() {
     );
     assert!(site.join("terms/unrolling/index.html").is_file());
     let nodes = read(&site.join("nodes/index.html"));
-    let lab = &nodes[nodes.find("id=\"lab-h100\"").expect("the new node's section")..];
+    let lab = &nodes[nodes
+        .find("id=\"lab-h100\"")
+        .expect("the new node's section")..];
     for fact in [
         "NVIDIA H100 80GB HBM3 (<a href=\"https://www.nvidia.com/en-us/data-center/h100/\">datasheet</a>)",
         "<dt>L2</dt><dd>50 MiB</dd>",

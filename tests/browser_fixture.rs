@@ -54,13 +54,8 @@ fn write_nodes_fixture() {
     copy_dir(&support::repo().join("templates"), &root.join("templates"));
     let at = "2026-11-30T12:00:00Z";
     install_record(&root, "day45-occupancy", "node-a", at);
-    let mut rec: serde_json::Value = serde_json::from_slice(&record_bytes(
-        &root,
-        "day45-occupancy",
-        "node-b",
-        at,
-    ))
-    .unwrap();
+    let mut rec: serde_json::Value =
+        serde_json::from_slice(&record_bytes(&root, "day45-occupancy", "node-b", at)).unwrap();
     scale(&mut rec, "gbps", 0.6);
     write_signed(
         &root.join("measurements/day45-occupancy/records/node-b.json"),
@@ -69,8 +64,18 @@ fn write_nodes_fixture() {
     );
     for (slug, title, nodes, chart) in [
         ("occupancy", "What is occupancy?", "[node-a, node-b]", ""),
-        ("occupancy-pending", "Occupancy on a node not measured yet", "[node-a, node-c]", ""),
-        ("occupancy-lines", "Bandwidth against occupancy", "[node-a, node-b]", "    chart: {x: occupancy, y: gbps}\n"),
+        (
+            "occupancy-pending",
+            "Occupancy on a node not measured yet",
+            "[node-a, node-c]",
+            "",
+        ),
+        (
+            "occupancy-lines",
+            "Bandwidth against occupancy",
+            "[node-a, node-b]",
+            "    chart: {x: occupancy, y: gbps}\n",
+        ),
     ] {
         let text = format!(
             "---\ntitle: {title}\nname: {slug}\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    nodes: {nodes}\n    rows: [tlp1, tlp1-b2, tlp1-b1, ilp4-b1]\n    columns: [label, occupancy, gbps]\n    caption: Four rows on each node.\n{chart}---\nBody.\n"

@@ -28,21 +28,65 @@ fn without_a_gpu_init_node_fails_cleanly_and_writes_nothing() {
     assert!(!out.status.success(), "{said}");
     assert!(
         said.contains("no CUDA driver found")
-            && said.contains("run it on the machine whose GPU becomes node lab; nothing was written"),
+            && said
+                .contains("run it on the machine whose GPU becomes node lab; nothing was written"),
         "{said}"
     );
     assert!(!said.contains("panicked"), "{said}");
-    assert!(!key.exists() && !root.join("keys").exists(), "no key is made without a GPU");
+    assert!(
+        !key.exists() && !root.join("keys").exists(),
+        "no key is made without a GPU"
+    );
     assert_eq!(std::fs::read(root.join("glossary.toml")).unwrap(), before);
 
     // --print too: it still needs the GPU's facts.
-    let out = glossary(root, &["verify", "init-node", "lab", "--print", "--key", key.to_str().unwrap()]);
-    assert!(!out.status.success() && text(&out).contains("no CUDA driver found"), "{}", text(&out));
+    let out = glossary(
+        root,
+        &[
+            "verify",
+            "init-node",
+            "lab",
+            "--print",
+            "--key",
+            key.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        !out.status.success() && text(&out).contains("no CUDA driver found"),
+        "{}",
+        text(&out)
+    );
 
     // A name the file already has, or one that cannot name a node, is refused first.
-    let out = glossary(root, &["verify", "init-node", "node-a", "--key", key.to_str().unwrap()]);
-    assert!(text(&out).contains("already has [nodes.node-a]"), "{}", text(&out));
-    let out = glossary(root, &["verify", "init-node", "H100", "--key", key.to_str().unwrap()]);
-    assert!(text(&out).contains("`H100` cannot name a node"), "{}", text(&out));
+    let out = glossary(
+        root,
+        &[
+            "verify",
+            "init-node",
+            "node-a",
+            "--key",
+            key.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        text(&out).contains("already has [nodes.node-a]"),
+        "{}",
+        text(&out)
+    );
+    let out = glossary(
+        root,
+        &[
+            "verify",
+            "init-node",
+            "H100",
+            "--key",
+            key.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        text(&out).contains("`H100` cannot name a node"),
+        "{}",
+        text(&out)
+    );
     assert_eq!(std::fs::read(root.join("glossary.toml")).unwrap(), before);
 }

@@ -179,10 +179,14 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
     // One bundle per node, each offered under the table and written beside the pages.
     for node in ["node-a", "node-b"] {
         assert!(
-            html.contains(&format!("glossary reproduce https://glossary.test/reproduce/day45-occupancy/{node}.json")),
+            html.contains(&format!(
+                "glossary reproduce https://glossary.test/reproduce/day45-occupancy/{node}.json"
+            )),
             "{html}"
         );
-        assert!(root.join(format!("site-drafts/reproduce/day45-occupancy/{node}.json")).is_file());
+        assert!(root
+            .join(format!("site-drafts/reproduce/day45-occupancy/{node}.json"))
+            .is_file());
     }
 }
 
@@ -206,7 +210,12 @@ fn three_nodes_and_a_cited_node_without_a_record_refuses_the_entry() {
     assert!(out.status.success(), "{}", text(&out));
     let html = page(root);
     assert_eq!(html.matches(r#"class="node-group""#).count(), 3, "{html}");
-    assert_eq!(html.matches("<li>node <a href=\"../../nodes/index.html#").count(), 3, "{html}");
+    assert_eq!(
+        html.matches("<li>node <a href=\"../../nodes/index.html#")
+            .count(),
+        3,
+        "{html}"
+    );
     assert!(
         html.contains("Bar chart comparing bandwidth (GB/s) on node-a, node-b, node-c"),
         "{html}"
@@ -298,10 +307,17 @@ fn a_cited_node_without_a_record_yet_shows_the_others_and_says_not_measured_unde
         html.contains(r#"<th scope="col" class="pending-group">not measured on node-b yet</th>"#),
         "{html}"
     );
-    assert_eq!(row.matches("<td").count(), 4, "label, node-a's two, node-b's one: {row}");
+    assert_eq!(
+        row.matches("<td").count(),
+        4,
+        "label, node-a's two, node-b's one: {row}"
+    );
     // The chart draws node-a's bars, and its legend names both nodes.
     assert!(html.contains("comparison-chart"), "{html}");
-    assert!(html.contains("tlp1 · node-a") && !html.contains("tlp1 · node-b"), "{html}");
+    assert!(
+        html.contains("tlp1 · node-a") && !html.contains("tlp1 · node-b"),
+        "{html}"
+    );
     assert!(
         html.contains(r#"<text class="chart-legend-text chart-pending" x="18""#)
             && html.contains(">node-b (Fixture GPU B)</text>"),
@@ -353,7 +369,10 @@ fn a_claim_without_node_is_checked_on_every_node_of_the_table() {
         &format!("claims:\n  - says: on node-a the full kernel moves over {bound:.0} GB/s\n    column: gbps\n    node: node-a\n    row: tlp1\n    above: {bound}\n"),
     );
     let said = text(&glossary(root, &["check"]));
-    assert!(!said.contains("not supported") && !said.contains("on node-b: "), "{said}");
+    assert!(
+        !said.contains("not supported") && !said.contains("on node-b: "),
+        "{said}"
+    );
 }
 
 #[test]
@@ -428,14 +447,26 @@ fn the_verification_nodes_page_says_what_each_node_is_and_the_home_page_names_th
     }
     // L2 as the record reports it (the fixture record is the H200's).
     if let Some(l2) = rec.gpu.l2_bytes {
-        assert!(a.contains(&format!("<dt>L2</dt><dd>{}</dd>", glossary::render::node_facts::bytes_text(l2))), "{a}");
+        assert!(
+            a.contains(&format!(
+                "<dt>L2</dt><dd>{}</dd>",
+                glossary::render::node_facts::bytes_text(l2)
+            )),
+            "{a}"
+        );
     }
     // node-c: cited by nothing, measured never.
     let c = section("node-c");
-    assert!(c.contains("not measured yet") && c.contains("no entry yet"), "{c}");
+    assert!(
+        c.contains("not measured yet") && c.contains("no entry yet"),
+        "{c}"
+    );
     // Each table's provenance links to its node there; the home page names the models.
     let html = page(root);
-    assert!(html.contains("<a href=\"../../nodes/index.html#node-b\"><code>node-b</code></a>"), "{html}");
+    assert!(
+        html.contains("<a href=\"../../nodes/index.html#node-b\"><code>node-b</code></a>"),
+        "{html}"
+    );
     let home = std::fs::read_to_string(root.join("site-drafts/index.html")).unwrap();
     assert!(
         home.contains("The measured numbers on this site come from Fixture GPU A (node-a) and Fixture GPU B (node-b): see the <a href=\"nodes/index.html\">verification nodes</a>."),
@@ -458,12 +489,22 @@ fn a_two_node_line_chart_draws_a_line_per_node_and_a_named_bar_column_is_charted
     let out = glossary(root, &["build", "--drafts"]);
     assert!(out.status.success(), "{}", text(&out));
     let html = page(root);
-    assert!(html.contains("Line chart of bandwidth (GB/s) against occupancy (%) on node-a, node-b"), "{html}");
-    assert_eq!(html.matches("<polyline class=\"chart-line node-").count(), 2, "{html}");
+    assert!(
+        html.contains("Line chart of bandwidth (GB/s) against occupancy (%) on node-a, node-b"),
+        "{html}"
+    );
+    assert_eq!(
+        html.matches("<polyline class=\"chart-line node-").count(),
+        2,
+        "{html}"
+    );
     // `{y: occupancy}` alone: the bars chart occupancy, not the GB/s column.
     write("{y: occupancy}");
     let out = glossary(root, &["build", "--drafts"]);
     assert!(out.status.success(), "{}", text(&out));
     let html = page(root);
-    assert!(html.contains("Bar chart comparing occupancy (%) on node-a, node-b"), "{html}");
+    assert!(
+        html.contains("Bar chart comparing occupancy (%) on node-a, node-b"),
+        "{html}"
+    );
 }

@@ -632,33 +632,63 @@ fn on_another_model_the_rows_are_shown_side_by_side_and_not_judged() {
     assert!(same.same_gpu);
     assert!(!same.rows.is_empty());
     let table = same.rows_table(false);
-    assert!(table.contains("SLOWER") && !table.contains(NOT_JUDGED), "{table}");
+    assert!(
+        table.contains("SLOWER") && !table.contains(NOT_JUDGED),
+        "{table}"
+    );
     assert!(same.differs());
     // As fast: every row SAME.
     let (same, _) = run_on(&own, 1.0);
-    assert!(same.rows.iter().all(|r| same.row_verdict(r) == "SAME"), "{}", same.rows_table(false));
+    assert!(
+        same.rows.iter().all(|r| same.row_verdict(r) == "SAME"),
+        "{}",
+        same.rows_table(false)
+    );
     assert!(!same.differs());
 
     // Another model, twice as slow: the same rows side by side, none judged.
     let (other, mine) = run_on("Fixture GPU Other", 2.0);
     assert!(!other.same_gpu);
     let table = other.rows_table(false);
-    assert_eq!(table.matches(NOT_JUDGED).count(), other.rows.len(), "{table}");
-    assert!(!table.contains("SLOWER") && !table.contains("SAME"), "{table}");
+    assert_eq!(
+        table.matches(NOT_JUDGED).count(),
+        other.rows.len(),
+        "{table}"
+    );
     assert!(
-        table.lines().next().unwrap().contains(&format!("{NODE} ms"))
-            && table.lines().next().unwrap().contains("Fixture GPU Other ms"),
+        !table.contains("SLOWER") && !table.contains("SAME"),
+        "{table}"
+    );
+    assert!(
+        table
+            .lines()
+            .next()
+            .unwrap()
+            .contains(&format!("{NODE} ms"))
+            && table
+                .lines()
+                .next()
+                .unwrap()
+                .contains("Fixture GPU Other ms"),
         "{table}"
     );
     for r in &other.rows {
         let (old, new) = (r.old.unwrap().value, r.new.unwrap().value);
-        assert!((new / old - 2.0).abs() < 1e-6, "both numbers shown: {table}");
+        assert!(
+            (new / old - 2.0).abs() < 1e-6,
+            "both numbers shown: {table}"
+        );
     }
-    assert!(!other.differs(), "another model's times never fail --strict");
+    assert!(
+        !other.differs(),
+        "another model's times never fail --strict"
+    );
     let md = contribution::markdown(&checked, &mine, &other);
     assert!(
         md.contains("- Model: Fixture GPU Other (")
-            && md.contains(&format!("another model than the published node's {own}: rows side by side, {NOT_JUDGED}"))
+            && md.contains(&format!(
+                "another model than the published node's {own}: rows side by side, {NOT_JUDGED}"
+            ))
             && md.contains(&format!("| {NOT_JUDGED} |")),
         "{md}"
     );

@@ -329,13 +329,14 @@ impl FrontMatter {
             Some(n) => vec![n.clone()],
             None => match self.measured.iter().find(|t| t.experiment == experiment) {
                 Some(t) => t.nodes().to_vec(),
-                None => first.and_then(|t| t.first_node()).cloned().into_iter().collect(),
+                None => first
+                    .and_then(|t| t.first_node())
+                    .cloned()
+                    .into_iter()
+                    .collect(),
             },
         };
-        nodes
-            .into_iter()
-            .map(|n| (experiment.clone(), n))
-            .collect()
+        nodes.into_iter().map(|n| (experiment.clone(), n)).collect()
     }
 }
 

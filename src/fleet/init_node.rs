@@ -129,8 +129,18 @@ mod tests {
         let config: crate::config::Config = toml::from_str(&after).unwrap();
         let node = &config.nodes["lab-h100"];
         assert_eq!(node.gpu, "NVIDIA H100 80GB HBM3");
-        assert_eq!((node.compute_capability.as_str(), node.arch.as_str(), node.sm_count), ("9.0", "sm_90", 132));
-        assert_eq!((node.l2_bytes, node.mem_bytes), (Some(52428800), Some(85520809984)));
+        assert_eq!(
+            (
+                node.compute_capability.as_str(),
+                node.arch.as_str(),
+                node.sm_count
+            ),
+            ("9.0", "sm_90", 132)
+        );
+        assert_eq!(
+            (node.l2_bytes, node.mem_bytes),
+            (Some(52428800), Some(85520809984))
+        );
         assert_eq!(node.public_key.as_deref(), Some(n.public_key));
         assert_eq!(node.key.as_deref(), Some(n.key));
         assert_eq!(node.datasheet.as_deref(), n.datasheet);

@@ -397,7 +397,13 @@ pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<Str
     }
     let x_name = table.headings.get(axes.x)?;
     let y_name = table.headings.get(axes.y)?;
-    draw_lines(&[Series { node: None, points }], x_name, y_name, index, None)
+    draw_lines(
+        &[Series { node: None, points }],
+        x_name,
+        y_name,
+        index,
+        None,
+    )
 }
 
 /// A side-by-side table's line chart: a line per measured node (`axes` are positions
@@ -565,7 +571,11 @@ fn draw_lines(
     let (title, description) = match series {
         [one] if one.node.is_none() => (
             format!("Line chart of {y_name} against {x_name}"),
-            format!("{} points{log_note}: {}.", one.points.len(), listed(&one.points)),
+            format!(
+                "{} points{log_note}: {}.",
+                one.points.len(),
+                listed(&one.points)
+            ),
         ),
         _ => (
             format!(
@@ -638,7 +648,9 @@ fn draw_lines(
                 .step_by(k)
                 .collect::<Vec<_>>()
                 .windows(2)
-                .all(|w| px(w[1].x) - px(w[0].x) >= half_width(*w[0]) + half_width(*w[1]) + LABEL_GAP)
+                .all(|w| {
+                    px(w[1].x) - px(w[0].x) >= half_width(*w[0]) + half_width(*w[1]) + LABEL_GAP
+                })
         })
         .unwrap_or(points.len());
     for p in points.iter().step_by(stride) {
@@ -912,7 +924,9 @@ mod tests {
         let svg = bar_chart(&t).expect("a chart");
         assert!(svg.contains("<title>Bar chart comparing GB/s on node-a, node-b: full · node-a 400.0, full · node-b 200.0, quarter · node-a 100.0, quarter · node-b 50.0.</title>"), "{svg}");
         // The legend first: a swatch in each node's shade and "node (GPU)".
-        let (legend, bars) = svg.split_once("</g><text class=\"chart-axis\"").expect("a legend group");
+        let (legend, bars) = svg
+            .split_once("</g><text class=\"chart-axis\"")
+            .expect("a legend group");
         assert!(
             legend.contains(r#"<rect class="chart-bar node-0" x="0""#)
                 && legend.contains(r#"<rect class="chart-bar node-1" x="0""#)
@@ -921,7 +935,10 @@ mod tests {
             "{legend}"
         );
         assert!(bars.contains(">GB/s →</text>"), "{bars}");
-        assert!(legend.starts_with("<svg") && legend.contains("<g class=\"chart-legend\">"), "{legend}");
+        assert!(
+            legend.starts_with("<svg") && legend.contains("<g class=\"chart-legend\">"),
+            "{legend}"
+        );
         let w = widths(bars);
         assert_eq!(w.len(), 4);
         assert!(
@@ -931,7 +948,10 @@ mod tests {
         assert!(bars.contains(r#"class="chart-bar node-1""#));
         let width = width_of(&svg);
         for (text, l, r) in text_extents(&svg) {
-            assert!(l >= 0.0 && r <= width, "{text} at {l}..{r} outside 0..{width}");
+            assert!(
+                l >= 0.0 && r <= width,
+                "{text} at {l}..{r} outside 0..{width}"
+            );
         }
 
         // node-b not measured yet: no bars of its own, the legend says so under its GPU,
@@ -949,7 +969,12 @@ mod tests {
         );
         assert_eq!(widths(bars).len(), 2, "{bars}");
         assert!(!bars.contains("· node-b"), "{bars}");
-        assert!(svg.contains("full · node-a 400.0, quarter · node-a 100.0. not measured on node-b yet."), "{svg}");
+        assert!(
+            svg.contains(
+                "full · node-a 400.0, quarter · node-a 100.0. not measured on node-b yet."
+            ),
+            "{svg}"
+        );
         // All nodes pending (no record anywhere): no chart.
         t.groups[0].pending = Some("not measured on node-a yet".into());
         assert!(bar_chart(&t).is_none());
@@ -988,20 +1013,61 @@ mod tests {
         t.line = Some(LineAxes { x: 0, y: 1 });
         let svg = chart(&t, 0).expect("a line chart");
         assert!(svg.contains("<title id=\"line-chart-0-title\">Line chart of ns against KiB on node-a, node-b</title>"), "{svg}");
-        assert!(svg.contains("node-a: 3 points: 12,800 KiB: 250 ns;"), "{svg}");
-        assert_eq!(svg.matches("<polyline class=\"chart-line node-0\"").count(), 1, "{svg}");
-        assert_eq!(svg.matches("<polyline class=\"chart-line node-1\"").count(), 1, "{svg}");
-        assert_eq!(svg.matches("class=\"chart-point node-1\"").count(), 3, "{svg}");
-        assert!(svg.contains("<title>983,040: 590 on node-b</title>"), "{svg}");
-        assert!(svg.contains(">node-a (A)</text>") && svg.contains(">node-b (B)</text>"), "{svg}");
+        assert!(
+            svg.contains("node-a: 3 points: 12,800 KiB: 250 ns;"),
+            "{svg}"
+        );
+        assert_eq!(
+            svg.matches("<polyline class=\"chart-line node-0\"").count(),
+            1,
+            "{svg}"
+        );
+        assert_eq!(
+            svg.matches("<polyline class=\"chart-line node-1\"").count(),
+            1,
+            "{svg}"
+        );
+        assert_eq!(
+            svg.matches("class=\"chart-point node-1\"").count(),
+            3,
+            "{svg}"
+        );
+        assert!(
+            svg.contains("<title>983,040: 590 on node-b</title>"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains(">node-a (A)</text>") && svg.contains(">node-b (B)</text>"),
+            "{svg}"
+        );
         // node-b's line uses its own x values: its last point lies right of node-a's.
         let last_x = |class: &str| -> f64 {
-            let pts = svg.split(&format!("<polyline class=\"{class}\" points=\"")).nth(1).unwrap();
-            pts.split('"').next().unwrap().split(' ').last().unwrap().split(',').next().unwrap().parse().unwrap()
+            let pts = svg
+                .split(&format!("<polyline class=\"{class}\" points=\""))
+                .nth(1)
+                .unwrap();
+            pts.split('"')
+                .next()
+                .unwrap()
+                .split(' ')
+                .last()
+                .unwrap()
+                .split(',')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
         };
-        assert!(last_x("chart-line node-1") > last_x("chart-line node-0"), "{svg}");
+        assert!(
+            last_x("chart-line node-1") > last_x("chart-line node-0"),
+            "{svg}"
+        );
         // The plot sits below the legend, inside the (taller) chart.
-        assert!(svg.contains("viewBox=\"0 0 400 312\"") && svg.contains("<g transform=\"translate(0 52)\"><line class=\"chart-grid\""), "{svg}");
+        assert!(
+            svg.contains("viewBox=\"0 0 400 312\"")
+                && svg.contains("<g transform=\"translate(0 52)\"><line class=\"chart-grid\""),
+            "{svg}"
+        );
         // node-b not measured yet: one line, the legend says so.
         t.groups[1].pending = Some("not measured on node-b yet".into());
         let svg = chart(&t, 0).expect("node-a's line");

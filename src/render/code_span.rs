@@ -72,6 +72,9 @@ mod tests {
             backticks_as_code("no record (run `glossary verify` on <node>); `x"),
             "no record (run <code>glossary verify</code> on &lt;node&gt;); `x"
         );
-        assert_eq!(backticks_as_code("`--drafts`"), "<code class=\"opt\">--drafts</code>");
+        assert_eq!(
+            backticks_as_code("`--drafts`"),
+            "<code class=\"opt\">--drafts</code>"
+        );
     }
 }

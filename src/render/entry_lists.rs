@@ -153,7 +153,10 @@ pub fn table_head(view: &TableView, class: impl Fn(usize) -> &'static str) -> St
     out.push_str("</tr>\n        <tr>");
     for (i, h) in view.headings.iter().enumerate().skip(first) {
         // A node not measured yet: its one column's heading says so, under its GPU.
-        let pending = view.groups.iter().any(|g| g.first == i && g.pending.is_some());
+        let pending = view
+            .groups
+            .iter()
+            .any(|g| g.first == i && g.pending.is_some());
         out.push_str(if pending {
             "<th scope=\"col\" class=\"pending-group\">"
         } else {

@@ -143,7 +143,10 @@ pub fn node_facts(
                 l2: l2.or(profile.l2_bytes).map(bytes_text),
                 memory: mem.or(profile.mem_bytes).map(bytes_text),
                 datasheet: profile.datasheet.clone(),
-                contributed_by: profile.contributed_by.as_deref().map(|id| name_of(id).unwrap_or_else(|| id.to_string())),
+                contributed_by: profile
+                    .contributed_by
+                    .as_deref()
+                    .map(|id| name_of(id).unwrap_or_else(|| id.to_string())),
                 key: profile.public_key.as_deref().map(fingerprint),
                 previous_keys: profile
                     .previous_keys

@@ -528,14 +528,13 @@ fn entry_template(
             input.config.base_url.trim_end_matches('/'),
             e.id.url_path()
         ),
-        draft: (!a.verdict.is_published())
-            .then(|| {
-                a.verdict
-                    .refusals
-                    .iter()
-                    .map(|r| super::code_span::backticks_as_code(&r.to_string()))
-                    .collect()
-            }),
+        draft: (!a.verdict.is_published()).then(|| {
+            a.verdict
+                .refusals
+                .iter()
+                .map(|r| super::code_span::backticks_as_code(&r.to_string()))
+                .collect()
+        }),
         withdrawn: !input.drafts && !a.verdict.is_published(),
         body: r.html,
         tables: shown

@@ -98,10 +98,12 @@ impl Report {
     pub fn differs(&self) -> bool {
         use crate::measure::verdict::Change;
         (self.same_gpu
-            && self
-                .rows
-                .iter()
-                .any(|r| matches!(r.verdict, Change::Slower | Change::Faster | Change::Different)))
+            && self.rows.iter().any(|r| {
+                matches!(
+                    r.verdict,
+                    Change::Slower | Change::Faster | Change::Different
+                )
+            }))
             || self.claims.iter().any(|c| !c.verdict.starts_with("holds"))
     }
 
@@ -121,7 +123,10 @@ impl Report {
         };
         let theirs = format!("{} ms [95% CI]", self.node);
         if markdown {
-            let _ = writeln!(out, "| row | {theirs} | {mine} | verdict |\n|---|---|---|---|");
+            let _ = writeln!(
+                out,
+                "| row | {theirs} | {mine} | verdict |\n|---|---|---|---|"
+            );
         } else {
             let _ = writeln!(out, "{:<14} {:>28} {:>28}  verdict", "row", theirs, mine);
         }

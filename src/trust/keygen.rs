@@ -53,7 +53,8 @@ pub fn new_key_pair(path: &Path, comment: &str) -> Result<String, String> {
         .map_err(|e| at("writing", e))?;
     let pub_path = path.with_file_name(format!(
         "{}.pub",
-        path.file_name().map_or("key".into(), |n| n.to_string_lossy())
+        path.file_name()
+            .map_or("key".into(), |n| n.to_string_lossy())
     ));
     std::fs::write(&pub_path, format!("{public}\n"))
         .map_err(|e| format!("{}: writing: {e}", pub_path.display()))?;
@@ -69,7 +70,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keys/node-x_ed25519");
         let public = new_key_pair(&path, "glossary verification node node-x").unwrap();
-        assert!(public.starts_with("ssh-ed25519 ") && public.ends_with(" glossary verification node node-x"), "{public}");
+        assert!(
+            public.starts_with("ssh-ed25519 ")
+                && public.ends_with(" glossary verification node node-x"),
+            "{public}"
+        );
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -87,7 +92,17 @@ mod tests {
         let other = new_key_pair(&dir.path().join("other"), "c").unwrap();
         assert_ne!(other.split(' ').nth(1), public.split(' ').nth(1));
         let said = new_key_pair(&path, "c").unwrap_err();
-        assert!(said.contains("exists: a key pair is never overwritten"), "{said}");
-        assert!(crate::trust::Signer::from_file(&path).unwrap().public_key().to_openssh().unwrap() == public);
+        assert!(
+            said.contains("exists: a key pair is never overwritten"),
+            "{said}"
+        );
+        assert!(
+            crate::trust::Signer::from_file(&path)
+                .unwrap()
+                .public_key()
+                .to_openssh()
+                .unwrap()
+                == public
+        );
     }
 }

@@ -172,11 +172,7 @@ pub fn read_device() -> Result<DeviceFacts, RunError> {
         mem_bytes: ctx
             .total_mem()
             .doing(|| "reading the device memory size".into())? as u64,
-        uuid: format_uuid(
-            &ctx.uuid()
-                .doing(|| "reading the device UUID".into())?
-                .bytes,
-        ),
+        uuid: format_uuid(&ctx.uuid().doing(|| "reading the device UUID".into())?.bytes),
     })
 }
 

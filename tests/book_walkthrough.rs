@@ -189,7 +189,7 @@ fn the_first_site_chapter_runs_as_written() {
     for fact in [
         "NVIDIA H100 80GB HBM3 (<a href=\"https://www.nvidia.com/en-us/data-center/h100/\">datasheet</a>)",
         "<dt>L2</dt><dd>50 MiB</dd>",
-        "<dt>Memory</dt><dd>79.6 GiB</dd>",
+        "<dt>Memory</dt><dd>79.6 GiB (85.5 GB)</dd>",
         "<code class=\"fingerprint\">SHA256:",
         "not measured yet",
         "What does unrolling buy?</a> <span class=\"draft-tag\">draft</span>",

@@ -455,6 +455,16 @@ fn the_verification_nodes_page_says_what_each_node_is_and_the_home_page_names_th
             "{a}"
         );
     }
+    // Memory as the record's device reports it, in GiB and in GB.
+    let mem = rec.device["mem_bytes"] as f64;
+    assert!(
+        a.contains(&format!(
+            "<dt>Memory</dt><dd>{:.1} GiB ({:.1} GB)</dd>",
+            mem / (1u64 << 30) as f64,
+            mem / 1e9
+        )),
+        "{a}"
+    );
     // node-c: cited by nothing, measured never.
     let c = section("node-c");
     assert!(

@@ -22,7 +22,7 @@ pub struct NodeFacts {
     pub sm_count: u32,
     /// "50 MiB": as a current record reports it, else as the profile gives it.
     pub l2: Option<String>,
-    /// "79.6 GiB".
+    /// "79.6 GiB (85.5 GB)".
     pub memory: Option<String>,
     pub datasheet: Option<String>,
     /// A reader's GPU: who measures on it (their registered name).
@@ -141,7 +141,10 @@ pub fn node_facts(
                 arch: profile.arch.clone(),
                 sm_count: profile.sm_count,
                 l2: l2.or(profile.l2_bytes).map(bytes_text),
-                memory: mem.or(profile.mem_bytes).map(bytes_text),
+                // Both units: the driver's total in GiB, and in GB as datasheets count.
+                memory: mem
+                    .or(profile.mem_bytes)
+                    .map(|m| format!("{} ({:.1} GB)", bytes_text(m), m as f64 / 1e9)),
                 datasheet: profile.datasheet.clone(),
                 contributed_by: profile
                     .contributed_by

@@ -427,6 +427,7 @@ struct PageOnly {
 pub struct PageOnlyPacked {
     lz4: Box<[u8]>,
     has_measured: bool,
+    has_claims: bool,
 }
 
 /// A packed [`PageOnly`] that did not read back; only a bug (or memory corrupted in
@@ -446,6 +447,7 @@ impl PageOnlyPacked {
         PageOnlyPacked {
             lz4: lz4_flex::block::compress_prepend_size(&json).into_boxed_slice(),
             has_measured: !page_only.measured.is_empty(),
+            has_claims: !page_only.claims.is_empty(),
         }
     }
 
@@ -458,6 +460,12 @@ impl PageOnlyPacked {
     /// unpacking them.
     pub fn has_measured(&self) -> bool {
         self.has_measured
+    }
+
+    /// Whether it cites a record at all, by a table or a claim: the nodes page skips the
+    /// entries that cite none without unpacking them.
+    pub fn cites_records(&self) -> bool {
+        self.has_measured || self.has_claims
     }
 }
 

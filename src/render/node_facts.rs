@@ -172,12 +172,12 @@ pub fn node_facts(
 }
 
 /// The nodes an entry's tables and claims cite. A build that let the page-only part of the
-/// front matter go has it packed; read back only for an entry that has a table.
+/// front matter go has it packed; read back only for an entry that has a table or a claim.
 fn cited_nodes(entry: &Entry) -> BTreeSet<String> {
     let unthinned;
     let meta = match &entry.thinned {
         None => &entry.meta,
-        Some(t) if !t.page_only.has_measured() => return BTreeSet::new(),
+        Some(t) if !t.page_only.cites_records() => return BTreeSet::new(),
         Some(t) => {
             let mut meta = entry.meta.clone();
             if meta.unthin(&t.page_only).is_err() {

@@ -59,11 +59,20 @@ pub struct CitingEntry {
     pub draft: bool,
 }
 
-impl NodeFacts {
-    /// "NVIDIA H200 (h200)": how the home page names the model a node's numbers are from.
-    pub fn model(&self) -> String {
-        format!("{} ({})", self.gpu, self.name)
-    }
+/// "NVIDIA H200 (h200)" for each node, in name order, with a current record of at least
+/// one experiment: the models a site's numbers come from.
+pub fn measured_models(config: &Config, library: &Library) -> Vec<String> {
+    config
+        .nodes
+        .iter()
+        .filter(|(name, _)| {
+            library
+                .experiments
+                .keys()
+                .any(|exp| library.cite(config, exp, name).is_ok())
+        })
+        .map(|(name, profile)| format!("{} ({name})", profile.gpu))
+        .collect()
 }
 
 /// "50 MiB", "141.0 GiB": whole MiB below a GiB, one decimal of GiB above.

@@ -446,15 +446,12 @@ impl AzIndex {
 }
 
 /// The GPU models the site's numbers come from, as one phrase ("NVIDIA H200 (h200) and
-/// NVIDIA H100 80GB HBM3 (h100)"): each node with a current record that a listed entry
-/// cites. Empty when no page shows a measured number.
+/// NVIDIA H100 80GB HBM3 (h100)"): each node with a current record of an experiment.
+/// Empty when there is none. Read from the records alone (their checks are made once per
+/// build and kept), not from the entries: `serve` remakes the home page on every edit.
 fn measured_on(input: &RenderInput<'_>) -> String {
-    let models: Vec<String> = input
-        .node_facts()
-        .iter()
-        .filter(|n| n.runs > 0 && !n.entries.is_empty())
-        .map(|n| n.model())
-        .collect();
+    let models: Vec<String> =
+        crate::render::node_facts::measured_models(input.config, input.library);
     match models.as_slice() {
         [] => String::new(),
         [one] => one.clone(),

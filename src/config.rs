@@ -76,6 +76,17 @@ fn parse_arch(arch: &str) -> Option<(u32, u32)> {
     Some((n / 10, n % 10))
 }
 
+/// A node's `datasheet`, a link on the nodes page: an https address only, as a reader's
+/// browser opens it.
+pub fn check_datasheet(url: &str) -> std::result::Result<(), String> {
+    match url.starts_with("https://") && url.len() <= 2048 && !url.contains(char::is_whitespace) {
+        true => Ok(()),
+        false => Err(format!(
+            "datasheet = \"{url}\": write the https:// address of the GPU's datasheet"
+        )),
+    }
+}
+
 /// Each node's `arch` and `compute_capability` checked while glossary.toml loads, with or
 /// without NVRTC: a malformed one (`sm90`, `"9"`) or a pair that disagree (`sm_80` with
 /// `"9.0"`) is an error at its line, every one of them. A profile that names the wrong
@@ -109,16 +120,9 @@ fn check_node_arches(path: &Path, text: &str, spans: &KeySpans) -> Vec<Error> {
                 ),
             ));
         }
-        // A link on the nodes page: an https address only, as a reader's browser opens it.
         if let Some(d) = &n.datasheet {
-            let url = d.get_ref();
-            if !url.starts_with("https://") || url.len() > 2048 || url.contains(char::is_whitespace)
-            {
-                errors.push(Error::content(
-                    path,
-                    at(d),
-                    format!("[nodes.{name}] datasheet = \"{url}\": write the https:// address of the GPU's datasheet"),
-                ));
+            if let Err(why) = check_datasheet(d.get_ref()) {
+                errors.push(Error::content(path, at(d), format!("[nodes.{name}] {why}")));
             }
         }
         if let (Some((a, Some(from_arch))), Some((c, Some(from_cc)))) = (&arch, &cc) {

@@ -88,5 +88,23 @@ fn without_a_gpu_init_node_fails_cleanly_and_writes_nothing() {
         "{}",
         text(&out)
     );
+    let out = glossary(
+        root,
+        &[
+            "verify",
+            "init-node",
+            "lab",
+            "--datasheet",
+            "http://x",
+            "--key",
+            key.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        text(&out).contains("--datasheet: datasheet = \"http://x\": write the https:// address"),
+        "{}",
+        text(&out)
+    );
+    assert!(!key.exists());
     assert_eq!(std::fs::read(root.join("glossary.toml")).unwrap(), before);
 }

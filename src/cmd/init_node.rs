@@ -32,6 +32,9 @@ pub struct InitNodeArgs {
 
 pub fn run(args: &InitNodeArgs) -> Result<()> {
     check_name(&args.name).map_err(|e| anyhow!(e))?;
+    if let Some(url) = &args.datasheet {
+        crate::config::check_datasheet(url).map_err(|e| anyhow!("--datasheet: {e}"))?;
+    }
     let path = args.root.join(CONFIG_FILE);
     // The name must be free before a key is made for it.
     let text = match args.print {
@@ -54,7 +57,9 @@ pub fn run(args: &InitNodeArgs) -> Result<()> {
         anyhow!("{e}\ninit-node reads the GPU's name, compute capability, SMs, L2 and memory from the CUDA driver: run it on the machine whose GPU becomes node {}; nothing was written", args.name)
     })?;
     let key = match &args.key {
-        Some(k) => k.clone(),
+        // As an absolute path: `key =` in the profile is read relative to the project root,
+        // not to where this command ran.
+        Some(k) => std::path::absolute(k).with_context(|| format!("--key {}", k.display()))?,
         None => {
             let home = std::env::var_os("HOME")
                 .ok_or_else(|| anyhow!("HOME is not set: name the key file with --key"))?;

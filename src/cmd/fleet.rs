@@ -23,6 +23,9 @@ pub enum FleetCommand {
     /// List the records each of a node's previous keys signed (for keys retired before
     /// rotate-key kept that list): a retired key vouches for those and nothing new.
     SealRetired(super::rotate_key::SealRetiredArgs),
+    /// On the GPU machine: read the GPU, make the node's key pair (the private half stays
+    /// here) and add its [nodes.NAME] profile to glossary.toml (or print it).
+    InitNode(super::init_node::InitNodeArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -79,6 +82,7 @@ pub fn run(cmd: &FleetCommand) -> Result<()> {
         FleetCommand::Submit(a) => submit(a),
         FleetCommand::RotateKey(a) => super::rotate_key::run(a),
         FleetCommand::SealRetired(a) => super::rotate_key::seal_run(a),
+        FleetCommand::InitNode(a) => super::init_node::run(a),
     }
 }
 

@@ -61,16 +61,7 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     let report = reproduce(&req, &bar)?;
     bar.finish_and_clear();
     print(&report, args.dry_run)?;
-    let differs = report.rows.iter().any(|r| {
-        matches!(
-            r.verdict,
-            Change::Slower | Change::Faster | Change::Different
-        )
-    }) || report
-        .claims
-        .iter()
-        .any(|c| !c.verdict.starts_with("holds"));
-    if args.strict && differs {
+    if args.strict && report.differs() {
         bail!("the reproduction differs from the published table (see above)");
     }
     Ok(())
@@ -105,32 +96,21 @@ fn print(r: &Report, dry_run: bool) -> Result<()> {
         )?;
         return Ok(());
     }
-    if r.same_gpu {
+    writeln!(out)?;
+    if !r.same_gpu {
         writeln!(
             out,
-            "\n{:<14} {:>28} {:>28}  verdict",
-            "row", "published ms [95% CI]", "this GPU ms [95% CI]"
+            "this GPU is a {}, not the published {}: the rows side by side, each {}; the claims are judged",
+            shown(&r.local_gpu),
+            shown(&r.published_gpu),
+            crate::reproduce::NOT_JUDGED
         )?;
-        let e = |e: &Option<crate::measure::compare::Span>| {
-            e.map_or("-".to_string(), |s| {
-                format!("{:.4}", crate::measure::verdict::Estimate::from(s))
-            })
-        };
-        for row in &r.rows {
-            let notes = if row.notes.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", shown(&row.notes.join("; ")))
-            };
-            writeln!(
-                out,
-                "{:<14} {:>28} {:>28}  {}{notes}",
-                shown(&row.label),
-                e(&row.old),
-                e(&row.new),
-                row.verdict,
-            )?;
-        }
+    }
+    // Line by line: a label from the bundle shows its control characters escaped.
+    for line in r.rows_table(false).lines() {
+        writeln!(out, "{}", shown(line))?;
+    }
+    if r.same_gpu {
         let slower: Vec<&str> = r
             .rows
             .iter()
@@ -138,18 +118,12 @@ fn print(r: &Report, dry_run: bool) -> Result<()> {
             .map(|x| x.label.as_str())
             .collect();
         if !slower.is_empty() {
-            writeln!(out, "SLOWER: {}", slower.join(", "))?;
+            writeln!(out, "SLOWER: {}", shown(&slower.join(", ")))?;
         }
         writeln!(
             out,
             "(SAME: times within the experiment's band; the driver's answers match exactly and counters within ±{:.0}%, else DIFFERENT)",
             crate::measure::compare::COUNTER_TOLERANCE * 100.0
-        )?;
-    } else {
-        writeln!(
-            out,
-            "\nthis GPU is a {}, not the published {}: times are not compared; the claims are",
-            r.local_gpu, r.published_gpu
         )?;
     }
     if !r.claims.is_empty() {

@@ -4,6 +4,7 @@
 //! `glossary verify` on the nodes, and `measure` stays the only code that touches a GPU.
 
 pub mod import;
+pub mod init_node;
 pub mod plan;
 pub mod seal;
 pub mod slurm;

@@ -154,8 +154,17 @@ pub fn table_head(view: &TableView, class: impl Fn(usize) -> &'static str) -> St
         out.push_str("</th>");
     }
     out.push_str("</tr>\n        <tr>");
-    for h in view.headings.iter().skip(first) {
-        out.push_str("<th scope=\"col\" class=\"num\">");
+    for (i, h) in view.headings.iter().enumerate().skip(first) {
+        // A node not measured yet: its one column's heading says so, under its GPU.
+        let pending = view
+            .groups
+            .iter()
+            .any(|g| g.first == i && g.pending.is_some());
+        out.push_str(if pending {
+            "<th scope=\"col\" class=\"pending-group\">"
+        } else {
+            "<th scope=\"col\" class=\"num\">"
+        });
         escape_into(&mut out, h);
         out.push_str("</th>");
     }
@@ -263,6 +272,7 @@ mod tests {
                 first: 1,
                 span: 1,
                 measured_by: None,
+                pending: None,
             },
             ColumnGroup {
                 node: "b<".into(),
@@ -270,6 +280,7 @@ mod tests {
                 first: 2,
                 span: 1,
                 measured_by: None,
+                pending: None,
             },
         ];
         let head = table_head(&view, class);

@@ -21,7 +21,7 @@
 //! `--dry-run` stops after planning: no GPU is touched and nothing is written.
 
 pub mod compare;
-mod contribution;
+pub mod contribution;
 pub mod fetch;
 pub mod pin;
 
@@ -72,13 +72,108 @@ pub struct Report {
     /// The GPU the run was planned or made on.
     pub local_gpu: String,
     pub planned_configs: usize,
-    /// Row by row (empty on a dry run).
+    /// Row by row (empty on a dry run). On another model the rows are shown side by side
+    /// but their verdicts are not judged ([`Report::row_verdict`]).
     pub rows: Vec<RowChange>,
-    /// False when the reader's GPU is another model: times are not compared, claims are.
+    /// False when the reader's GPU is another model: times are shown, not judged; claims
+    /// are judged.
     pub same_gpu: bool,
     pub claims: Vec<ClaimCheck>,
     /// The contribution's files, when one was written.
     pub contribution: Vec<PathBuf>,
+}
+
+/// What a row says instead of SAME/SLOWER when the run was on another GPU model than the
+/// bundle's node: another model's times differ for reasons of its own (its memory, L2,
+/// clocks), so the band that judges a re-run of the same model does not apply.
+pub const NOT_JUDGED: &str = "another model: not judged";
+
+impl Report {
+    /// A row's verdict as the reader sees it: the band's verdict on the bundle's own model,
+    /// [`NOT_JUDGED`] on another.
+    pub fn row_verdict(&self, row: &RowChange) -> String {
+        match self.same_gpu {
+            true => row.verdict.to_string(),
+            false => NOT_JUDGED.to_string(),
+        }
+    }
+
+    /// Whether the reproduction differs from the published table: a row judged other than
+    /// SAME (on the bundle's own model only), or a claim that does not hold.
+    pub fn differs(&self) -> bool {
+        use crate::measure::verdict::Change;
+        (self.same_gpu
+            && self.rows.iter().any(|r| {
+                matches!(
+                    r.verdict,
+                    Change::Slower | Change::Faster | Change::Different
+                )
+            }))
+            || self.claims.iter().any(|c| !c.verdict.starts_with("holds"))
+    }
+
+    /// The rows side by side, published and this run, with each row's verdict: what
+    /// `reproduce` prints and its contribution's report holds (`markdown` for a table).
+    pub fn rows_table(&self, markdown: bool) -> String {
+        use std::fmt::Write as _;
+        let e = |e: &Option<crate::measure::compare::Span>| {
+            e.map_or("-".to_string(), |s| {
+                format!("{:.4}", crate::measure::verdict::Estimate::from(s))
+            })
+        };
+        let mut out = String::new();
+        let mine = match self.same_gpu {
+            true => "this GPU ms [95% CI]".to_string(),
+            false => format!("{} ms [95% CI]", self.local_gpu),
+        };
+        let theirs = format!("{} ms [95% CI]", self.node);
+        if markdown {
+            let _ = writeln!(
+                out,
+                "| row | {theirs} | {mine} | verdict |\n|---|---|---|---|"
+            );
+        } else {
+            let _ = writeln!(out, "{:<14} {:>28} {:>28}  verdict", "row", theirs, mine);
+        }
+        for row in &self.rows {
+            let verdict = self.row_verdict(row);
+            if markdown {
+                let cell = |t: &str| {
+                    t.chars()
+                        .filter(|c| !c.is_control())
+                        .collect::<String>()
+                        .replace('|', "\\|")
+                };
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {verdict} |",
+                    cell(&row.label),
+                    e(&row.old),
+                    e(&row.new)
+                );
+            } else {
+                let notes = match row.notes.is_empty() || !self.same_gpu {
+                    true => String::new(),
+                    false => format!(" ({})", row.notes.join("; ")),
+                };
+                let _ = writeln!(
+                    out,
+                    "{:<14} {:>28} {:>28}  {verdict}{notes}",
+                    row.label,
+                    e(&row.old),
+                    e(&row.new)
+                );
+            }
+        }
+        out
+    }
+}
+
+/// Whether the reader's GPU (`local`, as the driver reports it) is the bundle's node's
+/// model: the same name and compute capability, as a node's own check compares them.
+/// Only then are its rows judged SAME/SLOWER.
+pub fn same_model(published: &Node, local: &Node) -> bool {
+    local.gpu == published.gpu && local.compute_capability == published.compute_capability
 }
 
 /// The default node name of a contribution: `contributed-` and the GPU's name as a slug
@@ -149,8 +244,7 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
     let signer = key.as_deref().map(Signer::from_file).transpose()?;
     let local = local_profile(&checked, req, signer.as_ref())?;
     report.local_gpu = local.gpu.clone();
-    report.same_gpu = local.gpu == checked.bundle.profile.gpu
-        && local.compute_capability == checked.bundle.profile.compute_capability;
+    report.same_gpu = same_model(&checked.bundle.profile, &local);
     let name = req.name.clone().unwrap_or_else(|| default_name(&local.gpu));
     write_project(work.path(), &name, &local)?;
     let out = work.path().join("out");
@@ -197,9 +291,8 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
             report.planned_configs = configs.len();
             let mine_bytes = std::fs::read(&record)?;
             let mine: crate::measure::Record = serde_json::from_slice(&mine_bytes)?;
-            if report.same_gpu {
-                report.rows = compare::rows(&checked, &mine)?;
-            }
+            // On another model too: shown side by side, judged only on the same model.
+            report.rows = compare::rows(&checked, &mine)?;
             report.claims = compare::claims(&checked, &mine);
             report.contribution = contribution::write(&req.out, &checked, &record, &mine, &report)?;
             Ok(report)
@@ -237,6 +330,7 @@ fn local_profile(
         l2_bytes: gpu.info.l2_bytes,
         mem_bytes: req.device_memory,
         slurm: None,
+        datasheet: None,
         contributed_by: None,
     })
 }

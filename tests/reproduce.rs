@@ -612,7 +612,7 @@ fn on_another_model_the_rows_are_shown_side_by_side_and_not_judged() {
             experiment: checked.bundle.experiment.clone(),
             node: checked.bundle.node.clone(),
             published_gpu: checked.bundle.profile.gpu.clone(),
-            key_fingerprint: String::new(),
+            signed_by: String::new(),
             pinned: String::new(),
             files: 0,
             local_gpu: gpu.to_string(),

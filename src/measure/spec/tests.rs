@@ -386,7 +386,7 @@ fn missing_kernel_file_is_named() {
 #[test]
 fn the_repository_experiments_plan_without_a_gpu() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for (id, configs) in [("day45-occupancy", 10), ("occupancy-sweep", 13 * 11 * 9)] {
+    for (id, configs) in [("day45-occupancy", 16), ("occupancy-sweep", 13 * 11 * 9)] {
         let e = Experiment::load(&root.join("measurements").join(id)).unwrap();
         let plans = crate::measure::run::plan_all(std::slice::from_ref(&e), &h200()).unwrap();
         assert_eq!(plans[0].len(), configs, "{id}");
@@ -409,7 +409,9 @@ fn the_books_example_parses_and_plans() {
     );
     assert_eq!(plans[3].params["grid_cap"], 264);
     assert_eq!(plans[0].params["grid_cap"], 132 * 32);
-    assert_eq!(plans[3].launches[0].kernel, "scale_ept4");
+    assert_eq!(plans[3].launches[0].kernel, "spin");
+    assert!(plans[3].launches[0].before_each_sample);
+    assert_eq!(plans[3].launches[1].kernel, "scale_ept4");
     // The string-axis example: labels as the chapter says, kernel names with their `_`.
     let section = &chapter[chapter.find("## String axes").unwrap()..];
     let fence = section.find("```yaml").unwrap();

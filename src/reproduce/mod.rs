@@ -234,6 +234,7 @@ fn local_profile(
         mem_bytes: req.device_memory,
         slurm: None,
         contributed_by: None,
+        peaks: Default::default(),
     })
 }
 

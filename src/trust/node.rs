@@ -475,6 +475,7 @@ mod tests {
             mem_bytes: None,
             slurm: None,
             contributed_by: None,
+            peaks: Default::default(),
         }
     }
 

@@ -286,7 +286,9 @@ fn checked_on<'de, D: serde::Deserializer<'de>>(
         Either::Text(t) => t,
     };
     chrono::NaiveDate::parse_from_str(&text, "%Y-%m-%d").map_err(|e| {
-        serde::de::Error::custom(format!("checked = {text}: {e}; write a date, as 2026-12-06"))
+        serde::de::Error::custom(format!(
+            "checked = {text}: {e}; write a date, as 2026-12-06"
+        ))
     })
 }
 

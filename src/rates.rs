@@ -153,7 +153,11 @@ pub const ROOFS: &[(&str, Work, &str)] = &[
     ("smem", Work::Bytes, "shared-memory bandwidth"),
     ("fp32", Work::Flop, "FP32 FMA rate of the CUDA cores"),
     ("fp64", Work::Flop, "FP64 FMA rate"),
-    ("tensor_bf16", Work::Flop, "dense BF16/FP16 tensor-core rate"),
+    (
+        "tensor_bf16",
+        Work::Flop,
+        "dense BF16/FP16 tensor-core rate",
+    ),
     ("tensor_fp8", Work::Flop, "dense FP8 tensor-core rate"),
     ("tensor_tf32", Work::Flop, "dense TF32 tensor-core rate"),
     ("shfl", Work::WarpExchanges, "warp-shuffle rate"),
@@ -169,7 +173,11 @@ pub fn roof(name: &str) -> Option<(Work, &'static str)> {
 
 /// `dram, l2, ...`: the allowed names, for messages.
 pub fn roof_names() -> String {
-    ROOFS.iter().map(|(n, _, _)| *n).collect::<Vec<_>>().join(", ")
+    ROOFS
+        .iter()
+        .map(|(n, _, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// How a peak is stated, parsed and checked at load.

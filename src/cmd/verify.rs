@@ -222,6 +222,24 @@ fn plural(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
+/// "1980 MHz (100%)": the median clock the readings saw and the share of samples they
+/// covered, "throttled" where a reading saw some throttled, and "-" where no reading
+/// covered any sample: no clock is claimed as seen for such a row.
+fn clock_seen(c: &crate::measure::run::ConfigSummary) -> String {
+    match (c.sm_clock_mhz, c.clock_coverage) {
+        (Some(mhz), Some(share)) if share > 0.0 => format!(
+            "{mhz} MHz ({:.0}%){}",
+            share * 100.0,
+            if c.throttled_samples.is_some_and(|n| n > 0) {
+                " throttled"
+            } else {
+                ""
+            }
+        ),
+        _ => "-".to_string(),
+    }
+}
+
 fn print_configs(configs: &[crate::measure::run::ConfigSummary]) {
     let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
     let num = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |v| format!("{v:.d$}"));
@@ -243,8 +261,16 @@ fn print_configs(configs: &[crate::measure::run::ConfigSummary]) {
         configs.iter().collect()
     };
     println!(
-        "  {:<12} {:>5} {:>8} {:>7} {:>9} {:>9} {:>10} {:>6}  quantities",
-        "label", "regs", "smem", "blk/SM", "occupancy", "achieved", "median ms", "rsd"
+        "  {:<12} {:>5} {:>8} {:>7} {:>9} {:>9} {:>10} {:>6} {:>16}  quantities",
+        "label",
+        "regs",
+        "smem",
+        "blk/SM",
+        "occupancy",
+        "achieved",
+        "median ms",
+        "rsd",
+        "SM clock seen"
     );
     for c in shown {
         if let (false, Some(reason)) = (c.passed, &c.reason) {
@@ -257,7 +283,7 @@ fn print_configs(configs: &[crate::measure::run::ConfigSummary]) {
             .map(|(k, v)| format!("{k}={}", v.map_or("-".into(), |v| format!("{v:.4}"))))
             .collect();
         println!(
-            "  {:<12} {:>5} {:>8} {:>7} {:>9} {:>9} {:>10} {:>6}  {}{}",
+            "  {:<12} {:>5} {:>8} {:>7} {:>9} {:>9} {:>10} {:>6} {:>16}  {}{}",
             c.label,
             c.registers.map_or("-".into(), |v| v.to_string()),
             c.smem_reserved.map_or("-".into(), |v| v.to_string()),
@@ -266,6 +292,7 @@ fn print_configs(configs: &[crate::measure::run::ConfigSummary]) {
             pct(c.achieved_occupancy),
             num(c.median_ms, 4),
             pct(c.rsd),
+            clock_seen(c),
             q.join(" "),
             c.reason
                 .as_deref()

@@ -82,6 +82,7 @@ impl TableView {
 }
 
 const UNCONVERGED_MARK: &str = "†";
+const THROTTLED_MARK: &str = "‡";
 
 /// A table caption with each of the table's columns it names in backticks (`` `smem_reserved` ``)
 /// written as the table's header shows it (“dynamic smem (B)”): the caption and the header
@@ -187,6 +188,8 @@ pub fn table_view(
     let mut narrow: Option<(f64, &'static str)> = None;
     // The widest spread among rows whose sampling hit its cap, for the footnote.
     let mut unconverged: Option<f64> = None;
+    // Rows a clock reading saw throttled, with the reasons seen, for their footnote.
+    let mut throttled: Vec<(String, u32, usize, Vec<String>)> = Vec::new();
     for row in &table.rows {
         match citation.row(row) {
             Ok(cfg) => {
@@ -203,6 +206,20 @@ pub fn table_view(
                                     UNCONVERGED_MARK
                                 }
                                 _ => "",
+                            };
+                            let throttle = if cfg.throttled() && timed(col) {
+                                if !throttled.iter().any(|t| t.0 == cfg.label) {
+                                    let t = cfg.timing.as_ref();
+                                    throttled.push((
+                                        cfg.label.clone(),
+                                        t.and_then(|t| t.throttled_samples).unwrap_or(0),
+                                        t.map_or(0, |t| t.samples_ms.len()),
+                                        citation.record.clock_events(&cfg.label),
+                                    ));
+                                }
+                                THROTTLED_MARK
+                            } else {
+                                ""
                             };
                             let mut cell = v.display();
                             // The interval the record keeps, read, never computed here.
@@ -224,6 +241,7 @@ pub fn table_view(
                                 }
                             }
                             cell.push_str(mark);
+                            cell.push_str(throttle);
                             cells.push(cell);
                             values.push(v.as_f64());
                             intervals.push(span.map(|e| (e.lo, e.hi)));
@@ -256,6 +274,23 @@ pub fn table_view(
         view.notes.push(format!(
             "{UNCONVERGED_MARK} Not converged: sampling reached its sample or time cap before the samples' relative spread fell under the experiment's bound; these rows' spread is at most {:.2}%. The median is taken over every sample, and its interval is as wide as those samples make it.",
             rsd * 100.0
+        ));
+    }
+    if !throttled.is_empty() {
+        let rows: Vec<String> = throttled
+            .iter()
+            .map(|(label, n, of, why)| {
+                let why = if why.is_empty() {
+                    "the SM clock under 90% of its maximum".to_string()
+                } else {
+                    format!("clock events: {}", why.join(", "))
+                };
+                format!("{label} ({n} of {of} samples; {why})")
+            })
+            .collect();
+        view.notes.push(format!(
+            "{THROTTLED_MARK} Throttled: a clock reading saw some of these rows' samples throttled: {}. The samples are kept, not dropped: the median is of the kernel as the GPU ran it.",
+            rows.join("; ")
         ));
     }
     if !problems.is_empty() {

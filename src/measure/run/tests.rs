@@ -274,3 +274,48 @@ fn metrics_read_observed_clock_and_power_as_timed_names_without_an_interval() {
         );
     }
 }
+
+#[test]
+fn verify_refuses_a_row_above_its_roof_and_writes_no_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut exp = experiment(dir.path());
+    exp.spec.metrics.get_mut("gbps").unwrap().roof = Some("dram".into());
+    let profile: crate::config::Node = toml::from_str(
+        "gpu = \"NVIDIA H200\"\ncompute_capability = \"9.0\"\narch = \"sm_90\"\nsm_count = 132\n\
+         [peaks]\ndram = { rate = \"4.8 TB/s\", source = \"H200 product page\", checked = 2026-12-06 }\n",
+    )
+    .unwrap();
+    let device = [("l2_bytes".to_string(), 62914560)].into();
+    // 2^24 floats in and out (8 bytes each) in 0.01 ms: 13,422 GB/s, nearly three
+    // times the H200's 4.8 TB/s. A real run gets this from a byte count that is wrong.
+    let mut fast = row("block128", ConfigStatus::Passed, Some(0.01));
+    metrics::apply(&exp.spec, &device, &mut fast);
+    let bad = record(&exp, vec![fast]);
+    let err = write_checked(paths(&exp), bad, (&exp.spec, &profile), false, vec![], None)
+        .unwrap_err()
+        .to_string();
+    for part in [
+        "row `block128`",
+        "gbps = 13422 GB/s",
+        "dram roof of 4800 GB/s",
+        "H200 product page",
+        "no record written",
+    ] {
+        assert!(err.contains(part), "{part} in {err}");
+    }
+    assert!(!exp.record_path("h200").exists());
+    assert!(!exp.failed_record_path("h200").exists());
+    // At 1 ms the same row is 134 GB/s, under its roof: written.
+    let mut slow = row("block128", ConfigStatus::Passed, Some(1.0));
+    metrics::apply(&exp.spec, &device, &mut slow);
+    let out = write_checked(
+        paths(&exp),
+        record(&exp, vec![slow]),
+        (&exp.spec, &profile),
+        false,
+        vec![],
+        None,
+    )
+    .unwrap();
+    assert!(matches!(out, Outcome::Written { .. }));
+}

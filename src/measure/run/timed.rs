@@ -35,6 +35,7 @@ pub fn run(
     policy: &TimingPolicy,
     prepared: Vec<PreparedConfig>,
     clocks: Option<&ClockMonitor>,
+    events: &mut std::collections::BTreeMap<String, Vec<&'static str>>,
     tick: &mut dyn FnMut(&str),
 ) -> Result<Vec<ConfigRecord>, RunError> {
     let mut out = Vec::new();
@@ -89,6 +90,9 @@ pub fn run(
                     flush.as_mut(),
                     clocks,
                 )?;
+                if let Some(c) = raw.clock.as_ref().filter(|c| !c.reasons.is_empty()) {
+                    events.insert(p.plan.label.clone(), c.reasons.clone());
+                }
                 if let Some(w) = raw.power_w {
                     record
                         .quantities
@@ -253,9 +257,9 @@ fn time_config(
             .collect()
     });
     let clock = readings.as_ref().map(|per_batch| {
-        let mhz: Vec<(usize, Vec<u32>)> = per_batch
+        let mhz: Vec<(usize, Vec<super::clocks::Seen>)> = per_batch
             .iter()
-            .map(|(n, r)| (*n, r.iter().map(|r| r.sm_mhz).collect()))
+            .map(|(n, r)| (*n, r.iter().map(|r| (r.sm_mhz, r.reasons)).collect()))
             .collect();
         judge(&mhz, gpu.limits.max_sm_clock_mhz)
     });

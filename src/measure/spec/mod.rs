@@ -901,6 +901,11 @@ impl ExperimentSpec {
                     format!("metric `{name}` has a built-in name (an observation)"),
                 );
             }
+            if let Some(roof) = &m.roof {
+                if let Err(why) = crate::measure::roofs::metric_fits_roof(roof, &m.unit) {
+                    bad(at.key("roof").value(), format!("metric `{name}`: {why}"));
+                }
+            }
             exprs.push((at.key("value").value(), &m.value));
         }
         // What a metric may read: params, device, launch facts, time, ncu metrics and

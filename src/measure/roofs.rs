@@ -37,6 +37,12 @@ pub fn metric_fits_roof(name: &str, unit: &str) -> Result<RateUnit, String> {
     Ok(parsed)
 }
 
+/// `share(gbps)`, a table column: the row's `gbps` as a share of the roof that metric
+/// names. The metric's name, for such a column.
+pub fn share_column(column: &str) -> Option<&str> {
+    column.strip_prefix("share(")?.strip_suffix(')')
+}
+
 /// Which SM clock a roof was taken at.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ClockUsed {
@@ -122,8 +128,8 @@ impl fmt::Display for AboveRoof {
     }
 }
 
-/// Four significant digits, for messages.
-fn sig(v: f64) -> String {
+/// Four significant digits, for messages and notes.
+pub fn sig(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return v.to_string();
     }

@@ -161,7 +161,20 @@ pub fn table_view(
     view.headings = table
         .columns
         .iter()
-        .map(|c| citation.record.heading(c))
+        .map(|c| match crate::measure::roofs::share_column(c) {
+            Some(m) => format!(
+                "{} of {} roof (%)",
+                citation.record.heading(m),
+                citation
+                    .experiment
+                    .spec
+                    .metrics
+                    .get(m)
+                    .and_then(|s| s.roof.as_deref())
+                    .unwrap_or("its")
+            ),
+            None => citation.record.heading(c),
+        })
         .collect();
     view.caption = table
         .caption
@@ -190,6 +203,9 @@ pub fn table_view(
     let mut unconverged: Option<f64> = None;
     // Rows a clock reading saw throttled, with the reasons seen, for their footnote.
     let mut throttled: Vec<(String, u32, usize, Vec<String>)> = Vec::new();
+    // The roofs the table's share columns read, each at each clock used, for the note
+    // that says what a share is of.
+    let mut shares: Vec<crate::measure::roofs::RoofReading> = Vec::new();
     for row in &table.rows {
         match citation.row(row) {
             Ok(cfg) => {
@@ -197,7 +213,21 @@ pub fn table_view(
                 let mut values = Vec::with_capacity(table.columns.len());
                 let mut intervals = Vec::with_capacity(table.columns.len());
                 for col in &table.columns {
-                    match cfg.column(col) {
+                    let value = match crate::measure::roofs::share_column(col) {
+                        Some(metric) => {
+                            let reading = citation.roofs.get(&(row.clone(), metric.to_string()));
+                            if let Some(r) = reading {
+                                if !shares.iter().any(|s: &crate::measure::roofs::RoofReading| {
+                                    s.roof == r.roof && s.clock == r.clock
+                                }) {
+                                    shares.push(r.clone());
+                                }
+                            }
+                            reading.map(|r| crate::measure::ColumnValue::Fraction(r.share()))
+                        }
+                        None => cfg.column(col),
+                    };
+                    match value {
                         Some(v) => {
                             let timing = cfg.timing.as_ref().filter(|t| !t.converged);
                             let mark = match timing {
@@ -276,6 +306,9 @@ pub fn table_view(
             rsd * 100.0
         ));
     }
+    if !shares.is_empty() {
+        view.notes.push(share_note(&shares));
+    }
     if !throttled.is_empty() {
         let rows: Vec<String> = throttled
             .iter()
@@ -303,6 +336,42 @@ pub fn table_view(
         );
     }
     (view, problems)
+}
+
+/// What each share column is a share of: the roof, its value at the clock used, the
+/// clock, and where the peak comes from.
+fn share_note(shares: &[crate::measure::roofs::RoofReading]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut roofs: Vec<&str> = shares.iter().map(|r| r.roof.as_str()).collect();
+    roofs.dedup();
+    for roof in roofs {
+        let of: Vec<&crate::measure::roofs::RoofReading> =
+            shares.iter().filter(|r| r.roof == roof).collect();
+        let first = of[0];
+        let values: Vec<String> = of
+            .iter()
+            .map(|r| {
+                let clock = r.clock.phrase();
+                if clock.is_empty() {
+                    format!("{} {}", crate::measure::roofs::sig(r.peak), r.unit)
+                } else {
+                    format!("{} {} {clock}", crate::measure::roofs::sig(r.peak), r.unit)
+                }
+            })
+            .collect();
+        parts.push(format!(
+            "the {} roof ({}) is {} (source: {}, checked {})",
+            roof,
+            first.what,
+            values.join("; "),
+            first.source,
+            first.checked
+        ));
+    }
+    format!(
+        "Shares are of the node's peaks in glossary.toml: {}.",
+        parts.join("; ")
+    )
 }
 
 /// A table citing several nodes: each node's table cut as [`table_view`] cuts it, then set

@@ -230,3 +230,139 @@ fn a_peak_that_counts_other_work_than_its_roof_is_refused_naming_both() {
         "{e}"
     );
 }
+
+mod claims {
+    use super::*;
+    use crate::content::ClaimTest;
+    use crate::measure::claims::{judge, judge_roofed, Roofing};
+    use crate::measure::verdict::Verdict;
+
+    fn share(row: &str, below: Option<f64>, above: Option<f64>) -> ClaimTest {
+        ClaimTest::Share {
+            row: row.into(),
+            below,
+            above,
+        }
+    }
+
+    fn bound(row: &str, roof: &str, threshold: f64) -> ClaimTest {
+        ClaimTest::Bound {
+            row: row.into(),
+            roof: roof.into(),
+            threshold,
+        }
+    }
+
+    #[test]
+    fn a_share_claim_reads_the_row_against_its_roof_at_its_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        let exp = experiment(dir.path(), METRICS);
+        let node = node(PEAKS);
+        let roofing = Roofing {
+            spec: &exp.spec,
+            node: &node,
+        };
+        let rec = record(vec![row("k1", 4200.0, 1.0, Some(1980))]);
+        let j = judge_roofed(&share("k1", None, Some(0.8)), "gbps", &rec, Some(&roofing)).unwrap();
+        assert_eq!(j.verdict, Verdict::Holds, "{}", j.shown);
+        assert!(
+            j.shown.contains(
+                "87.5% of the dram roof, 4800.0000 GB/s (H200 product page, checked 2026-12-06)"
+            ),
+            "{}",
+            j.shown
+        );
+        let j = judge_roofed(&share("k1", Some(0.8), None), "gbps", &rec, Some(&roofing)).unwrap();
+        assert_eq!(j.verdict, Verdict::Fails, "{}", j.shown);
+        // The FP32 roof follows the clock: the page says which.
+        let j = judge_roofed(
+            &share("k1", Some(0.1), None),
+            "tflops",
+            &rec,
+            Some(&roofing),
+        )
+        .unwrap();
+        assert!(
+            j.shown.contains("at 1980 MHz, the SM clock seen"),
+            "{}",
+            j.shown
+        );
+        // Without the node's peaks a share cannot be checked: an error, never a pass.
+        assert!(judge(&share("k1", None, Some(0.8)), "gbps", &rec).is_err());
+    }
+
+    #[test]
+    fn a_bound_claim_holds_only_above_its_threshold_and_on_the_nearest_roof() {
+        let dir = tempfile::tempdir().unwrap();
+        let exp = experiment(dir.path(), METRICS);
+        let node = node(PEAKS);
+        let roofing = Roofing {
+            spec: &exp.spec,
+            node: &node,
+        };
+        let j = |test: &ClaimTest, column: &str, rec: &Record| {
+            judge_roofed(test, column, rec, Some(&roofing)).unwrap()
+        };
+        // 87.5% of DRAM, 10% of FP32: bound by DRAM.
+        let memory = record(vec![row("k1", 4200.0, 6.69, Some(1980))]);
+        assert_eq!(
+            j(&bound("k1", "dram", 0.7), "gbps", &memory).verdict,
+            Verdict::Holds
+        );
+        // Under the stated threshold: not bound by it.
+        let low = j(&bound("k1", "dram", 0.9), "gbps", &memory);
+        assert_eq!(low.verdict, Verdict::Fails, "{}", low.shown);
+        // The roofline row: 88% of DRAM, 44% of FP32 is DRAM's, not FP32's.
+        let k8 = record(vec![row("k8", 4224.0, 29.7, Some(1980))]);
+        let wrong = j(&bound("k8", "fp32", 0.4), "tflops", &k8);
+        assert_eq!(wrong.verdict, Verdict::Fails, "{}", wrong.shown);
+        assert!(wrong.advice.contains("the dram roof"), "{}", wrong.advice);
+        // The bound names the column that reads it.
+        assert!(judge_roofed(&bound("k8", "fp32", 0.4), "gbps", &k8, Some(&roofing)).is_err());
+        // Latency: every roof far away.
+        let far = record(vec![row("lat", 200.0, 0.5, Some(1980))]);
+        assert_eq!(
+            j(&bound("lat", "latency", 0.2), "gbps", &far).verdict,
+            Verdict::Holds
+        );
+        assert_eq!(
+            j(&bound("k1", "latency", 0.2), "gbps", &memory).verdict,
+            Verdict::Fails
+        );
+    }
+
+    #[test]
+    fn share_and_bound_claims_are_checked_as_front_matter_is_read() {
+        let claim = |extra: &str| {
+            serde_yaml::from_str::<crate::content::Claim>(&format!(
+                "says: x\ncolumn: gbps\nrow: k1\n{extra}"
+            ))
+            .unwrap()
+            .test()
+        };
+        assert!(matches!(
+            claim("share: true\nabove: 0.8"),
+            Ok(ClaimTest::Share { .. })
+        ));
+        assert!(claim("share: true\nabove: 80")
+            .unwrap_err()
+            .contains("between 0 and 1"));
+        assert!(claim("share: true").unwrap_err().contains("needs `below`"));
+        assert!(matches!(
+            claim("bound: dram\nabove: 0.7"),
+            Ok(ClaimTest::Bound { .. })
+        ));
+        assert!(claim("bound: dram\nbelow: 0.7")
+            .unwrap_err()
+            .contains("takes `above`"));
+        assert!(claim("bound: hbm\nabove: 0.7")
+            .unwrap_err()
+            .contains("names no roof"));
+        assert!(claim("bound: latency\nabove: 0.2")
+            .unwrap_err()
+            .contains("takes `below`"));
+        assert!(claim("bound: dram\nshare: true\nabove: 0.7")
+            .unwrap_err()
+            .contains("not both"));
+    }
+}

@@ -397,6 +397,14 @@ impl Experiment {
     }
 
     pub fn knows(&self, name: &str) -> bool {
+        if let Some(metric) = crate::measure::roofs::share_column(name) {
+            // `share(m)`: a metric that names a roof.
+            return self
+                .spec
+                .metrics
+                .get(metric)
+                .is_some_and(|m| m.roof.is_some());
+        }
         self.quantity_names().contains(&name)
     }
 

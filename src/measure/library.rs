@@ -60,6 +60,9 @@ pub struct Citation<'a> {
     /// Rows the node's peaks make impossible (`super::roofs::above_roof`): citing one is
     /// an error ([`Citation::row`]).
     pub above_roof: Vec<super::roofs::AboveRoof>,
+    /// The node's peaks for this record's GPU (`super::roofs::node_peaks`): what a chart
+    /// draws as roofs.
+    pub peaks: Vec<super::roofs::NodePeak>,
 }
 
 /// Why a cited measurement cannot be used.
@@ -360,10 +363,11 @@ impl Library {
                 history::load(&exp.records_dir(), &check, Some(&loaded.digest)).into()
             })
             .clone();
-        let (roofs, above_roof) = match config.node(node) {
+        let (roofs, above_roof, peaks) = match config.node(node) {
             Ok(profile) if !profile.peaks.is_empty() => (
                 super::roofs::readings(&exp.spec, profile, &record),
                 super::roofs::above_roof(&exp.spec, profile, &record),
+                super::roofs::node_peaks(profile, &record),
             ),
             _ => Default::default(),
         };
@@ -374,6 +378,7 @@ impl Library {
             history,
             roofs,
             above_roof,
+            peaks,
         })
     }
 }

@@ -235,6 +235,53 @@ pub fn readings(
     out
 }
 
+/// One of a node's peaks, as a chart draws it: per second for the whole device, at the
+/// driver's maximum SM clock where it follows the clock.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodePeak {
+    pub roof: String,
+    pub work: crate::rates::Work,
+    pub what: &'static str,
+    /// Work per second (bytes, FLOP, warp exchanges).
+    pub per_s: f64,
+    pub clock: ClockUsed,
+    pub source: String,
+}
+
+/// Every peak `node` lists, for the GPU `record` describes (its SMs, its maximum clock).
+/// A peak that follows the clock is left out when the record knows no clock.
+pub fn node_peaks(node: &Node, record: &Record) -> Vec<NodePeak> {
+    let sms = record
+        .device
+        .get("sm_count")
+        .map(|&n| n as f64)
+        .unwrap_or(f64::from(record.gpu.sm_count));
+    let max = record
+        .device
+        .get("clock_mhz")
+        .and_then(|&m| u32::try_from(m).ok())
+        .filter(|&m| m > 0);
+    node.peaks
+        .iter()
+        .filter_map(|(name, peak)| {
+            let (clock, mhz) = match (peak.form.follows_clock(), max) {
+                (false, _) => (ClockUsed::None, 1.0),
+                (true, Some(m)) => (ClockUsed::DriverMax(m), f64::from(m)),
+                (true, None) => return None,
+            };
+            let (_, what) = roof(name.as_str())?;
+            Some(NodePeak {
+                roof: name.as_str().to_string(),
+                work: peak.work,
+                what,
+                per_s: peak.form.per_s(sms, mhz),
+                clock,
+                source: peak.raw.source.clone(),
+            })
+        })
+        .collect()
+}
+
 /// The band a row may sit above its roof before it is impossible: the experiment's
 /// reproducibility tolerance (`timing.reproducibility`, default 5%), the margin its
 /// numbers are compared with anywhere else.

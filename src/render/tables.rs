@@ -37,6 +37,43 @@ pub struct TableView {
     pub line: Option<LineAxes>,
     /// The column (by position) a bar chart draws, where the entry names one.
     pub bar: Option<usize>,
+    /// The roofs its chart draws, decided here from the record and the node's peaks.
+    #[serde(skip)]
+    pub roofs: ChartRoofs,
+}
+
+/// The roofs a table's chart draws (the chart only draws them; which and where is
+/// decided here).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChartRoofs {
+    /// One per cited node when the chart is a roofline: its x column an arithmetic
+    /// intensity (FLOP/B) and its y column a FLOP rate.
+    pub roofline: Vec<RooflineNode>,
+    /// A labelled reference line at a column's roof, by column position, for the line or
+    /// bar chart that draws that column.
+    pub reference: Vec<(usize, ReferenceLine)>,
+}
+
+/// One node on a roofline chart: its roofs in the chart's units and its measured points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RooflineNode {
+    pub node: String,
+    /// Memory roofs (`dram`, `l2`, `smem`): y = slope x intensity, in the y column's unit.
+    pub memory: Vec<(String, f64)>,
+    /// Compute roofs (`fp32`, `tensor_bf16`...), in the y column's unit.
+    pub compute: Vec<(String, f64)>,
+    /// Which clock the compute roofs are taken at ("1980 MHz, the driver's maximum SM clock").
+    pub clock: String,
+    /// (label, x, y, x as shown, y as shown) for each row with both values.
+    pub points: Vec<(String, f64, f64, String, String)>,
+}
+
+/// A column's roof drawn as a line across its chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReferenceLine {
+    /// "dram roof 4800 GB/s".
+    pub label: String,
+    pub value: f64,
 }
 
 /// The positions of a line chart's two columns in [`TableView::headings`].
@@ -144,6 +181,7 @@ pub fn table_view(
             .as_ref()
             .filter(|c| c.x.is_none())
             .and_then(|c| table.columns.iter().position(|col| *col == c.y)),
+        roofs: ChartRoofs::default(),
     };
     let citation = match citation {
         Ok(c) => c,
@@ -294,6 +332,19 @@ pub fn table_view(
             Err(why) => problems.push(why),
         }
     }
+    view.roofs = chart_roofs(table, node, citation, &view);
+    if let Some(r) = view.roofs.roofline.first() {
+        let sources: Vec<String> = citation
+            .peaks
+            .iter()
+            .map(|p| format!("{} ({})", p.roof, p.source))
+            .collect();
+        view.notes.push(format!(
+            "The chart is a roofline: both axes logarithmic; each memory roof a slope, each compute roof flat from its ridge point (marked, with its FLOP/B){}. Peaks from glossary.toml: {}.",
+            if r.clock.is_empty() { String::new() } else { format!("; compute roofs at {}", r.clock) },
+            sources.join("; ")
+        ));
+    }
     if let Some((h, unit)) = narrow {
         view.notes.push(format!(
             "A number shown without ± has a 95% interval narrower than its last digit: at most ±{}{unit}.",
@@ -336,6 +387,108 @@ pub fn table_view(
         );
     }
     (view, problems)
+}
+
+/// The roofs of a table's chart: a roofline when its line chart is a FLOP rate against an
+/// arithmetic intensity in FLOP/B and the node lists peaks, and a reference line for each
+/// column whose metric names a roof.
+fn chart_roofs(
+    table: &TableRef,
+    node: &str,
+    citation: &Citation<'_>,
+    view: &TableView,
+) -> ChartRoofs {
+    use crate::measure::roofs::sig;
+    use crate::rates::{Per, RateUnit, Work};
+    let unit_of = |col: &str| {
+        citation
+            .record
+            .configs
+            .iter()
+            .find_map(|c| c.quantities.get(col).map(|q| q.unit.clone()))
+    };
+    let mut out = ChartRoofs::default();
+    for (i, col) in table.columns.iter().enumerate() {
+        let best = citation
+            .roofs
+            .iter()
+            .filter(|((_, m), _)| m == col)
+            .map(|(_, r)| r)
+            .max_by(|a, b| a.peak.total_cmp(&b.peak));
+        if let Some(r) = best {
+            let clock = match r.clock {
+                crate::measure::roofs::ClockUsed::None => String::new(),
+                crate::measure::roofs::ClockUsed::Seen(m)
+                | crate::measure::roofs::ClockUsed::DriverMax(m) => format!(" at {m} MHz"),
+            };
+            out.reference.push((
+                i,
+                ReferenceLine {
+                    label: format!("{} roof {} {}{clock}", r.roof, sig(r.peak), r.unit),
+                    value: r.peak,
+                },
+            ));
+        }
+    }
+    let Some(axes) = view.line else { return out };
+    let (Some(x_col), Some(y_col)) = (table.columns.get(axes.x), table.columns.get(axes.y)) else {
+        return out;
+    };
+    let y_unit = unit_of(y_col).and_then(|u| RateUnit::parse(&u).ok());
+    let intensity = unit_of(x_col).is_some_and(|u| u.trim() == "FLOP/B");
+    let Some(y) = y_unit.filter(|u| u.work == Work::Flop && u.per == Per::Second && intensity)
+    else {
+        return out;
+    };
+    let of = |work: Work| -> Vec<(String, f64)> {
+        citation
+            .peaks
+            .iter()
+            .filter(|p| p.work == work)
+            .map(|p| (p.roof.clone(), p.per_s / y.scale))
+            .collect()
+    };
+    let compute = of(Work::Flop);
+    if compute.is_empty() {
+        return out;
+    }
+    let clock = citation
+        .peaks
+        .iter()
+        .find_map(|p| match p.clock {
+            crate::measure::roofs::ClockUsed::DriverMax(m) => {
+                Some(format!("{m} MHz, the driver's maximum SM clock"))
+            }
+            _ => None,
+        })
+        .unwrap_or_default();
+    let label = view.numeric.iter().position(|&n| !n);
+    let points = view
+        .rows
+        .iter()
+        .zip(&view.values)
+        .filter_map(|(cells, values)| {
+            let (x, yv) = ((*values.get(axes.x)?)?, (*values.get(axes.y)?)?);
+            Some((
+                label
+                    .and_then(|l| cells.get(l))
+                    .cloned()
+                    .unwrap_or_default(),
+                x,
+                yv,
+                cells.get(axes.x)?.clone(),
+                cells.get(axes.y)?.clone(),
+            ))
+        })
+        .collect();
+    out.roofline.push(RooflineNode {
+        node: node.to_string(),
+        memory: of(Work::Bytes),
+        compute,
+        clock,
+        points,
+    });
+    out
 }
 
 /// What each share column is a share of: the roof, its value at the clock used, the
@@ -416,9 +569,17 @@ pub fn side_by_side(
             .iter()
             .flat_map(|(_, v, _)| v.provenance.clone())
             .collect(),
-        // Side by side, the comparison chart draws the nodes against each other instead.
+        // Side by side, the comparison chart draws the nodes against each other instead;
+        // a roofline draws each node's roofs and points in a colour of its own.
         line: None,
         bar: None,
+        roofs: ChartRoofs {
+            roofline: views
+                .iter()
+                .flat_map(|(_, v, _)| v.roofs.roofline.clone())
+                .collect(),
+            reference: Vec::new(),
+        },
         stale: None,
         notes: Vec::new(),
     };

@@ -180,6 +180,28 @@ pub fn roof_names() -> String {
         .join(", ")
 }
 
+/// Whether a metric in `unit` can be read against the roof `name` (the check at load of
+/// experiment.yaml): the roof exists, and the unit is a rate of what the roof counts.
+pub fn metric_fits_roof(name: &str, unit: &str) -> Result<RateUnit, String> {
+    let (work, what) = roof(name)
+        .ok_or_else(|| format!("roof `{name}` is not a roof; roofs are {}", roof_names()))?;
+    let parsed = RateUnit::parse(unit).map_err(|e| format!("roof `{name}`: {e}"))?;
+    if parsed.work != work {
+        return Err(format!(
+            "roof `{name}` ({what}) counts {}, but the metric's unit `{unit}` counts {}: a share of it would mean nothing",
+            work.name(),
+            parsed.work.name()
+        ));
+    }
+    Ok(parsed)
+}
+
+/// `share(gbps)`, a table column: the row's `gbps` as a share of the roof that metric
+/// names. The metric's name, for such a column.
+pub fn share_column(column: &str) -> Option<&str> {
+    column.strip_prefix("share(")?.strip_suffix(')')
+}
+
 /// How a peak is stated, parsed and checked at load.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PeakForm {

@@ -109,7 +109,8 @@ pub fn check_claim(
 /// (the experiment) and the roofs themselves (the node's peaks).
 #[derive(Debug, Clone, Copy)]
 pub struct Roofing<'a> {
-    pub spec: &'a crate::measure::spec::ExperimentSpec,
+    /// The experiment's metrics read against a roof (`Experiment::roofed`).
+    pub metrics: &'a [super::roofs::Roofed],
     pub node: &'a crate::config::Node,
 }
 
@@ -400,23 +401,19 @@ fn judge_share(
     record: &Record,
     roofing: &Roofing<'_>,
 ) -> Result<Judged, String> {
-    let readings = super::roofs::readings(roofing.spec, roofing.node, record);
-    let roof_of = |metric: &str| {
-        roofing
-            .spec
-            .metrics
-            .get(metric)
-            .and_then(|m| m.roof.clone())
-    };
-    let column_roof = roof_of(column).ok_or_else(|| {
-        format!("column `{column}` reads no roof: give its metric `roof:` in experiment.yaml")
-    })?;
-    let timed = roofing.spec.metrics.get(column).is_some_and(|_| {
-        record
-            .configs
-            .iter()
-            .any(|c| c.quantities.get(column).is_some_and(|q| q.timed))
-    });
+    let readings = super::roofs::readings(roofing.metrics, roofing.node, record);
+    let column_roof = roofing
+        .metrics
+        .iter()
+        .find(|m| m.metric == column)
+        .map(|m| m.roof.clone())
+        .ok_or_else(|| {
+            format!("column `{column}` reads no roof: give its metric `roof:` in experiment.yaml")
+        })?;
+    let timed = record
+        .configs
+        .iter()
+        .any(|c| c.quantities.get(column).is_some_and(|q| q.timed));
     let (verdict, shown, advice, margin) = match test {
         ClaimTest::Share { row, below, above } => {
             let (r, share) = share_of(record, row, column, &readings)?;
@@ -441,10 +438,10 @@ fn judge_share(
         } => {
             // Every roof the row has a reading for, with its share.
             let mut shares = Vec::new();
-            for (metric, m) in &roofing.spec.metrics {
-                if m.roof.is_some() && readings.contains_key(&(row.clone(), metric.clone())) {
-                    let (r, s) = share_of(record, row, metric, &readings)?;
-                    shares.push((metric.clone(), r, s));
+            for m in roofing.metrics {
+                if readings.contains_key(&(row.clone(), m.metric.clone())) {
+                    let (r, s) = share_of(record, row, &m.metric, &readings)?;
+                    shares.push((m.metric.clone(), r, s));
                 }
             }
             let listed = shares

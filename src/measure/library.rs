@@ -364,11 +364,19 @@ impl Library {
             })
             .clone();
         let (roofs, above_roof, peaks) = match config.node(node) {
-            Ok(profile) if !profile.peaks.is_empty() => (
-                super::roofs::readings(&exp.spec, profile, &record),
-                super::roofs::above_roof(&exp.spec, profile, &record),
-                super::roofs::node_peaks(profile, &record),
-            ),
+            Ok(profile) if !profile.peaks.is_empty() => {
+                let roofed = exp.roofed();
+                (
+                    super::roofs::readings(&roofed, profile, &record),
+                    super::roofs::above_roof(
+                        &roofed,
+                        exp.spec.timing.tolerance(),
+                        profile,
+                        &record,
+                    ),
+                    super::roofs::node_peaks(profile, &record),
+                )
+            }
             _ => Default::default(),
         };
         Ok(Citation {

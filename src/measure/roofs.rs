@@ -18,29 +18,17 @@ use std::fmt;
 
 use crate::config::{Node, Peak};
 use crate::measure::record::{ConfigRecord, Record};
-use crate::measure::spec::ExperimentSpec;
-use crate::rates::{roof, roof_names, RateUnit};
+pub use crate::rates::{metric_fits_roof, share_column};
+use crate::rates::{roof, RateUnit};
 
-/// Whether a metric in `unit` can be read against the roof `name` (the check at load of
-/// experiment.yaml): the roof exists, and the unit is a rate of what the roof counts.
-pub fn metric_fits_roof(name: &str, unit: &str) -> Result<RateUnit, String> {
-    let (work, what) = roof(name)
-        .ok_or_else(|| format!("roof `{name}` is not a roof; roofs are {}", roof_names()))?;
-    let parsed = RateUnit::parse(unit).map_err(|e| format!("roof `{name}`: {e}"))?;
-    if parsed.work != work {
-        return Err(format!(
-            "roof `{name}` ({what}) counts {}, but the metric's unit `{unit}` counts {}: a share of it would mean nothing",
-            work.name(),
-            parsed.work.name()
-        ));
-    }
-    Ok(parsed)
-}
-
-/// `share(gbps)`, a table column: the row's `gbps` as a share of the roof that metric
-/// names. The metric's name, for such a column.
-pub fn share_column(column: &str) -> Option<&str> {
-    column.strip_prefix("share(")?.strip_suffix(')')
+/// A metric an experiment reads against a roof (`roof:` in experiment.yaml), as the
+/// experiment names it: what this module takes, so it needs no more of the experiment
+/// (`ExperimentSpec::roofed` makes the list).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Roofed {
+    pub metric: String,
+    pub roof: String,
+    pub unit: String,
 }
 
 /// Which SM clock a roof was taken at.
@@ -192,13 +180,13 @@ fn peak_for(
 /// table a citation keeps. A metric whose roof the node does not list, or whose value is
 /// missing, has no reading.
 pub fn readings(
-    spec: &ExperimentSpec,
+    metrics: &[Roofed],
     node: &Node,
     record: &Record,
 ) -> BTreeMap<(String, String), RoofReading> {
     let mut out = BTreeMap::new();
-    for (metric, m) in &spec.metrics {
-        let Some(roof_name) = &m.roof else { continue };
+    for m in metrics {
+        let (metric, roof_name) = (&m.metric, &m.roof);
         let (Some(peak), Ok(unit)) = (
             node.peaks.get(roof_name.as_str()),
             metric_fits_roof(roof_name, &m.unit),
@@ -282,28 +270,60 @@ pub fn node_peaks(node: &Node, record: &Record) -> Vec<NodePeak> {
         .collect()
 }
 
-/// The band a row may sit above its roof before it is impossible: the experiment's
-/// reproducibility tolerance (`timing.reproducibility`, default 5%), the margin its
-/// numbers are compared with anywhere else.
-pub fn band(spec: &ExperimentSpec) -> f64 {
-    spec.timing
-        .reproducibility
-        .unwrap_or(crate::measure::verdict::DEFAULT_TOLERANCE)
+/// What `verify` prints for a record it writes: per roofed metric, each row's share of
+/// its roof, the roof's value and source, and the clock it was taken at.
+pub fn shares_said(metrics: &[Roofed], node: &Node, record: &Record) -> Vec<String> {
+    let readings = readings(metrics, node, record);
+    let mut out = Vec::new();
+    for metric in metrics.iter().map(|m| &m.metric) {
+        let rows: Vec<&RoofReading> = record
+            .configs
+            .iter()
+            .filter_map(|c| readings.get(&(c.label.clone(), metric.clone())))
+            .collect();
+        let Some(first) = rows.first() else { continue };
+        let shares = record
+            .configs
+            .iter()
+            .filter_map(|c| {
+                let r = readings.get(&(c.label.clone(), metric.clone()))?;
+                let at = match r.clock {
+                    ClockUsed::None => String::new(),
+                    ClockUsed::Seen(m) => format!(" at {m} MHz seen"),
+                    ClockUsed::DriverMax(m) => format!(" at {m} MHz (max; no reading)"),
+                };
+                Some(format!(
+                    "{} {:.1}% of {} {}{at}",
+                    c.label,
+                    r.share() * 100.0,
+                    sig(r.peak),
+                    r.unit
+                ))
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        out.push(format!(
+            "{metric} against the {} roof ({}, checked {}): {shares}",
+            first.roof, first.source, first.checked
+        ));
+    }
+    out
 }
 
-/// The rows of `record` above their roof by more than [`band`], judged at the highest
-/// clock each could have run at. One rule for `verify` (before a record is written) and
-/// for citations (`Library::cite`).
-pub fn above_roof(spec: &ExperimentSpec, node: &Node, record: &Record) -> Vec<AboveRoof> {
-    let band = band(spec);
+/// The rows of `record` above their roof by more than `band`, judged at the highest
+/// clock each could have run at. `band` is the experiment's reproducibility tolerance
+/// (`timing.reproducibility`, default 5%), the margin its numbers are compared with
+/// anywhere else. One rule for `verify` (before a record is written) and for citations
+/// (`Library::cite`).
+pub fn above_roof(metrics: &[Roofed], band: f64, node: &Node, record: &Record) -> Vec<AboveRoof> {
     let mut out = Vec::new();
     for row in record
         .configs
         .iter()
         .filter(|c| c.status.problem().is_none())
     {
-        for (metric, m) in &spec.metrics {
-            let Some(roof_name) = &m.roof else { continue };
+        for m in metrics {
+            let (metric, roof_name) = (&m.metric, &m.roof);
             let (Some(peak), Ok(unit)) = (
                 node.peaks.get(roof_name.as_str()),
                 metric_fits_roof(roof_name, &m.unit),

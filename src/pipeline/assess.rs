@@ -145,6 +145,11 @@ pub(crate) fn assess_checked(
         let Some((exp, node)) = entry.meta.claim_record(claim) else {
             continue;
         };
+        // The experiment's metrics read against a roof, for share and bound claims.
+        let roofed = match citations.get(&(exp.clone(), node.clone())) {
+            Some(Ok(c)) => c.experiment.roofed(),
+            _ => Vec::new(),
+        };
         match citations.get(&(exp.clone(), node.clone())) {
             Some(Ok(c)) => match check_claim_roofed(
                 &test,
@@ -156,7 +161,7 @@ pub(crate) fn assess_checked(
                     .nodes
                     .get(&node)
                     .map(|n| crate::measure::claims::Roofing {
-                        spec: &c.experiment.spec,
+                        metrics: &roofed,
                         node: n,
                     })
                     .as_ref(),

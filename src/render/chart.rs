@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use super::escape::escape;
-use super::tables::{LineAxes, ReferenceLine, RooflineNode, TableView};
+use super::tables::{LineAxes, ReferenceLine, RooflineNode, RooflinePoint, TableView};
 
 /// The chart for the `index`-th table of a page: the line chart the entry asked for, or
 /// the bar chart. `index` keeps the SVG's element ids unique on the page.
@@ -580,11 +580,11 @@ pub fn roofline_chart(table: &TableView, index: usize) -> Option<String> {
     }
     let nodes: &[RooflineNode] = &table.roofs.roofline;
     let positive = |v: f64| v.is_finite() && v > 0.0;
-    let points: Vec<(usize, &(String, f64, f64, String, String))> = nodes
+    let points: Vec<(usize, &RooflinePoint)> = nodes
         .iter()
         .enumerate()
         .flat_map(|(i, n)| n.points.iter().map(move |p| (i, p)))
-        .filter(|(_, p)| positive(p.1) && positive(p.2))
+        .filter(|(_, p)| positive(p.x) && positive(p.y))
         .collect();
     if points.is_empty() {
         return None;
@@ -604,7 +604,7 @@ pub fn roofline_chart(table: &TableView, index: usize) -> Option<String> {
         .flat_map(|(m, n)| n.compute.iter().map(move |(_, c)| c / m))
         .filter(|r| positive(*r))
         .collect();
-    let xs = points.iter().map(|p| p.1 .1).chain(ridges.iter().copied());
+    let xs = points.iter().map(|p| p.1.x).chain(ridges.iter().copied());
     let x_min = xs.clone().fold(f64::INFINITY, f64::min);
     let x_max = xs.fold(f64::NEG_INFINITY, f64::max);
     let (kx_lo, kx_hi) = (
@@ -614,7 +614,7 @@ pub fn roofline_chart(table: &TableView, index: usize) -> Option<String> {
     let x_lo = 10f64.powi(kx_lo);
     let ys = points
         .iter()
-        .map(|p| p.1 .2)
+        .map(|p| p.1.y)
         .chain(nodes.iter().flat_map(|n| n.compute.iter().map(|c| c.1)))
         .chain(nodes.iter().filter_map(|n| dram(n).map(|m| m.1 * x_lo)))
         .filter(|v| positive(*v));
@@ -689,7 +689,10 @@ pub fn roofline_chart(table: &TableView, index: usize) -> Option<String> {
                 } else {
                     String::new()
                 };
-                format!("{node}{}: {} {x_name}, {} {y_name}", p.0, p.3, p.4)
+                format!(
+                    "{node}{}: {} {x_name}, {} {y_name}",
+                    p.label, p.x_shown, p.y_shown
+                )
             })
             .collect::<Vec<_>>()
             .join("; ")
@@ -859,11 +862,11 @@ pub fn roofline_chart(table: &TableView, index: usize) -> Option<String> {
         let _ = write!(
             svg,
             r#"<circle class="chart-point roof-point {class}" cx="{:.1}" cy="{:.1}" r="3.5"><title>{}</title></circle>"#,
-            px(p.1),
-            py(p.2),
+            px(p.x),
+            py(p.y),
             escape(&format!(
                 "{node}{}: {} {x_name}, {} {y_name}",
-                p.0, p.3, p.4
+                p.label, p.x_shown, p.y_shown
             )),
         );
     }
@@ -1365,7 +1368,13 @@ mod tests {
             clock: "1980 MHz, the driver's maximum SM clock".into(),
             points: [(0.25, 1.05), (8.0, 29.7), (128.0, 63.2)]
                 .iter()
-                .map(|&(x, y)| (format!("k{x}"), x, y, format!("{x:.2}"), format!("{y:.2}")))
+                .map(|&(x, y)| RooflinePoint {
+                    label: format!("k{x}"),
+                    x,
+                    y,
+                    x_shown: format!("{x:.2}"),
+                    y_shown: format!("{y:.2}"),
+                })
                 .collect(),
         }
     }

@@ -64,8 +64,18 @@ pub struct RooflineNode {
     pub compute: Vec<(String, f64)>,
     /// Which clock the compute roofs are taken at ("1980 MHz, the driver's maximum SM clock").
     pub clock: String,
-    /// (label, x, y, x as shown, y as shown) for each row with both values.
-    pub points: Vec<(String, f64, f64, String, String)>,
+    /// Each row with both values.
+    pub points: Vec<RooflinePoint>,
+}
+
+/// One measured point of a roofline: the row, its values and how the table shows them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RooflinePoint {
+    pub label: String,
+    pub x: f64,
+    pub y: f64,
+    pub x_shown: String,
+    pub y_shown: String,
 }
 
 /// A column's roof drawn as a line across its chart.
@@ -469,16 +479,16 @@ fn chart_roofs(
         .zip(&view.values)
         .filter_map(|(cells, values)| {
             let (x, yv) = ((*values.get(axes.x)?)?, (*values.get(axes.y)?)?);
-            Some((
-                label
+            Some(RooflinePoint {
+                label: label
                     .and_then(|l| cells.get(l))
                     .cloned()
                     .unwrap_or_default(),
                 x,
-                yv,
-                cells.get(axes.x)?.clone(),
-                cells.get(axes.y)?.clone(),
-            ))
+                y: yv,
+                x_shown: cells.get(axes.x)?.clone(),
+                y_shown: cells.get(axes.y)?.clone(),
+            })
         })
         .collect();
     out.roofline.push(RooflineNode {

@@ -97,7 +97,7 @@ fn shares_are_taken_at_the_clock_the_row_ran_at_and_say_which() {
         row("seen", 4200.0, 29.7, Some(1755)),
         row("blind", 4200.0, 29.7, None),
     ]);
-    let r = readings(&exp.spec, &node(PEAKS), &rec);
+    let r = readings(&exp.roofed(), &node(PEAKS), &rec);
     let dram = &r[&("seen".to_string(), "gbps".to_string())];
     // 4.8 TB/s in the metric's GB/s, whatever the clock.
     assert_eq!((dram.peak, dram.clock), (4800.0, ClockUsed::None));
@@ -113,6 +113,32 @@ fn shares_are_taken_at_the_clock_the_row_ran_at_and_say_which() {
 }
 
 #[test]
+fn verify_says_each_rows_share_of_its_roof_and_the_clock_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = experiment(dir.path(), METRICS);
+    let rec = record(vec![
+        row("seen", 4200.0, 29.7, Some(1980)),
+        row("blind", 2400.0, 29.7, None),
+    ]);
+    let said = shares_said(&exp.roofed(), &node(PEAKS), &rec);
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert_eq!(
+        said[0],
+        "gbps against the dram roof (H200 product page, checked 2026-12-06): seen 87.5% of 4800 GB/s, blind 50.0% of 4800 GB/s"
+    );
+    assert!(
+        said[1].contains("seen 44.4% of 66.91 TFLOP/s at 1980 MHz seen"),
+        "{}",
+        said[1]
+    );
+    assert!(
+        said[1].contains("blind 44.4% of 66.91 TFLOP/s at 1980 MHz (max; no reading)"),
+        "{}",
+        said[1]
+    );
+}
+
+#[test]
 fn a_datasheet_rate_scales_from_its_clock_to_the_rows() {
     let peaks = "tensor_bf16 = { rate = \"989.4 TFLOP/s\", at_mhz = 1830, source = \"whitepaper\", checked = 2026-12-06 }\n";
     let dir = tempfile::tempdir().unwrap();
@@ -121,7 +147,8 @@ fn a_datasheet_rate_scales_from_its_clock_to_the_rows() {
         "  tflops: {value: 2 * n / (median_ms * 1e9), unit: TFLOP/s, roof: tensor_bf16}\n",
     );
     let rec = record(vec![row("mma", 0.0, 646.7, Some(1980))]);
-    let r = &readings(&exp.spec, &node(peaks), &rec)[&("mma".to_string(), "tflops".to_string())];
+    let r =
+        &readings(&exp.roofed(), &node(peaks), &rec)[&("mma".to_string(), "tflops".to_string())];
     assert!((r.peak - 989.4 * 1980.0 / 1830.0).abs() < 1e-9);
     // The figure: 60% of the hardware rate at the clock the row ran at.
     assert_eq!((r.share() * 100.0).round(), 60.0);
@@ -134,9 +161,9 @@ fn a_row_above_its_roof_by_more_than_the_band_is_impossible() {
     let peaks = node(PEAKS);
     // 4.8 TB/s x 1.05 = 5040 GB/s: just under passes, just over is refused.
     let ok = record(vec![row("under", 5039.0, 10.0, Some(1980))]);
-    assert_eq!(above_roof(&exp.spec, &peaks, &ok), vec![]);
+    assert_eq!(above_roof(&exp.roofed(), 0.05, &peaks, &ok), vec![]);
     let bad = record(vec![row("over", 5041.0, 10.0, Some(1980))]);
-    let found = above_roof(&exp.spec, &peaks, &bad);
+    let found = above_roof(&exp.roofed(), 0.05, &peaks, &bad);
     assert_eq!(found.len(), 1);
     let text = found[0].to_string();
     for part in [
@@ -150,12 +177,12 @@ fn a_row_above_its_roof_by_more_than_the_band_is_impossible() {
     // A clock reading under the maximum never refuses a real row: judged at 1980 MHz,
     // 70 TFLOP/s is within 5% of 66.9; at the seen 1500 MHz it would not be.
     let slow = record(vec![row("slow", 100.0, 70.0, Some(1500))]);
-    assert_eq!(above_roof(&exp.spec, &peaks, &slow), vec![]);
+    assert_eq!(above_roof(&exp.roofed(), 0.05, &peaks, &slow), vec![]);
     let fast = record(vec![row("fast", 100.0, 71.0, Some(1500))]);
-    let f = above_roof(&exp.spec, &peaks, &fast);
+    let f = above_roof(&exp.roofed(), 0.05, &peaks, &fast);
     assert!(f[0].to_string().contains("at 1980 MHz"), "{}", f[0]);
     // A node without the peak judges nothing (a roof it does not list).
-    assert_eq!(above_roof(&exp.spec, &node(""), &bad), vec![]);
+    assert_eq!(above_roof(&exp.roofed(), 0.05, &node(""), &bad), vec![]);
 }
 
 #[test]
@@ -258,8 +285,9 @@ mod claims {
         let dir = tempfile::tempdir().unwrap();
         let exp = experiment(dir.path(), METRICS);
         let node = node(PEAKS);
+        let roofed = exp.roofed();
         let roofing = Roofing {
-            spec: &exp.spec,
+            metrics: &roofed,
             node: &node,
         };
         let rec = record(vec![row("k1", 4200.0, 1.0, Some(1980))]);
@@ -296,8 +324,9 @@ mod claims {
         let dir = tempfile::tempdir().unwrap();
         let exp = experiment(dir.path(), METRICS);
         let node = node(PEAKS);
+        let roofed = exp.roofed();
         let roofing = Roofing {
-            spec: &exp.spec,
+            metrics: &roofed,
             node: &node,
         };
         let j = |test: &ClaimTest, column: &str, rec: &Record| {

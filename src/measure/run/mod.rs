@@ -413,8 +413,7 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
         progress.set_message(exp.id.clone());
         let outcome = match run_one(
             req,
-            &profile,
-            &gpu,
+            (&gpu, &profile),
             exp,
             p,
             clocks.as_ref(),
@@ -433,10 +432,10 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
     Ok(report)
 }
 
+/// Run one experiment on `gpu`, the GPU of node profile `profile`.
 fn run_one(
     req: &VerifyRequest,
-    profile: &crate::config::Node,
-    gpu: &gpu::Gpu,
+    (gpu, profile): (&gpu::Gpu, &crate::config::Node),
     exp: &Experiment,
     prepared: Vec<prepare::PreparedConfig>,
     clocks: Option<&clocks::ClockMonitor>,
@@ -475,15 +474,13 @@ fn run_one(
             })
         })
         .collect();
-    let mut clock_events = BTreeMap::new();
-    let mut configs = timed::run(
+    let (mut configs, clock_events) = timed::run(
         gpu,
         spec.mode,
         spec.seed,
         &spec.timing,
         prepared,
         clocks,
-        &mut clock_events,
         &mut tick,
     )?;
     let mut notes = Vec::new();
@@ -553,10 +550,15 @@ fn run_one(
         progress.println(format!("  claim: {line}"));
         notes.push(format!("claim: {line}"));
     }
+    let roofed = exp.roofed();
+    for line in crate::measure::roofs::shares_said(&roofed, profile, &record) {
+        progress.println(format!("  share: {line}"));
+        notes.push(format!("share: {line}"));
+    }
     let outcome = write_checked(
         paths,
         record,
-        (spec, profile),
+        (&roofed, spec.timing.tolerance(), profile),
         req.allow_partial,
         notes,
         signer,
@@ -585,12 +587,12 @@ fn keep_in_history(exp: &Experiment, node: &str, path: &Path) -> Result<(), RunE
 pub fn write_checked(
     paths: (PathBuf, PathBuf),
     record: Record,
-    (spec, profile): (&crate::measure::spec::ExperimentSpec, &crate::config::Node),
+    (roofed, band, profile): (&[crate::measure::roofs::Roofed], f64, &crate::config::Node),
     allow_partial: bool,
     notes: Vec<String>,
     signer: Option<&crate::trust::Signer>,
 ) -> Result<Outcome, RunError> {
-    let above = crate::measure::roofs::above_roof(spec, profile, &record);
+    let above = crate::measure::roofs::above_roof(roofed, band, profile, &record);
     if !above.is_empty() {
         return Err(RunError::Other(format!(
             "{} row(s) above the node's peaks (glossary.toml [nodes.{}.peaks]); no record written, {} stays as it was: {}",

@@ -291,7 +291,9 @@ fn verify_refuses_a_row_above_its_roof_and_writes_no_record() {
     let mut fast = row("block128", ConfigStatus::Passed, Some(0.01));
     metrics::apply(&exp.spec, &device, &mut fast);
     let bad = record(&exp, vec![fast]);
-    let err = write_checked(paths(&exp), bad, (&exp.spec, &profile), false, vec![], None)
+    let roofed = exp.roofed();
+    let limits = (roofed.as_slice(), exp.spec.timing.tolerance(), &profile);
+    let err = write_checked(paths(&exp), bad, limits, false, vec![], None)
         .unwrap_err()
         .to_string();
     for part in [
@@ -311,7 +313,7 @@ fn verify_refuses_a_row_above_its_roof_and_writes_no_record() {
     let out = write_checked(
         paths(&exp),
         record(&exp, vec![slow]),
-        (&exp.spec, &profile),
+        limits,
         false,
         vec![],
         None,

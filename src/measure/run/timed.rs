@@ -27,7 +27,12 @@ struct Expected {
     outputs: Vec<Vec<u8>>,
 }
 
-/// Check then time every prepared configuration. `tick` is called after each one.
+/// The clock-event reasons seen while each row's samples ran, by row label (rows with
+/// none are left out): `Record::extra`'s `clock_events`.
+pub type ClockEvents = std::collections::BTreeMap<String, Vec<&'static str>>;
+
+/// Check then time every prepared configuration, with the clock-event reasons each row
+/// saw. `tick` is called after each one.
 pub fn run(
     gpu: &Gpu,
     mode: Mode,
@@ -35,16 +40,16 @@ pub fn run(
     policy: &TimingPolicy,
     prepared: Vec<PreparedConfig>,
     clocks: Option<&ClockMonitor>,
-    events: &mut std::collections::BTreeMap<String, Vec<&'static str>>,
     tick: &mut dyn FnMut(&str),
-) -> Result<Vec<ConfigRecord>, RunError> {
+) -> Result<(Vec<ConfigRecord>, ClockEvents), RunError> {
     let mut out = Vec::new();
+    let mut events = ClockEvents::new();
     if mode == Mode::Occupancy {
         for p in prepared {
             tick(&p.plan.label);
             out.push(p.record);
         }
-        return Ok(out);
+        return Ok((out, events));
     }
     let mut flush = if policy.flush_l2 {
         // Twice L2 so that no line the kernel will read survives.
@@ -105,7 +110,7 @@ pub fn run(
         out.push(record);
         held = Some(buffers);
     }
-    Ok(out)
+    Ok((out, events))
 }
 
 pub fn flush_bytes(gpu: &Gpu) -> u64 {

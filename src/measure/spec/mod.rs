@@ -396,8 +396,23 @@ impl Experiment {
             .collect()
     }
 
+    /// The metrics read against a roof, in the file's order: what `measure::roofs` takes.
+    pub fn roofed(&self) -> Vec<crate::measure::roofs::Roofed> {
+        self.spec
+            .metrics
+            .iter()
+            .filter_map(|(name, m)| {
+                Some(crate::measure::roofs::Roofed {
+                    metric: name.clone(),
+                    roof: m.roof.clone()?,
+                    unit: m.unit.clone(),
+                })
+            })
+            .collect()
+    }
+
     pub fn knows(&self, name: &str) -> bool {
-        if let Some(metric) = crate::measure::roofs::share_column(name) {
+        if let Some(metric) = crate::rates::share_column(name) {
             // `share(m)`: a metric that names a roof.
             return self
                 .spec
@@ -910,7 +925,7 @@ impl ExperimentSpec {
                 );
             }
             if let Some(roof) = &m.roof {
-                if let Err(why) = crate::measure::roofs::metric_fits_roof(roof, &m.unit) {
+                if let Err(why) = crate::rates::metric_fits_roof(roof, &m.unit) {
                     bad(at.key("roof").value(), format!("metric `{name}`: {why}"));
                 }
             }

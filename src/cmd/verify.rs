@@ -222,24 +222,6 @@ fn plural(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
-/// "1980 MHz (100%)": the median clock the readings saw and the share of samples they
-/// covered, "throttled" where a reading saw some throttled, and "-" where no reading
-/// covered any sample: no clock is claimed as seen for such a row.
-fn clock_seen(c: &crate::measure::run::ConfigSummary) -> String {
-    match (c.sm_clock_mhz, c.clock_coverage) {
-        (Some(mhz), Some(share)) if share > 0.0 => format!(
-            "{mhz} MHz ({:.0}%){}",
-            share * 100.0,
-            if c.throttled_samples.is_some_and(|n| n > 0) {
-                " throttled"
-            } else {
-                ""
-            }
-        ),
-        _ => "-".to_string(),
-    }
-}
-
 fn print_configs(configs: &[crate::measure::run::ConfigSummary]) {
     let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
     let num = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |v| format!("{v:.d$}"));
@@ -292,7 +274,7 @@ fn print_configs(configs: &[crate::measure::run::ConfigSummary]) {
             pct(c.achieved_occupancy),
             num(c.median_ms, 4),
             pct(c.rsd),
-            clock_seen(c),
+            c.clock_seen(),
             q.join(" "),
             c.reason
                 .as_deref()

@@ -222,6 +222,22 @@ pub fn judge_roofed(
                         notes.push(n);
                     }
                 }
+                // A throttled row is said as an unconverged one is: the claim reads
+                // samples some of which ran under a pulled-down clock.
+                if e.timed && cfg.throttled() {
+                    let t = cfg.timing.as_ref();
+                    let why = record.clock_events(row);
+                    notes.push(format!(
+                        "row `{row}` ran throttled ({} of {} samples{})",
+                        t.and_then(|t| t.throttled_samples).unwrap_or(0),
+                        t.map_or(0, |t| t.samples_ms.len()),
+                        if why.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; {}", why.join(", "))
+                        }
+                    ));
+                }
                 Ok(e.estimate)
             }
             Err(NoEstimate::Missing) => Err(format!("row `{row}` has no value for `{column}`")),

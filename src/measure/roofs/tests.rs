@@ -361,6 +361,43 @@ mod claims {
     }
 
     #[test]
+    fn a_claim_on_a_throttled_row_says_so_with_the_reasons_seen() {
+        use crate::measure::record::Bounds;
+        let mut r = row("k1", 0.0, 0.0, Some(1755));
+        r.quantities.insert(
+            "gbps".into(),
+            Quantity::timed_metric(
+                4200.0,
+                Bounds {
+                    lo: 4190.0,
+                    hi: 4210.0,
+                },
+                "GB/s",
+                None,
+                0,
+            ),
+        );
+        r.timing.as_mut().unwrap().throttled_samples = Some(2);
+        let mut rec = record(vec![r]);
+        let test = ClaimTest::Value {
+            row: "k1".into(),
+            below: None,
+            above: Some(4000.0),
+        };
+        let j = judge(&test, "gbps", &rec).unwrap();
+        assert_eq!(
+            j.notes,
+            vec!["row `k1` ran throttled (2 of 3 samples)".to_string()]
+        );
+        rec.extra = serde_json::json!({"clock_events": {"k1": ["sw_power_cap"]}});
+        let j = judge(&test, "gbps", &rec).unwrap();
+        assert_eq!(
+            j.notes,
+            vec!["row `k1` ran throttled (2 of 3 samples; sw_power_cap)".to_string()]
+        );
+    }
+
+    #[test]
     fn share_and_bound_claims_are_checked_as_front_matter_is_read() {
         let claim = |extra: &str| {
             serde_yaml::from_str::<crate::content::Claim>(&format!(

@@ -166,6 +166,24 @@ impl ConfigSummary {
         }
     }
 
+    /// "1980 MHz (100%)": the median SM clock the readings saw and the share of the
+    /// row's samples they covered, with "throttled" where a reading saw some throttled;
+    /// "-" where no reading covered any sample: no clock is claimed as seen for such a row.
+    pub fn clock_seen(&self) -> String {
+        match (self.sm_clock_mhz, self.clock_coverage) {
+            (Some(mhz), Some(share)) if share > 0.0 => format!(
+                "{mhz} MHz ({:.0}%){}",
+                share * 100.0,
+                if self.throttled_samples.is_some_and(|n| n > 0) {
+                    " throttled"
+                } else {
+                    ""
+                }
+            ),
+            _ => "-".to_string(),
+        }
+    }
+
     fn planned(p: &ConfigPlan) -> ConfigSummary {
         ConfigSummary {
             label: p.label.clone(),

@@ -321,3 +321,25 @@ fn verify_refuses_a_row_above_its_roof_and_writes_no_record() {
     .unwrap();
     assert!(matches!(out, Outcome::Written { .. }));
 }
+
+#[test]
+fn verify_prints_a_clock_only_for_rows_a_reading_covered_with_the_share_covered() {
+    let summary = |clock: Option<u32>, unobserved: u32, throttled: Option<u32>| {
+        let mut r = row("block128", ConfigStatus::Passed, Some(1.0));
+        let t = r.timing.as_mut().unwrap();
+        t.samples_ms = vec![1.0; 2000];
+        t.sm_clock_mhz = clock;
+        t.unobserved_samples = unobserved;
+        t.throttled_samples = throttled;
+        ConfigSummary::of(&r).clock_seen()
+    };
+    // The launch-overhead row of issue 51: 10 of 2,000 samples covered.
+    assert_eq!(summary(Some(1980), 1990, Some(0)), "1980 MHz (1%)");
+    assert_eq!(summary(Some(1980), 0, Some(0)), "1980 MHz (100%)");
+    assert_eq!(
+        summary(Some(1755), 0, Some(40)),
+        "1755 MHz (100%) throttled"
+    );
+    // No reading covered the row: no clock is printed as seen.
+    assert_eq!(summary(None, 2000, None), "-");
+}

@@ -133,3 +133,52 @@ fn share_and_bound_claims_are_checked_against_the_nodes_peaks() {
     let said = text(&glossary(root, &["check"]));
     assert!(!said.contains("the kernel is bound by DRAM"), "{said}");
 }
+
+#[test]
+fn a_roofline_of_two_nodes_draws_each_nodes_roofs_and_points_in_its_colour() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fleet_project(root);
+    copy_dir(&repo().join("templates"), &root.join("templates"));
+    copy_dir(
+        &repo().join("measurements/roofline"),
+        &root.join("measurements/roofline"),
+    );
+    let _ = std::fs::remove_dir_all(root.join("measurements/roofline/records"));
+    for node in ["node-a", "node-b"] {
+        install_record(root, "roofline", node, AT);
+    }
+    let path = root.join("glossary.toml");
+    let mut toml = std::fs::read_to_string(&path).unwrap();
+    for (node, dram) in [("node-a", "4.8 TB/s"), ("node-b", "3.35 TB/s")] {
+        toml.push_str(&format!(
+            "\n[nodes.{node}.peaks]\ndram = {{ rate = \"{dram}\", source = \"fixture datasheet\", checked = 2026-12-06 }}\nfp32 = {{ fma_lanes_per_sm = 128, source = \"fixture whitepaper\", checked = 2026-12-06 }}\n"
+        ));
+    }
+    std::fs::write(&path, toml).unwrap();
+    let entry = "---\ntitle: What is the roofline model?\nname: roofline model\nsummary: A bound on throughput.\nmeasured:\n  - experiment: roofline\n    nodes: [node-a, node-b]\n    rows: [k1, k8, k512]\n    columns: [label, flop_per_byte, tflops]\n    chart: {x: flop_per_byte, y: tflops}\n---\nBody.\n";
+    let p = root.join("content/terms/roofline.md");
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, entry).unwrap();
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = std::fs::read_to_string(root.join("site-drafts/terms/roofline/index.html")).unwrap();
+    assert!(html.contains("roofline-chart"), "{html}");
+    for class in [
+        "roof-point roof-node-0",
+        "roof-point roof-node-1",
+        "roof-memory roof-node-1",
+    ] {
+        assert!(html.contains(class), "{class} in {html}");
+    }
+    // Each node's ridge: 66.9 TFLOP/s over its own DRAM bandwidth.
+    assert!(
+        html.contains("node-a ridge of fp32 and dram: 13.94 FLOP/B"),
+        "{html}"
+    );
+    assert!(
+        html.contains("node-b ridge of fp32 and dram: 19.97 FLOP/B"),
+        "{html}"
+    );
+    assert!(html.contains("node-b k512: 128.00"), "{html}");
+}

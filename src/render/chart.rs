@@ -630,14 +630,8 @@ pub fn roofline_chart(table: &TableView, index: usize) -> Option<String> {
     let py =
         |y: f64| PLOT_TOP + (1.0 - (y.log10() - ky_lo as f64) / (ky_hi - ky_lo) as f64) * plot_h;
     let (x_hi, y_hi) = (10f64.powi(kx_hi), 10f64.powi(ky_hi));
-    let x_name = table
-        .line
-        .and_then(|a| table.headings.get(a.x))
-        .map_or("arithmetic intensity", String::as_str);
-    let y_name = table
-        .line
-        .and_then(|a| table.headings.get(a.y))
-        .map_or("FLOP rate", String::as_str);
+    let x_name = nodes[0].x_name.as_str();
+    let y_name = nodes[0].y_name.as_str();
     let y_unit = y_name
         .rsplit_once('(')
         .map_or("", |(_, u)| u.trim_end_matches(')'));
@@ -1363,6 +1357,8 @@ mod tests {
     fn roofline_node(node: &str, dram: f64, fp32: f64) -> RooflineNode {
         RooflineNode {
             node: node.into(),
+            x_name: "arithmetic intensity (FLOP/B)".into(),
+            y_name: "FP32 rate (TFLOP/s)".into(),
             memory: vec![("dram".into(), dram)],
             compute: vec![("fp32".into(), fp32), ("tensor_bf16".into(), 1070.5)],
             clock: "1980 MHz, the driver's maximum SM clock".into(),

@@ -58,6 +58,10 @@ pub struct ChartRoofs {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RooflineNode {
     pub node: String,
+    /// The x and y columns' headings, with their units (a side-by-side table keeps them
+    /// here, having no line axes of its own).
+    pub x_name: String,
+    pub y_name: String,
     /// Memory roofs (`dram`, `l2`, `smem`): y = slope x intensity, in the y column's unit.
     pub memory: Vec<(String, f64)>,
     /// Compute roofs (`fp32`, `tensor_bf16`...), in the y column's unit.
@@ -493,6 +497,8 @@ fn chart_roofs(
         .collect();
     out.roofline.push(RooflineNode {
         node: node.to_string(),
+        x_name: view.headings.get(axes.x).cloned().unwrap_or_default(),
+        y_name: view.headings.get(axes.y).cloned().unwrap_or_default(),
         memory: of(Work::Bytes),
         compute,
         clock,

@@ -64,7 +64,7 @@ try:
     def get(path="/"):
         t = time.perf_counter()
         s = socket.create_connection(addr)
-        s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: {addr[0]}:{addr[1]}\r\nConnection: close\r\n\r\n".encode())
         data = b""
         while chunk := s.recv(1 << 16):
             data += chunk

@@ -49,6 +49,100 @@ struct KeySpans {
 struct NodeKeySpan {
     #[serde(default)]
     public_key: Option<toml::Spanned<String>>,
+    arch: Option<toml::Spanned<String>>,
+    compute_capability: Option<toml::Spanned<String>>,
+    datasheet: Option<toml::Spanned<String>>,
+}
+
+/// `"9.0"` as (9, 0): one or two digits, a dot, one or two digits.
+fn parse_capability(cc: &str) -> Option<(u32, u32)> {
+    let (major, minor) = cc.split_once('.')?;
+    let digits = |s: &str| (1..=2).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(major) && digits(minor)).then(|| Some((major.parse().ok()?, minor.parse().ok()?)))?
+}
+
+/// `"sm_90"`, `"sm_90a"`, `"sm_120"` as the capability it targets, (9, 0) or (12, 0):
+/// `sm_`, two or three digits (the last one the minor version), an optional letter.
+fn parse_arch(arch: &str) -> Option<(u32, u32)> {
+    let rest = arch.strip_prefix("sm_")?;
+    let digits = rest.trim_end_matches(|c: char| c.is_ascii_lowercase());
+    if rest.len() - digits.len() > 1
+        || !(2..=3).contains(&digits.len())
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let n: u32 = digits.parse().ok()?;
+    Some((n / 10, n % 10))
+}
+
+/// A node's `datasheet`, a link on the nodes page: an https address only, as a reader's
+/// browser opens it.
+pub fn check_datasheet(url: &str) -> std::result::Result<(), String> {
+    match url.starts_with("https://") && url.len() <= 2048 && !url.contains(char::is_whitespace) {
+        true => Ok(()),
+        false => Err(format!(
+            "datasheet = \"{url}\": write the https:// address of the GPU's datasheet"
+        )),
+    }
+}
+
+/// Each node's `arch` and `compute_capability` checked while glossary.toml loads, with or
+/// without NVRTC: a malformed one (`sm90`, `"9"`) or a pair that disagree (`sm_80` with
+/// `"9.0"`) is an error at its line, every one of them. A profile that names the wrong
+/// architecture would compile kernels for another GPU, or refuse the right one's records.
+fn check_node_arches(path: &Path, text: &str, spans: &KeySpans) -> Vec<Error> {
+    let mut errors = Vec::new();
+    for (name, n) in &spans.nodes {
+        let at = |v: &toml::Spanned<String>| Some(location(text, v.span().start));
+        let arch = n.arch.as_ref().map(|a| (a, parse_arch(a.get_ref())));
+        let cc = n
+            .compute_capability
+            .as_ref()
+            .map(|c| (c, parse_capability(c.get_ref())));
+        if let Some((a, None)) = &arch {
+            errors.push(Error::content(
+                path,
+                at(a),
+                format!(
+                    "[nodes.{name}] arch = \"{}\" is not an architecture: write sm_ and the compute capability's digits, as \"sm_90\" for 9.0 (or \"sm_90a\")",
+                    a.get_ref()
+                ),
+            ));
+        }
+        if let Some((c, None)) = &cc {
+            errors.push(Error::content(
+                path,
+                at(c),
+                format!(
+                    "[nodes.{name}] compute_capability = \"{}\" is not a compute capability: write major.minor, as \"9.0\"",
+                    c.get_ref()
+                ),
+            ));
+        }
+        if let Some(d) = &n.datasheet {
+            if let Err(why) = check_datasheet(d.get_ref()) {
+                errors.push(Error::content(path, at(d), format!("[nodes.{name}] {why}")));
+            }
+        }
+        if let (Some((a, Some(from_arch))), Some((c, Some(from_cc)))) = (&arch, &cc) {
+            if from_arch != from_cc {
+                errors.push(Error::content(
+                    path,
+                    at(a),
+                    format!(
+                        "[nodes.{name}] arch = \"{}\" is for compute capability {}.{}, but compute_capability = \"{}\" (line {}): make them agree (the driver reports the capability; `glossary verify init-node` writes both)",
+                        a.get_ref(),
+                        from_arch.0,
+                        from_arch.1,
+                        c.get_ref(),
+                        location(text, c.span().start).line
+                    ),
+                ));
+            }
+        }
+    }
+    errors
 }
 
 /// The 1-based line and column of byte `offset` of `text`.
@@ -145,6 +239,10 @@ pub struct Node {
     /// How a Slurm cluster reaches this node's GPU, for `glossary verify submit --slurm`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slurm: Option<SlurmProfile>,
+    /// The GPU model's datasheet (an https address), linked from the verification nodes
+    /// page beside what the card reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datasheet: Option<String>,
     /// A reader's GPU, whose records come back through `glossary reproduce`: the id of the
     /// registered person (content/people.toml) who measures on it. The profile's
     /// `public_key` must then be one of that person's keys, and pages label its columns
@@ -330,6 +428,13 @@ pub struct PreviousKey {
     /// When the key stopped signing: a TOML date-time (or an RFC 3339 string), UTC.
     #[serde(deserialize_with = "retired_at", serialize_with = "rfc3339")]
     pub retired: chrono::DateTime<chrono::Utc>,
+    /// The sha256 digests (`sha256:<hex>`) of every record file this key signed, fixed
+    /// when it was retired (`glossary verify rotate-key` and `glossary verify
+    /// seal-retired` write them): a retired key vouches for these records and for nothing
+    /// else, so its holder cannot sign a backdated one. Missing: the key vouches for
+    /// nothing until `seal-retired` lists its records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub records: Option<Vec<String>>,
 }
 
 /// A TOML date-time (what glossary.toml holds) or an RFC 3339 string (what a bundle's
@@ -402,6 +507,12 @@ impl Config {
             message: e.to_string(),
         })?;
         if let Ok(spans) = toml::from_str::<KeySpans>(&text) {
+            let mut errors = check_node_arches(&path, &text, &spans);
+            if errors.len() == 1 {
+                return Err(errors.remove(0));
+            } else if !errors.is_empty() {
+                return Err(Error::Many(errors));
+            }
             config.public_key_at = spans
                 .nodes
                 .into_iter()
@@ -541,5 +652,103 @@ pub fn inside_project(path: &Path, root: &Path) -> std::result::Result<(), Strin
             "is a symlink to {}, outside the project; copy the file into the project instead",
             real.display()
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(nodes: &str) -> std::result::Result<Config, String> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(CONFIG_FILE),
+            format!("title = \"t\"\nbase_url = \"https://example.org\"\n{nodes}"),
+        )
+        .unwrap();
+        Config::load(dir.path()).map_err(|e| e.to_string())
+    }
+
+    fn node(name: &str, cc: &str, arch: &str) -> String {
+        format!("[nodes.{name}]\ngpu = \"G\"\ncompute_capability = \"{cc}\"\narch = \"{arch}\"\nsm_count = 1\n")
+    }
+
+    #[test]
+    fn arch_and_capability_are_parsed_strictly() {
+        assert_eq!(parse_arch("sm_90"), Some((9, 0)));
+        assert_eq!(parse_arch("sm_90a"), Some((9, 0)));
+        assert_eq!(parse_arch("sm_120"), Some((12, 0)));
+        assert_eq!(parse_arch("sm_75"), Some((7, 5)));
+        for bad in [
+            "sm90",
+            "sm_9",
+            "sm_",
+            "SM_90",
+            "sm_90ab",
+            "sm_9x0",
+            "compute_90",
+            "sm_1000",
+            "",
+        ] {
+            assert_eq!(parse_arch(bad), None, "{bad}");
+        }
+        assert_eq!(parse_capability("9.0"), Some((9, 0)));
+        assert_eq!(parse_capability("12.0"), Some((12, 0)));
+        for bad in ["9", "9.", ".0", "9.0.1", "v9.0", "9,0", "123.0", "9.x", ""] {
+            assert_eq!(parse_capability(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_malformed_or_disagreeing_arch_is_an_error_at_its_line_every_one() {
+        assert!(load(&node("a", "9.0", "sm_90")).is_ok());
+        assert!(load(&node("a", "12.0", "sm_120a")).is_ok());
+        // Line 6: the arch of the first node (two header lines, then gpu, cc, arch).
+        let said = load(&node("a", "9.0", "sm90")).unwrap_err();
+        assert!(
+            said.contains("glossary.toml:6:")
+                && said.contains("arch = \"sm90\" is not an architecture"),
+            "{said}"
+        );
+        let said = load(&node("a", "9", "sm_90")).unwrap_err();
+        assert!(
+            said.contains("glossary.toml:5:")
+                && said.contains("compute_capability = \"9\" is not a compute capability"),
+            "{said}"
+        );
+        let said = load(&node("a", "9.0", "sm_80")).unwrap_err();
+        assert!(
+            said.contains("glossary.toml:6:")
+                && said.contains("[nodes.a] arch = \"sm_80\" is for compute capability 8.0, but compute_capability = \"9.0\" (line 5)"),
+            "{said}"
+        );
+        let said = load(&format!(
+            "{}datasheet = \"javascript:x\"\n",
+            node("a", "9.0", "sm_90")
+        ))
+        .unwrap_err();
+        assert!(
+            said.contains("glossary.toml:8:")
+                && said.contains("datasheet = \"javascript:x\": write the https://"),
+            "{said}"
+        );
+        assert!(load(&format!(
+            "{}datasheet = \"https://example.org/ds.pdf\"\n",
+            node("a", "9.0", "sm_90")
+        ))
+        .is_ok());
+        // Every bad node in one run.
+        let said = load(&format!(
+            "{}{}",
+            node("a", "9.0", "sm_80"),
+            node("b", "7", "sm75")
+        ))
+        .unwrap_err();
+        assert!(
+            said.contains("[nodes.a] arch")
+                && said.contains("[nodes.b] arch")
+                && said.contains("[nodes.b] compute_capability"),
+            "{said}"
+        );
     }
 }

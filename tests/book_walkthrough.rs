@@ -160,6 +160,45 @@ fn the_first_site_chapter_runs_as_written() {
         redirect.contains("url=../../../terms/warp/index.html"),
         "{redirect}"
     );
+
+    // §7, a second node: its plan lists what it has to measure, its dry run plans the
+    // experiment from its profile, `check` calls the citing table stale, and the nodes
+    // page says what the node is before its first record.
+    assert!(
+        stdout.contains("lab-h100  scale-variants")
+            && stdout.contains("missing: no record from this node"),
+        "the new node's plan:\n{stdout}"
+    );
+    assert_eq!(
+        stdout
+            .matches("naive-b128, naive-b256, unrolled-4-b128, unrolled-4-b256")
+            .count(),
+        2,
+        "both nodes' dry runs:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("refused terms/unrolling")
+            && stdout.contains("measurement scale-variants/lab-h100: no record at"),
+        "check calls the table citing the new node stale:\n{stdout}\n{stderr}"
+    );
+    assert!(site.join("terms/unrolling/index.html").is_file());
+    let nodes = read(&site.join("nodes/index.html"));
+    let lab = &nodes[nodes
+        .find("id=\"lab-h100\"")
+        .expect("the new node's section")..];
+    for fact in [
+        "NVIDIA H100 80GB HBM3 (<a href=\"https://www.nvidia.com/en-us/data-center/h100/\">datasheet</a>)",
+        "<dt>L2</dt><dd>50 MiB</dd>",
+        "<dt>Memory</dt><dd>79.6 GiB (85.5 GB)</dd>",
+        "<code class=\"fingerprint\">SHA256:",
+        "not measured yet",
+        "What does unrolling buy?</a> <span class=\"draft-tag\">draft</span>",
+    ] {
+        assert!(lab.contains(fact), "{fact}:\n{lab}");
+    }
+    // The private half was made outside the project, and nothing in it holds one.
+    assert!(dir.path().join("node-keys/lab-h100_ed25519").is_file());
+    assert!(!read(&dir.path().join("gpu-notes/glossary.toml")).contains("PRIVATE KEY"));
 }
 
 /// The script is the chapter's text: a file's content arrives byte for byte (a `$` or a

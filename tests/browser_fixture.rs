@@ -40,3 +40,76 @@ fn write_search_fixture() {
 fn write_imported_fixture() {
     common::imported_site(&out_dir("GLOSSARY_IMPORTED_FIXTURE_OUT"));
 }
+
+/// A project of the fleet fixture's nodes with two measured tables side by side: one term
+/// citing node-a and node-b (node-b's record at 60% of node-a's bandwidth, re-signed by
+/// node-b), and one citing node-a and node-c, which has no record yet. Built with
+/// `--drafts` by `tests/browser/tests/nodes.test.mjs`.
+#[test]
+#[ignore = "a fixture writer for tests/browser/run.sh, not a test"]
+fn write_nodes_fixture() {
+    use support::fleet::*;
+    let root = out_dir("GLOSSARY_NODES_FIXTURE_OUT");
+    fleet_project(&root);
+    copy_dir(&support::repo().join("templates"), &root.join("templates"));
+    let at = "2026-11-30T12:00:00Z";
+    install_record(&root, "day45-occupancy", "node-a", at);
+    let mut rec: serde_json::Value =
+        serde_json::from_slice(&record_bytes(&root, "day45-occupancy", "node-b", at)).unwrap();
+    scale(&mut rec, "gbps", 0.6);
+    write_signed(
+        &root.join("measurements/day45-occupancy/records/node-b.json"),
+        &serde_json::to_vec_pretty(&rec).unwrap(),
+        "node-b",
+    );
+    for (slug, title, nodes, chart) in [
+        ("occupancy", "What is occupancy?", "[node-a, node-b]", ""),
+        (
+            "occupancy-pending",
+            "Occupancy on a node not measured yet",
+            "[node-a, node-c]",
+            "",
+        ),
+        (
+            "occupancy-lines",
+            "Bandwidth against occupancy",
+            "[node-a, node-b]",
+            "    chart: {x: occupancy, y: gbps}\n",
+        ),
+    ] {
+        let text = format!(
+            "---\ntitle: {title}\nname: {slug}\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    nodes: {nodes}\n    rows: [tlp1, tlp1-b2, tlp1-b1, ilp4-b1]\n    columns: [label, occupancy, gbps]\n    caption: Four rows on each node.\n{chart}---\nBody.\n"
+        );
+        let p = root.join(format!("content/terms/{slug}.md"));
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+/// Multiply every `key` number in a record (bare, or a quantity's `value`) by `factor`.
+fn scale(v: &mut serde_json::Value, key: &str, factor: f64) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if k == key {
+                    // A bare number, or a quantity whose value and interval bounds all scale.
+                    scale_all(x, factor);
+                } else {
+                    scale(x, key, factor);
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| scale(x, key, factor)),
+        _ => {}
+    }
+}
+
+/// Every float in `v`, at any depth, multiplied by `factor`.
+fn scale_all(v: &mut serde_json::Value, factor: f64) {
+    match v {
+        serde_json::Value::Object(m) => m.values_mut().for_each(|x| scale_all(x, factor)),
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| scale_all(x, factor)),
+        n if n.is_f64() => *n = (n.as_f64().unwrap_or(0.0) * factor).into(),
+        _ => {}
+    }
+}

@@ -646,6 +646,14 @@ fn new_term_creates_a_draft_that_builds() {
     assert!(said.contains(&format!("{} placeholder left by `glossary new term`: write one sentence that defines warp divergence in place of `<<replace: one sentence that defines warp divergence>>`", at("summary:"))), "{said}");
     assert!(said.contains(&at("url:")), "{said}");
     assert!(!said.contains("must be an absolute http"), "{said}");
+    // The placeholder address is the entry's error, at its line, not also a broken link
+    // in the page the template made of it.
+    assert!(!said.contains("made by a template"), "{said}");
+    assert_eq!(
+        said.matches("error: ").count(),
+        6,
+        "five and the count: {said}"
+    );
     // Written over, the draft checks, refused only for want of sign-offs.
     let written = scaffold
         .replace(title, "title: What is warp divergence?")

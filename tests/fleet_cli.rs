@@ -291,7 +291,7 @@ fn import_moves_good_records_in_and_refuses_every_bad_one_with_its_reason() {
         &renamed,
         "the file is named for node node-a but the record says node node-b",
     );
-    refused(&older, "older than the record in place (");
+    refused(&older, "not newer than the record in place (");
 
     // The good ones are in place byte for byte and gone from the output folder.
     assert_eq!(
@@ -461,4 +461,61 @@ fn import_refuses_a_huge_file_before_reading_it() {
     assert!(took < std::time::Duration::from_secs(10), "took {took:?}");
     let peak = children_peak_rss();
     assert!(peak < 256 << 20, "peak RSS {} MB", peak >> 20);
+}
+
+/// Issue 53: an import never replaces a record with an older capture: not one captured at
+/// the same time with other bytes, not one older than a run the history keeps (the latest
+/// removed), and not a record in place it cannot read to compare.
+#[test]
+fn an_import_never_replaces_a_newer_record_with_an_older_capture() {
+    let site = mixed_fleet();
+    let root = site.path();
+    let id = "day45-occupancy";
+    let in_place = record_path(root, id, "node-a");
+    let out = root.join("runs");
+    let candidate = out.join("node-a.json");
+    let offer = |captured: &str, tweak: &str| {
+        let bytes = String::from_utf8(record_bytes(root, id, "node-a", captured))
+            .unwrap()
+            .replace(
+                "\"tool_version\": \"",
+                &format!("\"tool_version\": \"{tweak}"),
+            );
+        write_signed(&candidate, bytes.as_bytes(), "node-a");
+        let run = glossary(root, &["records", "import", out.to_str().unwrap()]);
+        (run.status.success(), text(&run))
+    };
+    // The same capture time, other bytes.
+    let (ok, said) = offer(T0, "other ");
+    assert!(
+        !ok && said.contains("not newer than the record in place ("),
+        "{said}"
+    );
+    // A run kept in the history newer than the offer, the latest record removed.
+    let kept = in_place
+        .parent()
+        .unwrap()
+        .join("history/node-a/20261201T100000.000Z.json");
+    write_signed(
+        &kept,
+        &record_bytes(root, id, "node-a", "2026-12-01T10:00:00Z"),
+        "node-a",
+    );
+    std::fs::remove_file(&in_place).unwrap();
+    let (ok, said) = offer("2026-11-30T12:00:00Z", "");
+    assert!(
+        !ok && said.contains("not newer than the run kept in "),
+        "{said}"
+    );
+    assert!(!in_place.exists());
+    std::fs::remove_file(&kept).unwrap();
+    // A record in place that does not parse cannot be shown to be older.
+    std::fs::write(&in_place, b"{ not a record").unwrap();
+    let (ok, said) = offer("2026-12-02T12:00:00Z", "");
+    assert!(!ok && said.contains("does not parse"), "{said}");
+    assert_eq!(std::fs::read(&in_place).unwrap(), b"{ not a record");
+    // Newer than everything: imported.
+    std::fs::remove_file(&in_place).unwrap();
+    let (ok, said) = offer("2026-12-02T12:00:00Z", "");
+    assert!(ok, "{said}");
 }

@@ -140,8 +140,8 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
         );
         // Provenance per node: GPU, driver, capture time.
         let item = html
-            .split("<li>node <code>")
-            .find(|s| s.starts_with(&format!("{node}</code>")))
+            .split("<li>node <a href=\"../../nodes/index.html#")
+            .find(|s| s.starts_with(&format!("{node}\"><code>{node}</code></a>")))
             .unwrap_or_else(|| panic!("no provenance for {node}:\n{html}"));
         assert!(
             item.contains(gpu)
@@ -176,6 +176,18 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
         html.contains("Bar chart comparing bandwidth (GB/s) on node-a, node-b: tlp1 · node-a"),
         "{html}"
     );
+    // One bundle per node, each offered under the table and written beside the pages.
+    for node in ["node-a", "node-b"] {
+        assert!(
+            html.contains(&format!(
+                "glossary reproduce https://glossary.test/reproduce/day45-occupancy/{node}.json"
+            )),
+            "{html}"
+        );
+        assert!(root
+            .join(format!("site-drafts/reproduce/day45-occupancy/{node}.json"))
+            .is_file());
+    }
 }
 
 #[test]
@@ -198,7 +210,12 @@ fn three_nodes_and_a_cited_node_without_a_record_refuses_the_entry() {
     assert!(out.status.success(), "{}", text(&out));
     let html = page(root);
     assert_eq!(html.matches(r#"class="node-group""#).count(), 3, "{html}");
-    assert_eq!(html.matches("<li>node <code>").count(), 3, "{html}");
+    assert_eq!(
+        html.matches("<li>node <a href=\"../../nodes/index.html#")
+            .count(),
+        3,
+        "{html}"
+    );
     assert!(
         html.contains("Bar chart comparing bandwidth (GB/s) on node-a, node-b, node-c"),
         "{html}"
@@ -251,4 +268,253 @@ fn a_table_with_both_node_and_nodes_or_a_repeated_node_is_an_error_naming_the_li
     std::fs::write(&p, t).unwrap();
     let said = text(&glossary(root, &["check"]));
     assert!(said.contains("unknown node `node-z`"), "{said}");
+}
+
+#[test]
+fn a_cited_node_without_a_record_yet_shows_the_others_and_says_not_measured_under_its_gpu() {
+    let s = site(&["node-a"]);
+    let root = s.path();
+    term(
+        root,
+        "[node-a, node-b]",
+        "Body.",
+        "claims:\n  - says: the full kernel moves data\n    column: gbps\n    row: tlp1\n    above: 0\n",
+    );
+    // `check` refuses the entry as stale, naming the node, as for any missing record.
+    let said = text(&glossary(root, &["check"]));
+    assert!(
+        said.contains("day45-occupancy/node-b") && said.contains("no record at"),
+        "{said}"
+    );
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = page(root);
+    let a = gbps(root, "node-a", "tlp1");
+    // node-a's rows and numbers show; the table is not marked stale as a whole.
+    let row = html
+        .split("<tr>")
+        .find(|r| r.contains(">tlp1</td>"))
+        .expect("a tlp1 row");
+    assert!(row.contains(&format!("{a:.1}")), "{row}");
+    assert!(!html.contains("<p class=\"stale\">"), "{html}");
+    // node-b's group is headed by its GPU (from its profile: no record names it) and says
+    // it is not measured yet; it has one column and no number.
+    assert!(
+        html.contains(r#"<th scope="colgroup" colspan="1" class="node-group">node-b <span class="node-gpu">(Fixture GPU B)</span></th>"#),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"<th scope="col" class="pending-group">not measured on node-b yet</th>"#),
+        "{html}"
+    );
+    assert_eq!(
+        row.matches("<td").count(),
+        4,
+        "label, node-a's two, node-b's one: {row}"
+    );
+    // The chart draws node-a's bars, and its legend names both nodes.
+    assert!(html.contains("comparison-chart"), "{html}");
+    assert!(
+        html.contains("tlp1 · node-a") && !html.contains("tlp1 · node-b"),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"<text class="chart-legend-text chart-pending" x="18""#)
+            && html.contains(">node-b (Fixture GPU B)</text>"),
+        "{html}"
+    );
+    // No raw column id in the group, no Markdown backtick anywhere in the page (the
+    // banner's "run `glossary verify`" is a code span).
+    assert!(!html.contains('`'), "{html}");
+    assert!(html.contains("<code>glossary verify</code>"), "{html}");
+    // A node whose record is there but wrong (another GPU) still makes the table stale:
+    // only a node not measured yet is shown as pending.
+    install_record(root, "day45-occupancy", "node-b", AT);
+    let path = root.join("measurements/day45-occupancy/records/node-b.json");
+    let t = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("Fixture GPU B", "Fixture GPU A");
+    write_signed(&path, t.as_bytes(), "node-b");
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = page(root);
+    assert!(html.contains("<p class=\"stale\">"), "{html}");
+    assert!(!html.contains("not measured on node-b yet"), "{html}");
+}
+
+#[test]
+fn a_claim_without_node_is_checked_on_every_node_of_the_table() {
+    let s = site(&["node-a", "node-b"]);
+    let root = s.path();
+    // node-b moves half of node-a: a bound between them holds on node-a only.
+    let a = gbps(root, "node-a", "tlp1");
+    let bound = a * 0.75;
+    term(
+        root,
+        "[node-a, node-b]",
+        "Body.",
+        &format!("claims:\n  - says: the full kernel moves over {bound:.0} GB/s\n    column: gbps\n    row: tlp1\n    above: {bound}\n"),
+    );
+    let said = text(&glossary(root, &["check"]));
+    assert!(
+        said.contains("the full kernel moves over") && said.contains("on node-b: "),
+        "the claim must be refused on node-b, saying so:\n{said}"
+    );
+    assert!(!said.contains("on node-a: "), "{said}");
+    // Said of node-a only, it holds.
+    term(
+        root,
+        "[node-a, node-b]",
+        "Body.",
+        &format!("claims:\n  - says: on node-a the full kernel moves over {bound:.0} GB/s\n    column: gbps\n    node: node-a\n    row: tlp1\n    above: {bound}\n"),
+    );
+    let said = text(&glossary(root, &["check"]));
+    assert!(
+        !said.contains("not supported") && !said.contains("on node-b: "),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_ratio_across_nodes_reads_each_side_on_its_node() {
+    let s = site(&["node-a", "node-b"]);
+    let root = s.path();
+    term(
+        root,
+        "[node-a, node-b]",
+        "node-a moves {{ ratio(column=\"gbps\", of=\"tlp1\", to=\"tlp1\", of_node=\"node-a\", to_node=\"node-b\") }} times node-b's bandwidth; {{ ratio(column=\"gbps\", of=\"tlp1\", to=\"tlp1\", to_node=\"node-b\", decimals=3) }}.",
+        "",
+    );
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let (a, b) = (gbps(root, "node-a", "tlp1"), gbps(root, "node-b", "tlp1"));
+    let html = page(root);
+    assert!(
+        html.contains(&format!(
+            "node-a moves {:.2} times node-b's bandwidth; {:.3}.",
+            a / b,
+            a / b
+        )),
+        "{html}"
+    );
+    // A node the entry does not cite is a problem that refuses it, naming the call.
+    term(
+        root,
+        "[node-a, node-b]",
+        "{{ ratio(column=\"gbps\", of=\"tlp1\", to=\"tlp1\", to_node=\"node-z\") }}",
+        "",
+    );
+    let said = text(&glossary(root, &["check"]));
+    assert!(
+        said.contains("ratio(column=gbps, of=tlp1, to=tlp1@node-z)")
+            && said.contains("day45-occupancy/node-z is not cited"),
+        "{said}"
+    );
+}
+
+#[test]
+fn the_verification_nodes_page_says_what_each_node_is_and_the_home_page_names_the_models() {
+    let s = site(&["node-a", "node-b"]);
+    let root = s.path();
+    term(root, "[node-a, node-b]", "Body.", "");
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let nodes = std::fs::read_to_string(root.join("site-drafts/nodes/index.html")).unwrap();
+    let lib = glossary::measure::Library::load(&root.join("measurements")).unwrap();
+    let rec = lib.record("day45-occupancy", "node-a").unwrap();
+    let section = |node: &str| -> String {
+        let from = nodes
+            .find(&format!("<section class=\"node\" id=\"{node}\""))
+            .unwrap_or_else(|| panic!("no section for {node}:\n{nodes}"));
+        let rest = &nodes[from..];
+        rest[..rest.find("</section>").unwrap()].to_string()
+    };
+    let a = section("node-a");
+    for fact in [
+        "<dt>GPU</dt><dd>Fixture GPU A".to_string(),
+        "<dt>Compute capability</dt><dd>9.0 (<code>sm_90</code>)</dd>".to_string(),
+        "<dt>SMs</dt><dd>132</dd>".to_string(),
+        format!("<dt>Drivers seen</dt><dd>{}</dd>", rec.gpu.driver_version),
+        format!(
+            "<dt>CUDA seen</dt><dd>driver API {}, NVRTC {}</dd>",
+            rec.gpu.cuda_driver_api, rec.gpu.nvrtc_version
+        ),
+        "<dt>Runs</dt><dd>1 kept run on 1 GPU unit; a current record for 1 of 2 experiments</dd>".to_string(),
+        "<code class=\"fingerprint\">SHA256:".to_string(),
+        "<a href=\"../terms/occupancy/index.html\">What is occupancy?</a> <span class=\"draft-tag\">draft</span>".to_string(),
+    ] {
+        assert!(a.contains(&fact), "{fact}\n{a}");
+    }
+    // L2 as the record reports it (the fixture record is the H200's).
+    if let Some(l2) = rec.gpu.l2_bytes {
+        assert!(
+            a.contains(&format!(
+                "<dt>L2</dt><dd>{}</dd>",
+                glossary::render::node_facts::bytes_text(l2)
+            )),
+            "{a}"
+        );
+    }
+    // Memory as the record's device reports it, in GiB and in GB.
+    let mem = rec.device["mem_bytes"] as f64;
+    assert!(
+        a.contains(&format!(
+            "<dt>Memory</dt><dd>{:.1} GiB ({:.1} GB)</dd>",
+            mem / (1u64 << 30) as f64,
+            mem / 1e9
+        )),
+        "{a}"
+    );
+    // node-c: cited by nothing, measured never.
+    let c = section("node-c");
+    assert!(
+        c.contains("not measured yet") && c.contains("no entry yet"),
+        "{c}"
+    );
+    // Each table's provenance links to its node there; the home page names the models.
+    let html = page(root);
+    assert!(
+        html.contains("<a href=\"../../nodes/index.html#node-b\"><code>node-b</code></a>"),
+        "{html}"
+    );
+    let home = std::fs::read_to_string(root.join("site-drafts/index.html")).unwrap();
+    assert!(
+        home.contains("The measured numbers on this site come from Fixture GPU A (node-a) and Fixture GPU B (node-b): see the <a href=\"nodes/index.html\">verification nodes</a>."),
+        "{home}"
+    );
+}
+
+#[test]
+fn a_two_node_line_chart_draws_a_line_per_node_and_a_named_bar_column_is_charted() {
+    let s = site(&["node-a", "node-b"]);
+    let root = s.path();
+    let write = |chart: &str| {
+        let text = format!(
+            "---\ntitle: What is occupancy?\nname: occupancy\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    nodes: [node-a, node-b]\n    rows: [tlp1, tlp1-b2, tlp1-b1]\n    columns: [label, occupancy, gbps]\n    chart: {chart}\n---\nBody.\n"
+        );
+        std::fs::write(root.join("content/terms/occupancy.md"), text).unwrap();
+    };
+    std::fs::create_dir_all(root.join("content/terms")).unwrap();
+    write("{x: occupancy, y: gbps}");
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = page(root);
+    assert!(
+        html.contains("Line chart of bandwidth (GB/s) against occupancy (%) on node-a, node-b"),
+        "{html}"
+    );
+    assert_eq!(
+        html.matches("<polyline class=\"chart-line node-").count(),
+        2,
+        "{html}"
+    );
+    // `{y: occupancy}` alone: the bars chart occupancy, not the GB/s column.
+    write("{y: occupancy}");
+    let out = glossary(root, &["build", "--drafts"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = page(root);
+    assert!(
+        html.contains("Bar chart comparing occupancy (%) on node-a, node-b"),
+        "{html}"
+    );
 }

@@ -72,7 +72,7 @@ fn a_built_page_shows_the_command_and_its_bundle_checks_and_plans() {
     assert!(said.contains("digests match"), "{said}");
     assert!(
         said.contains(&format!(
-            "record of node {NODE} (Test GPU) signed by SHA256:"
+            "record of node {NODE} (Test GPU) signed by key SHA256:"
         )),
         "{said}"
     );
@@ -227,7 +227,7 @@ fn a_bundle_served_on_loopback_checks_and_plans() {
     // The node's key is the one the served site's nodes.json lists, remembered now.
     assert!(
         said.contains(&format!(
-            "trusted as the key http://{addr}/nodes.json lists, remembered now (first use)"
+            "(the node's current key), trusted as the keys http://{addr}/nodes.json lists, remembered now (first use)"
         )),
         "{said}"
     );
@@ -465,7 +465,7 @@ fn a_bundle_that_vouches_for_itself_is_refused() {
     assert!(!out.status.success(), "{said}");
     assert!(
         said.contains(&format!(
-            "signed by key {mallory}, which is not the key you trust"
+            "signed by key {mallory}, which is none of the keys you trust (--trust-key {site_fp})"
         )),
         "{said}"
     );
@@ -497,7 +497,7 @@ fn a_bundle_that_vouches_for_itself_is_refused() {
     let out = dry_run(root, &url, &[]);
     let said = text(&out);
     assert!(out.status.success(), "{said}");
-    assert!(said.contains(&format!("signed by {site_fp}, trusted as the key http://{addr}/nodes.json lists, remembered now (first use)")), "{said}");
+    assert!(said.contains(&format!("signed by key {site_fp} (the node's current key), trusted as the keys http://{addr}/nodes.json lists, remembered now (first use)")), "{said}");
     // The forged bundle, the site's list untouched.
     files
         .lock()
@@ -508,7 +508,7 @@ fn a_bundle_that_vouches_for_itself_is_refused() {
     assert!(!out.status.success(), "{said}");
     assert!(
         said.contains(&format!(
-            "signed by key {mallory}, but http://{addr}/nodes.json lists {site_fp}"
+            "signed by key {mallory}, which http://{addr}/nodes.json lists neither as node {NODE}'s key ({site_fp}) nor as one of its previous keys"
         )),
         "{said}"
     );
@@ -526,7 +526,7 @@ fn a_bundle_that_vouches_for_itself_is_refused() {
     assert!(!out.status.success(), "{said}");
     assert!(
         said.contains(&format!(
-            "THE KEY OF NODE {NODE} AT http://{addr}/ HAS CHANGED"
+            "THE KEYS OF NODE {NODE} AT http://{addr} HAVE CHANGED"
         )),
         "{said}"
     );
@@ -561,4 +561,135 @@ fn a_bundle_with_a_deeply_nested_parameter_is_refused_not_a_stack_overflow() {
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(said.contains("the expression nests too deep"), "{said}");
     assert!(!root.join("contribution").exists());
+}
+
+/// Every number under each row's `timing` multiplied by `factor`: the same rows, slower.
+fn scale_timing(v: &mut serde_json::Value, factor: f64, inside: bool) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                scale_timing(x, factor, inside || k == "timing");
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| scale_timing(x, factor, inside)),
+        // Times are floats; counts (samples taken) stay as they are.
+        serde_json::Value::Number(n) if inside && n.is_f64() => {
+            if let Some(f) = n.as_f64() {
+                *v = (f * factor).into();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The compare step of `reproduce` on a built bundle and a run the test makes from its own
+/// record (no GPU: the run verify would write is stood in for by the record's bytes): on
+/// the bundle's own model every row is judged (a run twice as slow is SLOWER); on another
+/// model the rows are shown side by side as "another model: not judged", the run does not
+/// count as differing for --strict, and the contribution's report names the model it ran on.
+#[test]
+fn on_another_model_the_rows_are_shown_side_by_side_and_not_judged() {
+    use glossary::reproduce::{compare, contribution, same_model, Report, NOT_JUDGED};
+    let dir = built_site();
+    let root = dir.path();
+    let bytes = std::fs::read(bundle_path(root)).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let checked = glossary::measure::bundle::Bundle::parse("bundle", &bytes)
+        .unwrap()
+        .check(work.path())
+        .unwrap();
+    let record_json = serde_json::to_value(&checked.record).unwrap();
+    let run_on = |gpu: &str, factor: f64| -> (Report, glossary::measure::Record) {
+        let mut rec = record_json.clone();
+        scale_timing(&mut rec, factor, false);
+        rec["gpu"]["name"] = gpu.into();
+        rec["node"] = "contributed-x".into();
+        let mine: glossary::measure::Record = serde_json::from_value(rec).unwrap();
+        let mut local = checked.bundle.profile.clone();
+        local.gpu = gpu.to_string();
+        let report = Report {
+            source: "bundle".into(),
+            experiment: checked.bundle.experiment.clone(),
+            node: checked.bundle.node.clone(),
+            published_gpu: checked.bundle.profile.gpu.clone(),
+            key_fingerprint: String::new(),
+            pinned: String::new(),
+            files: 0,
+            local_gpu: gpu.to_string(),
+            planned_configs: 0,
+            rows: compare::rows(&checked, &mine).unwrap(),
+            same_gpu: same_model(&checked.bundle.profile, &local),
+            claims: Vec::new(),
+            contribution: Vec::new(),
+        };
+        (report, mine)
+    };
+
+    // The bundle's own model, twice as slow: judged, SLOWER, and it differs.
+    // The bundle's own model, by name as its profile gives it.
+    let own = checked.bundle.profile.gpu.clone();
+    let (same, _) = run_on(&own, 2.0);
+    assert!(same.same_gpu);
+    assert!(!same.rows.is_empty());
+    let table = same.rows_table(false);
+    assert!(
+        table.contains("SLOWER") && !table.contains(NOT_JUDGED),
+        "{table}"
+    );
+    assert!(same.differs());
+    // As fast: every row SAME.
+    let (same, _) = run_on(&own, 1.0);
+    assert!(
+        same.rows.iter().all(|r| same.row_verdict(r) == "SAME"),
+        "{}",
+        same.rows_table(false)
+    );
+    assert!(!same.differs());
+
+    // Another model, twice as slow: the same rows side by side, none judged.
+    let (other, mine) = run_on("Fixture GPU Other", 2.0);
+    assert!(!other.same_gpu);
+    let table = other.rows_table(false);
+    assert_eq!(
+        table.matches(NOT_JUDGED).count(),
+        other.rows.len(),
+        "{table}"
+    );
+    assert!(
+        !table.contains("SLOWER") && !table.contains("SAME"),
+        "{table}"
+    );
+    assert!(
+        table
+            .lines()
+            .next()
+            .unwrap()
+            .contains(&format!("{NODE} ms"))
+            && table
+                .lines()
+                .next()
+                .unwrap()
+                .contains("Fixture GPU Other ms"),
+        "{table}"
+    );
+    for r in &other.rows {
+        let (old, new) = (r.old.unwrap().value, r.new.unwrap().value);
+        assert!(
+            (new / old - 2.0).abs() < 1e-6,
+            "both numbers shown: {table}"
+        );
+    }
+    assert!(
+        !other.differs(),
+        "another model's times never fail --strict"
+    );
+    let md = contribution::markdown(&checked, &mine, &other);
+    assert!(
+        md.contains("- Model: Fixture GPU Other (")
+            && md.contains(&format!(
+                "another model than the published node's {own}: rows side by side, {NOT_JUDGED}"
+            ))
+            && md.contains(&format!("| {NOT_JUDGED} |")),
+        "{md}"
+    );
 }

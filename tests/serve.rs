@@ -224,6 +224,67 @@ fn a_save_rebuilds_a_broken_save_shows_its_error_and_the_next_good_save_recovers
     });
 }
 
+/// The first page a writer sees after `glossary new term` and `serve --drafts`: no build
+/// has worked, yet the page is styled like the site (its style sheet is served), names
+/// each problem by its file and line, and says what happened: nothing was saved.
+#[test]
+fn a_project_that_does_not_build_at_start_shows_what_and_where_styled_like_the_site() {
+    let server = start_prepared(true, &[], |root| {
+        let out = Command::new(env!("CARGO_BIN_EXE_glossary"))
+            .args(["new", "term", "shared-memory", "--root"])
+            .arg(root)
+            .output()
+            .expect("run new term");
+        assert!(out.status.success(), "{out:?}");
+    });
+    let (status, page) = raw_get(&server.addr, "/");
+    assert_eq!(status, 500, "{page}");
+    assert!(
+        page.contains("<h1><code>content/terms/shared-memory.md</code> does not build</h1>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("The project as serve found it does not build: 5 problems"),
+        "{page}"
+    );
+    assert!(!page.contains("last save"), "nothing was saved: {page}");
+    for place in [
+        "Line 2, column 9:",
+        "Line 4, column 11:",
+        "Line 9, column 11:",
+        "Line 12, column 1:",
+    ] {
+        assert!(page.contains(place), "{place}: {page}");
+    }
+    assert!(
+        page.contains("<code>content/terms/shared-memory.md:9:11</code>"),
+        "{page}"
+    );
+    // No absolute path of the project, and no error "made by a template".
+    assert!(!page.contains(&*server.root.to_string_lossy()), "{page}");
+    assert!(!page.contains("template"), "{page}");
+    assert!(page.contains("<link rel=\"stylesheet\" href=\"/static/style.css\">"));
+    let (status, css) = raw_get(&server.addr, "/static/style.css");
+    assert_eq!(
+        status, 200,
+        "the site's style sheet, with no build that worked"
+    );
+    assert!(css.contains(".serve-error"), "{css}");
+
+    // After an edit: which file changed.
+    let entry = server.root.join("content/terms/warp-scheduler.md");
+    std::fs::write(
+        &entry,
+        read(&entry).replacen("title:", "title: [unclosed", 1),
+    )
+    .expect("break");
+    wait_until("the changed file named", || {
+        raw_get(&server.addr, "/")
+            .1
+            .contains("After <code>content/terms/warp-scheduler.md</code> changed")
+    });
+}
+
 #[test]
 fn an_edit_that_withdraws_a_published_entry_shows_it_with_a_banner_and_logs_why() {
     let server = start(false);
@@ -277,6 +338,297 @@ fn an_edit_that_withdraws_a_published_entry_shows_it_with_a_banner_and_logs_why(
         raw_get(&server.addr, related)
             .1
             .contains("The unit of an SM that picks")
+    });
+}
+
+/// The small site with a section (so the home page shows Contents) holding both terms, and
+/// a home text that links to the warp scheduler: the places the withdrawn term
+/// stayed. The edited terms are signed again, later than the fixture's first signatures.
+fn site_with_contents_and_home_text(root: &std::path::Path) {
+    let config = read(&root.join("glossary.toml")).replacen(
+        "\n[nodes.",
+        "\n[[sections]]\nslug = \"basics\"\ntitle = \"The basics\"\n\n[nodes.",
+        1,
+    );
+    std::fs::write(root.join("glossary.toml"), config).expect("write glossary.toml");
+    for slug in ["warp-scheduler", "occupancy"] {
+        let path = root.join(format!("content/terms/{slug}.md"));
+        let text = read(&path).replacen("---\n", "---\nsection: basics\n", 1);
+        std::fs::write(&path, text).expect("write term");
+    }
+    std::fs::write(
+        root.join("content/index.md"),
+        "Start with [the warp scheduler](terms/warp-scheduler/).\n",
+    )
+    .expect("write home text");
+    let time = chrono::DateTime::parse_from_rfc3339("2026-11-03T12:00:00Z")
+        .expect("time")
+        .to_utc();
+    for slug in ["warp-scheduler", "occupancy"] {
+        let id = glossary::content::EntryId::new(glossary::content::Kind::Term, slug);
+        for (role, person) in [
+            (glossary::review::Role::Author, "author-a"),
+            (glossary::review::Role::Reviewer, "reviewer-b"),
+        ] {
+            support::keys::sign_as(root, &id, role, person, time);
+        }
+    }
+}
+
+/// `raw_get`'s bytes, unconverted (the site has images).
+fn raw_get_bytes(addr: &str, target: &str) -> (u16, Vec<u8>) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    read_response(&mut s).expect("a response")
+}
+
+/// A served page less the live-reload tag serve adds (`livereload::script`).
+fn without_reload_script(mut body: Vec<u8>) -> Vec<u8> {
+    let start = b"<script src=\"/__livereload.js\"";
+    let end = b"</script>\n";
+    if let Some(at) = body.windows(start.len()).position(|w| w == start) {
+        let len = body[at..]
+            .windows(end.len())
+            .position(|w| w == end)
+            .expect("the tag is closed")
+            + end.len();
+        body.drain(at..at + len);
+    }
+    body
+}
+
+/// Every file a plain build of `root` (for serve's address) writes, as serve serves it:
+/// the paths whose bytes differ, or that serve does not answer with 200.
+fn differences_from_a_build(server: &Server) -> Vec<String> {
+    let out = tempfile::tempdir().expect("temp dir");
+    let site = out.path().join("site");
+    glossary::pipeline::build(&glossary::pipeline::BuildOptions {
+        root: server.root.clone(),
+        out: Some(site.clone()),
+        drafts: false,
+        today: chrono::Local::now().date_naive(),
+        base_url: Some(format!("http://{}/", server.addr)),
+        keep_bodies_up_to: glossary::pipeline::KEEP_BODIES_UP_TO,
+    })
+    .expect("the build succeeds");
+    let mut differ = Vec::new();
+    let mut compared = 0;
+    for item in walkdir::WalkDir::new(&site) {
+        let item = item.expect("walk the build");
+        let rel = item.path().strip_prefix(&site).expect("under site");
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        // The build's marker file is no page of the site.
+        if !item.file_type().is_file() || rel.starts_with('.') {
+            continue;
+        }
+        let built = std::fs::read(item.path()).expect("read a built file");
+        let (status, served) = raw_get_bytes(&server.addr, &format!("/{rel}"));
+        compared += 1;
+        if status != 200 {
+            differ.push(format!("{rel}: served with status {status}"));
+        } else if without_reload_script(served) != built {
+            differ.push(rel);
+        }
+    }
+    assert!(compared > 10, "only {compared} files compared");
+    differ
+}
+
+/// The bug: after an edit withdrew a published term, the running serve kept it in
+/// the home page's Contents and linked it from the home page's body (and other pages)
+/// while a fresh build left it out. Every file a build writes is served as the build
+/// writes it, after serve caught up with the edit.
+#[test]
+fn after_an_edit_withdraws_a_term_every_page_is_what_a_build_writes() {
+    let server = start_prepared(false, &[], site_with_contents_and_home_text);
+    let (_, home) = raw_get(&server.addr, "/");
+    assert!(
+        home.contains("href=\"terms/warp-scheduler/index.html\">the warp scheduler</a>"),
+        "{home}"
+    );
+    assert!(
+        home.contains("The basics"),
+        "the home page shows Contents: {home}"
+    );
+    assert_eq!(differences_from_a_build(&server), Vec::<String>::new());
+
+    let entry = server.root.join("content/terms/warp-scheduler.md");
+    let before = server.log.lock().unwrap().len();
+    std::fs::write(
+        &entry,
+        read(&entry).replace("Each cycle", "Every single cycle"),
+    )
+    .expect("edit");
+    wait_until("serve to catch up with the edit", || {
+        server.log.lock().unwrap()[before..]
+            .iter()
+            .any(|l| l.starts_with("caught up:"))
+    });
+    let (status, page) = raw_get(&server.addr, "/terms/warp-scheduler/");
+    assert!(
+        status == 200 && page.contains("withdrawn-banner"),
+        "the withdrawn page is still served, with its banner: {page}"
+    );
+    assert_eq!(differences_from_a_build(&server), Vec::<String>::new());
+    let (_, home) = raw_get(&server.addr, "/");
+    assert!(!home.contains("terms/warp-scheduler/"), "{home}");
+
+    // Put back as signed: published again, everywhere a build shows it.
+    let before = server.log.lock().unwrap().len();
+    std::fs::write(
+        &entry,
+        read(&entry).replace("Every single cycle", "Each cycle"),
+    )
+    .expect("restore");
+    wait_until("serve to catch up with the restore", || {
+        server.log.lock().unwrap()[before..]
+            .iter()
+            .any(|l| l.starts_with("caught up:"))
+    });
+    assert_eq!(differences_from_a_build(&server), Vec::<String>::new());
+    let (_, home) = raw_get(&server.addr, "/");
+    assert!(home.contains("terms/warp-scheduler/"), "{home}");
+}
+
+/// A raw request's whole answer, head and body, as text.
+fn exchange(addr: &str, request: &str) -> String {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    s.write_all(request.as_bytes()).expect("send");
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).expect("read");
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// DNS rebinding: a page of `attacker.example`, its name pointed at 127.0.0.1, is
+/// same-origin with what it loads from there, so it could read `serve --drafts` and the
+/// error page's absolute paths. Its requests name it in `Host`; they are refused.
+#[test]
+fn a_request_for_another_host_name_is_refused_and_every_answer_says_nosniff() {
+    let server = start(true);
+    let port = server.addr.rsplit(':').next().expect("port");
+    let get = |target: &str, host: &str| {
+        exchange(
+            &server.addr,
+            &format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+        )
+    };
+    for host in [
+        format!("attacker.example:{port}"),
+        "attacker.example".to_string(),
+        format!("127.0.0.1.nip.io:{port}"),
+        format!("127.0.0.1:{}", port.parse::<u32>().unwrap() + 1),
+    ] {
+        for target in ["/", "/terms/unsigned-draft/", "/static/style.css"] {
+            let answer = get(target, &host);
+            assert!(
+                answer.starts_with("HTTP/1.1 421 "),
+                "{host}{target}: {answer}"
+            );
+            assert!(!answer.contains("unsigned"), "{answer}");
+        }
+    }
+    // No Host at all (HTTP/1.0 may leave it out).
+    let answer = exchange(&server.addr, "GET / HTTP/1.0\r\n\r\n");
+    assert!(
+        answer.starts_with("HTTP/1.0 421 ") || answer.starts_with("HTTP/1.1 421 "),
+        "{answer}"
+    );
+    // The address and localhost are answered, a draft included.
+    for host in [server.addr.clone(), format!("localhost:{port}")] {
+        let answer = get("/terms/unsigned-draft/", &host);
+        assert!(answer.starts_with("HTTP/1.1 200 "), "{host}: {answer}");
+    }
+
+    // Every kind of answer: a page, a style sheet, the reload script, a redirect, a
+    // missing page, a forbidden path, a refused method, a refused host; then the error
+    // page of a broken build.
+    let nosniff = |answer: &str| {
+        answer
+            .split("\r\n\r\n")
+            .next()
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.eq_ignore_ascii_case("x-content-type-options: nosniff"))
+    };
+    let mut answers = Vec::new();
+    for target in [
+        "/",
+        "/static/style.css",
+        "/__livereload.js",
+        "/terms/occupancy",
+        "/no/such/page/",
+        "/%2e%2e/glossary.toml",
+    ] {
+        answers.push(get(target, &server.addr));
+    }
+    answers.push(exchange(
+        &server.addr,
+        &format!(
+            "POST / HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            server.addr
+        ),
+    ));
+    answers.push(get("/", "attacker.example"));
+    let entry = server.root.join("content/terms/warp-scheduler.md");
+    std::fs::write(
+        &entry,
+        read(&entry).replacen("title:", "title: [unclosed", 1),
+    )
+    .expect("break");
+    wait_until("the error page", || {
+        raw_get(&server.addr, "/terms/warp-scheduler/").0 == 500
+    });
+    answers.push(get("/terms/warp-scheduler/", &server.addr));
+    let statuses: Vec<&str> = answers
+        .iter()
+        .map(|a| a.split(' ').nth(1).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["200", "200", "200", "301", "404", "403", "405", "421", "500"]
+    );
+    for answer in &answers {
+        assert!(nosniff(answer), "{answer}");
+    }
+}
+
+/// `static/` (CNAME, robots.txt) is a source like the others: made, edited and added to
+/// while serve runs, each change is served; and a file without an extension is served as
+/// it is (`/CNAME` was redirected to `/CNAME/` and then not found).
+#[test]
+fn static_files_are_watched_and_served_without_an_extension() {
+    let server = start(false);
+    let dir = server.root.join("static");
+    assert!(!dir.exists());
+    std::fs::create_dir(&dir).expect("make static/");
+    std::fs::write(dir.join("CNAME"), "glossary.test\n").expect("write CNAME");
+    wait_until("CNAME to be served", || {
+        raw_get(&server.addr, "/CNAME") == (200, "glossary.test\n".to_string())
+    });
+    std::fs::write(dir.join("CNAME"), "docs.glossary.test\n").expect("edit CNAME");
+    wait_until("the edited CNAME to be served", || {
+        raw_get(&server.addr, "/CNAME") == (200, "docs.glossary.test\n".to_string())
+    });
+    std::fs::create_dir(dir.join(".well-known")).expect("make .well-known/");
+    std::fs::write(
+        dir.join(".well-known/security.txt"),
+        "Contact: mailto:x@glossary.test\n",
+    )
+    .expect("write security.txt");
+    wait_until("a file added in a new folder to be served", || {
+        raw_get(&server.addr, "/.well-known/security.txt").0 == 200
+    });
+    std::fs::remove_file(dir.join("CNAME")).expect("remove CNAME");
+    wait_until("the removed CNAME to be gone", || {
+        raw_get(&server.addr, "/CNAME").0 == 404
     });
 }
 
@@ -365,7 +717,12 @@ fn allow_open_files(n: u64) {
 fn head_is_answered_without_a_body_and_other_methods_get_405() {
     let server = start(false);
     let mut s = connect(&server.addr);
-    write!(s, "HEAD /static/style.css HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(
+        s,
+        "HEAD /static/style.css HTTP/1.1\r\nHost: {0}\r\n\r\n",
+        server.addr
+    )
+    .unwrap();
     let mut head = String::new();
     let mut reader = BufReader::new(s.try_clone().unwrap());
     loop {
@@ -387,13 +744,23 @@ fn head_is_answered_without_a_body_and_other_methods_get_405() {
         .expect("HEAD keeps the length");
     assert!(len > 0);
     // No body: the next response on the connection follows at once.
-    write!(s, "GET /static/style.css HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(
+        s,
+        "GET /static/style.css HTTP/1.1\r\nHost: {0}\r\n\r\n",
+        server.addr
+    )
+    .unwrap();
     let mut next = String::new();
     reader.read_line(&mut next).unwrap();
     assert!(next.starts_with("HTTP/1.1 200"), "{next:?}");
 
     let mut s = connect(&server.addr);
-    write!(s, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").unwrap();
+    write!(
+        s,
+        "POST / HTTP/1.1\r\nHost: {0}\r\nContent-Length: 0\r\n\r\n",
+        server.addr
+    )
+    .unwrap();
     let (status, _) = read_response(&mut s).unwrap();
     assert_eq!(status, 405);
 }
@@ -405,7 +772,12 @@ fn request_headers_over_64_kb_get_431_and_a_256_mb_one_is_not_read() {
     let request = |header_bytes: usize| {
         let mut s = connect(&server.addr);
         let filler = "a".repeat(header_bytes);
-        write!(s, "GET / HTTP/1.1\r\nHost: x\r\nX-Filler: {filler}\r\n\r\n").unwrap();
+        write!(
+            s,
+            "GET / HTTP/1.1\r\nHost: {0}\r\nX-Filler: {filler}\r\n\r\n",
+            server.addr
+        )
+        .unwrap();
         read_response(&mut s).map(|(status, _)| status)
     };
     assert_eq!(
@@ -480,7 +852,7 @@ fn idle_and_slow_connections_are_closed_after_their_timeouts_but_a_waiting_poll_
 
     // Kept alive after a response, then idle: closed.
     let mut kept = connect(&server.addr);
-    write!(kept, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(kept, "GET / HTTP/1.1\r\nHost: {0}\r\n\r\n", server.addr).unwrap();
     assert_eq!(read_response(&mut kept).unwrap().0, 200);
     assert!(closed_within(&mut kept, Duration::from_secs(10)));
 
@@ -524,7 +896,7 @@ fn a_hostile_file_appearing_is_a_failed_rebuild_and_serve_goes_on() {
     type Case<'a> = (&'a str, Box<dyn Fn() + 'a>, Box<dyn Fn() + 'a>);
     let cases: [Case; 2] = [
         (
-            "a<U+200B>b.md: the name holds U+200B",
+            "the name holds U+200B",
             Box::new(|| {
                 std::fs::write(&named, "---\ntitle: T\nsummary: S\n---\nBody.\n").expect("write")
             }),
@@ -546,6 +918,9 @@ fn a_hostile_file_appearing_is_a_failed_rebuild_and_serve_goes_on() {
             body.contains(&message.replace('<', "&lt;").replace('>', "&gt;"))
                 || body.contains(message)
         });
+        let (_, body) = raw_get(&server.addr, "/");
+        // The file's name as the terminal shows it, its invisible character spelled out.
+        assert!(!body.contains('\u{200B}'), "{body}");
         assert!(
             server.child.try_wait().expect("wait").is_none(),
             "serve exited"
@@ -573,7 +948,7 @@ fn an_incomplete_head_is_closed_at_the_head_timeout_not_the_idle_one() {
     );
     let mut partial = connect(&server.addr);
     let started = Instant::now();
-    write!(partial, "GET / HTTP/1.1\r\nHost: x\r\n").unwrap();
+    write!(partial, "GET / HTTP/1.1\r\nHost: {0}\r\n", server.addr).unwrap();
     assert!(
         closed_within(&mut partial, Duration::from_secs(4)),
         "still open after {:?}: timed as idle",
@@ -591,14 +966,14 @@ fn connections_past_the_bound_are_closed_at_once_and_served_again_when_one_frees
     let mut held: Vec<TcpStream> = (0..bound)
         .map(|_| {
             let mut s = connect(&server.addr);
-            write!(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+            write!(s, "GET / HTTP/1.1\r\nHost: {0}\r\n\r\n", server.addr).unwrap();
             assert_eq!(read_response(&mut s).unwrap().0, 200);
             s
         })
         .collect();
     for _ in 0..5 {
         let mut extra = connect(&server.addr);
-        let _ = write!(extra, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        let _ = write!(extra, "GET / HTTP/1.1\r\nHost: {0}\r\n\r\n", server.addr);
         let started = Instant::now();
         match read_response(&mut extra) {
             Ok((status, _)) => assert_eq!(status, 503, "past the bound"),
@@ -614,13 +989,13 @@ fn connections_past_the_bound_are_closed_at_once_and_served_again_when_one_frees
         assert!(started.elapsed() < Duration::from_secs(5));
     }
     // The held ones are still served.
-    write!(held[0], "GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(held[0], "GET / HTTP/1.1\r\nHost: {0}\r\n\r\n", server.addr).unwrap();
     assert_eq!(read_response(&mut held[0]).unwrap().0, 200);
     held.pop();
     wait_until("a freed place to be served", || {
         // Refused (503, or reset) until the server has seen the close.
         let mut s = connect(&server.addr);
-        write!(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").is_ok()
+        write!(s, "GET / HTTP/1.1\r\nHost: {0}\r\n\r\n", server.addr).is_ok()
             && read_response(&mut s).is_ok_and(|(status, _)| status == 200)
     });
 }
@@ -656,7 +1031,8 @@ fn waiting_live_reload_polls_take_no_thread_each() {
             let mut s = connect(&server.addr);
             write!(
                 s,
-                "GET /__livereload?since={generation}&page=index.html HTTP/1.1\r\nHost: x\r\n\r\n"
+                "GET /__livereload?since={generation}&page=index.html HTTP/1.1\r\nHost: {0}\r\n\r\n",
+                server.addr
             )
             .unwrap();
             s

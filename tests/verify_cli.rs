@@ -83,7 +83,7 @@ fn verify_refuses_a_node_that_is_not_in_the_config() {
     let said = text(&out);
     assert!(!out.status.success());
     assert!(
-        said.contains("unknown node `a100` (glossary.toml defines: h200, t4)"),
+        said.contains("unknown node `a100` (glossary.toml defines: h100, h200, t4)"),
         "{said}"
     );
 }

@@ -122,3 +122,30 @@ fn a_launch_of_a_kernel_the_compiler_never_sees_is_an_error_at_its_line() {
         "{said}"
     );
 }
+
+#[test]
+fn wgmma_compiles_only_for_the_arch_specific_target_the_experiment_asks_for() {
+    if let Some(why) = unavailable() {
+        support::skip(why);
+        return;
+    }
+    // tensor-cores' wgmma rows need sm_90a: as committed (`arch_specific: true`) the dry
+    // run compiles them; without the key NVRTC targets plain sm_90 and refuses wgmma.
+    let site = project("tensor-cores");
+    let out = glossary(site.path(), &["verify", "--node", "h100", "--dry-run"]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    let yaml = site
+        .path()
+        .join("measurements/tensor-cores/experiment.yaml");
+    let text_of = std::fs::read_to_string(&yaml).unwrap();
+    assert!(text_of.contains("\narch_specific: true\n"), "{text_of}");
+    std::fs::write(&yaml, text_of.replace("\narch_specific: true\n", "\n")).unwrap();
+    let out = glossary(site.path(), &["verify", "--node", "h100", "--dry-run"]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("NVRTC could not compile the kernels") && said.contains("wgmma"),
+        "{said}"
+    );
+}

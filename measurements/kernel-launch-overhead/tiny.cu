@@ -11,3 +11,19 @@ extern "C" __global__ void tiny_reference(unsigned* out, unsigned tag, unsigned 
         out[i] = tag ^ i;
     }
 }
+
+// Queued ahead of every sample of the `queued` and `graph` rows (`before_each_sample`):
+// one warp spins on the SM clock for `cycles` cycles, long enough (milliseconds) for the
+// host to enqueue the whole sample behind it, so the launches then run back to back and
+// the events around them time the GPU's cost per launch, not the host's launch rate.
+// `cycles` 0 returns at once. Lane 0 writes how long it spun, so the loop stays.
+extern "C" __global__ void spin(unsigned long long* __restrict__ spun, unsigned long long cycles) {
+    const long long start = clock64();
+    long long now = start;
+    while ((unsigned long long)(now - start) < cycles) {
+        now = clock64();
+    }
+    if (threadIdx.x == 0) {
+        spun[0] = (unsigned long long)(now - start);
+    }
+}

@@ -18,8 +18,14 @@ pub enum FleetCommand {
     /// Hand the plan to a batch scheduler: one job array per node, a task per experiment.
     Submit(SubmitArgs),
     /// Give a node a new signing key: its current public_key moves to previous_keys with
-    /// the time it was retired, so the runs it signed stay trusted.
+    /// the time it was retired and the records it signed, so those runs stay trusted.
     RotateKey(super::rotate_key::RotateKeyArgs),
+    /// List the records each of a node's previous keys signed (for keys retired before
+    /// rotate-key kept that list): a retired key vouches for those and nothing new.
+    SealRetired(super::rotate_key::SealRetiredArgs),
+    /// On the GPU machine: read the GPU, make the node's key pair (the private half stays
+    /// here) and add its [nodes.NAME] profile to glossary.toml (or print it).
+    InitNode(super::init_node::InitNodeArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -75,6 +81,8 @@ pub fn run(cmd: &FleetCommand) -> Result<()> {
         FleetCommand::Plan(a) => plan(a),
         FleetCommand::Submit(a) => submit(a),
         FleetCommand::RotateKey(a) => super::rotate_key::run(a),
+        FleetCommand::SealRetired(a) => super::rotate_key::seal_run(a),
+        FleetCommand::InitNode(a) => super::init_node::run(a),
     }
 }
 

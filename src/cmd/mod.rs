@@ -4,6 +4,7 @@ pub mod build;
 pub mod check;
 pub mod compare;
 pub mod fleet;
+pub mod init_node;
 pub mod new;
 pub mod occupancy;
 pub mod records;

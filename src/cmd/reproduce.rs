@@ -33,12 +33,14 @@ pub struct ReproduceArgs {
     /// Plan as if the GPU had this many bytes of memory (a dry run on a machine without one).
     #[arg(long, value_name = "BYTES")]
     pub device_memory: Option<u64>,
-    /// The node key to trust for a bundle read from a file or a mirror: its OpenSSH public
-    /// key line, a `.pub` file, or its `SHA256:` fingerprint as the site's nodes.json
-    /// lists it. Without it, a URL's key is checked against that site's nodes.json and
-    /// remembered per site (~/.config/glossary/known_nodes); a file is refused.
-    #[arg(long, value_name = "KEY")]
-    pub trust_key: Option<String>,
+    /// A node key to trust for a bundle read from a file or a mirror (repeatable): an
+    /// OpenSSH public key line, a `.pub` file, a `SHA256:` fingerprint as the site's
+    /// nodes.json lists it, or the site's nodes.json saved to a file (its current and
+    /// retired keys, each record judged by the key that signed it). Without it, a URL's
+    /// keys are checked against that site's nodes.json and remembered per site
+    /// (~/.config/glossary/known_nodes); a file is refused.
+    #[arg(long = "trust-key", value_name = "KEY")]
+    pub trust_key: Vec<String>,
     /// Exit non-zero when a row is SLOWER or FASTER, or a claim does not hold.
     #[arg(long)]
     pub strict: bool,
@@ -53,22 +55,13 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         out: args.out.clone(),
         name: args.name.clone(),
         device_memory: args.device_memory,
-        trust_key: args.trust_key.clone(),
+        trust_keys: args.trust_key.clone(),
     };
     let bar = indicatif::ProgressBar::new(0);
     let report = reproduce(&req, &bar)?;
     bar.finish_and_clear();
     print(&report, args.dry_run)?;
-    let differs = report.rows.iter().any(|r| {
-        matches!(
-            r.verdict,
-            Change::Slower | Change::Faster | Change::Different
-        )
-    }) || report
-        .claims
-        .iter()
-        .any(|c| !c.verdict.starts_with("holds"));
-    if args.strict && differs {
+    if args.strict && report.differs() {
         bail!("the reproduction differs from the published table (see above)");
     }
     Ok(())
@@ -93,7 +86,7 @@ fn print(r: &Report, dry_run: bool) -> Result<()> {
     writeln!(
         out,
         "bundle {}: experiment {}, {} files, digests match; record of node {} ({}) signed by {}, trusted as {}",
-        r.source, r.experiment, r.files, r.node, r.published_gpu, r.key_fingerprint, r.pinned
+        r.source, r.experiment, r.files, r.node, shown(&r.published_gpu), r.signed_by, r.pinned
     )?;
     if dry_run {
         writeln!(
@@ -103,32 +96,21 @@ fn print(r: &Report, dry_run: bool) -> Result<()> {
         )?;
         return Ok(());
     }
-    if r.same_gpu {
+    writeln!(out)?;
+    if !r.same_gpu {
         writeln!(
             out,
-            "\n{:<14} {:>28} {:>28}  verdict",
-            "row", "published ms [95% CI]", "this GPU ms [95% CI]"
+            "this GPU is a {}, not the published {}: the rows side by side, each {}; the claims are judged",
+            shown(&r.local_gpu),
+            shown(&r.published_gpu),
+            crate::reproduce::NOT_JUDGED
         )?;
-        let e = |e: &Option<crate::measure::compare::Span>| {
-            e.map_or("-".to_string(), |s| {
-                format!("{:.4}", crate::measure::verdict::Estimate::from(s))
-            })
-        };
-        for row in &r.rows {
-            let notes = if row.notes.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", shown(&row.notes.join("; ")))
-            };
-            writeln!(
-                out,
-                "{:<14} {:>28} {:>28}  {}{notes}",
-                shown(&row.label),
-                e(&row.old),
-                e(&row.new),
-                row.verdict,
-            )?;
-        }
+    }
+    // Line by line: a label from the bundle shows its control characters escaped.
+    for line in r.rows_table(false).lines() {
+        writeln!(out, "{}", shown(line))?;
+    }
+    if r.same_gpu {
         let slower: Vec<&str> = r
             .rows
             .iter()
@@ -136,18 +118,12 @@ fn print(r: &Report, dry_run: bool) -> Result<()> {
             .map(|x| x.label.as_str())
             .collect();
         if !slower.is_empty() {
-            writeln!(out, "SLOWER: {}", slower.join(", "))?;
+            writeln!(out, "SLOWER: {}", shown(&slower.join(", ")))?;
         }
         writeln!(
             out,
             "(SAME: times within the experiment's band; the driver's answers match exactly and counters within ±{:.0}%, else DIFFERENT)",
             crate::measure::compare::COUNTER_TOLERANCE * 100.0
-        )?;
-    } else {
-        writeln!(
-            out,
-            "\nthis GPU is a {}, not the published {}: times are not compared; the claims are",
-            r.local_gpu, r.published_gpu
         )?;
     }
     if !r.claims.is_empty() {

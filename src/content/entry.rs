@@ -311,19 +311,32 @@ impl FrontMatter {
             .and_then(|t| Some((t.experiment.clone(), t.first_node()?.clone())))
     }
 
-    /// The record a claim is checked against: its own experiment and node, each falling
-    /// back to the first measured table's. Decided here only.
-    pub fn claim_record(&self, claim: &Claim) -> Option<(String, String)> {
+    /// The records a claim is checked against: its own experiment and node, each falling
+    /// back to the first measured table's. A claim that names no node is checked on every
+    /// node of the table that cites its experiment (the first such table): a statement
+    /// about a two-node table must hold on both models, and one true of a single model
+    /// says so with `node:`. Decided here only.
+    pub fn claim_records(&self, claim: &Claim) -> Vec<(String, String)> {
         let first = self.measured.first();
-        let experiment = claim
+        let Some(experiment) = claim
             .experiment
             .clone()
-            .or_else(|| first.map(|t| t.experiment.clone()))?;
-        let node = claim
-            .node
-            .clone()
-            .or_else(|| first.and_then(|t| t.first_node().cloned()))?;
-        Some((experiment, node))
+            .or_else(|| first.map(|t| t.experiment.clone()))
+        else {
+            return Vec::new();
+        };
+        let nodes: Vec<String> = match &claim.node {
+            Some(n) => vec![n.clone()],
+            None => match self.measured.iter().find(|t| t.experiment == experiment) {
+                Some(t) => t.nodes().to_vec(),
+                None => first
+                    .and_then(|t| t.first_node())
+                    .cloned()
+                    .into_iter()
+                    .collect(),
+            },
+        };
+        nodes.into_iter().map(|n| (experiment.clone(), n)).collect()
     }
 }
 
@@ -414,6 +427,7 @@ struct PageOnly {
 pub struct PageOnlyPacked {
     lz4: Box<[u8]>,
     has_measured: bool,
+    has_claims: bool,
 }
 
 /// A packed [`PageOnly`] that did not read back; only a bug (or memory corrupted in
@@ -433,6 +447,7 @@ impl PageOnlyPacked {
         PageOnlyPacked {
             lz4: lz4_flex::block::compress_prepend_size(&json).into_boxed_slice(),
             has_measured: !page_only.measured.is_empty(),
+            has_claims: !page_only.claims.is_empty(),
         }
     }
 
@@ -445,6 +460,12 @@ impl PageOnlyPacked {
     /// unpacking them.
     pub fn has_measured(&self) -> bool {
         self.has_measured
+    }
+
+    /// Whether it cites a record at all, by a table or a claim: the nodes page skips the
+    /// entries that cite none without unpacking them.
+    pub fn cites_records(&self) -> bool {
+        self.has_measured || self.has_claims
     }
 }
 

@@ -25,6 +25,6 @@ pub use load::{
 };
 pub use redirects::{check_redirects, redirect_file};
 pub use validate::{
-    check_page_only, check_references, check_section, is_valid_slug, placeholder, slug_problem,
-    Known, PLACEHOLDER,
+    check_page_only, check_references, check_section, is_valid_slug, is_web_url, placeholder,
+    slug_problem, Known, PLACEHOLDER,
 };

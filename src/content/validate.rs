@@ -724,7 +724,7 @@ pub fn check_references(entry: &Entry, known: &Known<'_>) -> Vec<Error> {
     }
     // A claim reads its own experiment and node, each else the first measured table's.
     for c in &entry.meta.claims {
-        if let Some((e, n)) = entry.meta.claim_record(c) {
+        for (e, n) in entry.meta.claim_records(c) {
             let (e, n) = (e.as_str(), n.as_str());
             if !(known.column)(e, n, &c.column) {
                 err(

@@ -189,38 +189,24 @@ fn import_files(
                 v.node = Some(checked.record.node.clone());
                 let to = library.experiments[&checked.record.experiment]
                     .record_path(&checked.record.node);
-                match read_bounded(&to, MAX_RECORD_BYTES) {
-                    Ok(old) if old == checked.bytes => v.verdict = Verdict::Unchanged { at: to },
-                    old => {
-                        let older = old
-                            .ok()
-                            .and_then(|b| serde_json::from_slice::<Record>(&b).ok())
-                            .filter(|o| o.captured_at > checked.record.captured_at);
-                        if let Some(o) = older {
-                            v.verdict = Verdict::Refused {
-                                reasons: vec![format!(
-                                    "older than the record in place ({} captured {}, this one {})",
-                                    to.display(),
-                                    o.captured_at.format("%Y-%m-%d %H:%M:%S UTC"),
-                                    checked.record.captured_at.format("%Y-%m-%d %H:%M:%S UTC")
-                                )],
-                            };
-                        } else {
-                            let key = (
-                                checked.record.experiment.clone(),
-                                checked.record.node.clone(),
-                            );
-                            accepted.entry(key).or_default().push((
-                                verdicts.len(),
-                                Accepted {
-                                    path: path.clone(),
-                                    bytes: checked.bytes,
-                                    signature: checked.signature,
-                                    to: to.clone(),
-                                },
-                            ));
-                            v.verdict = Verdict::Imported { to };
-                        }
+                match newest_in_place(&to, &checked) {
+                    Ok(None) => v.verdict = Verdict::Unchanged { at: to },
+                    Err(why) => v.verdict = Verdict::Refused { reasons: vec![why] },
+                    Ok(Some(())) => {
+                        let key = (
+                            checked.record.experiment.clone(),
+                            checked.record.node.clone(),
+                        );
+                        accepted.entry(key).or_default().push((
+                            verdicts.len(),
+                            Accepted {
+                                path: path.clone(),
+                                bytes: checked.bytes,
+                                signature: checked.signature,
+                                to: to.clone(),
+                            },
+                        ));
+                        v.verdict = Verdict::Imported { to };
                     }
                 }
             }
@@ -272,6 +258,85 @@ fn import_files(
         files: verdicts,
         warnings,
     })
+}
+
+/// Whether `checked` may take the place of the record at `to`: Ok(None) when those are its
+/// very bytes, Ok(Some(())) when it was captured after the record in place and after every
+/// run kept in the history, else why not. A record in place that cannot be read or parsed
+/// is not replaced either: what it held cannot be compared, so it may be the newer.
+fn newest_in_place(to: &Path, checked: &Checked) -> std::result::Result<Option<()>, String> {
+    let at = |t: chrono::DateTime<Utc>| t.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string();
+    let new = checked.record.captured_at;
+    match read_bounded(to, MAX_RECORD_BYTES) {
+        Ok(old) if old == checked.bytes => return Ok(None),
+        Ok(old) => {
+            let old: Record = serde_json::from_slice(&old).map_err(|e| {
+                format!(
+                    "the record in place, {}, does not parse ({e}), so this one cannot be shown to be newer: fix or remove it first",
+                    to.display()
+                )
+            })?;
+            if old.captured_at >= new {
+                return Err(format!(
+                    "not newer than the record in place ({} captured {}, this one {}): an import never replaces a record with an older or same-time capture",
+                    to.display(),
+                    at(old.captured_at),
+                    at(new)
+                ));
+            }
+        }
+        Err(_) if !to.exists() && std::fs::symlink_metadata(to).is_err() => {}
+        Err(why) => {
+            return Err(format!(
+                "the record in place, {}, cannot be read ({why}), so this one cannot be shown to be newer",
+                to.display()
+            ))
+        }
+    }
+    // The history keeps every run; one newer than this capture means this one is a rollback
+    // even when the latest record was removed.
+    let runs = crate::measure::history::node_dir(
+        to.parent().unwrap_or(Path::new(".")),
+        &checked.record.node,
+    );
+    let newest = std::fs::read_dir(&runs)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let stem = name.strip_suffix(".json")?.to_string();
+            chrono::NaiveDateTime::parse_from_str(&stem, "%Y%m%dT%H%M%S%.3fZ")
+                .ok()
+                .map(|t| (t.and_utc(), e.path()))
+        })
+        .max_by_key(|(t, _)| *t);
+    if let Some((kept, path)) = newest {
+        // Names keep milliseconds: a run is newer only when its name says a later time.
+        let same_run = run_name_time(new) == kept;
+        if kept > run_name_time(new)
+            || (same_run && std::fs::read(&path).ok().as_deref() != Some(&checked.bytes[..]))
+        {
+            return Err(format!(
+                "not newer than the run kept in {} (captured {}, this one {}): an import never replaces a record with an older capture",
+                path.display(),
+                at(kept),
+                at(new)
+            ));
+        }
+    }
+    Ok(Some(()))
+}
+
+/// `at` as a kept run's file name holds it (to the millisecond).
+fn run_name_time(at: chrono::DateTime<Utc>) -> chrono::DateTime<Utc> {
+    let name = crate::measure::history::run_file_name(at);
+    chrono::NaiveDateTime::parse_from_str(
+        name.strip_suffix(".json").unwrap_or(&name),
+        "%Y%m%dT%H%M%S%.3fZ",
+    )
+    .map(|t| t.and_utc())
+    .unwrap_or(at)
 }
 
 struct Checked {

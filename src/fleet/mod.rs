@@ -4,7 +4,9 @@
 //! `glossary verify` on the nodes, and `measure` stays the only code that touches a GPU.
 
 pub mod import;
+pub mod init_node;
 pub mod plan;
+pub mod seal;
 pub mod slurm;
 
 pub use import::{import, import_contributed, ImportReport, Verdict};

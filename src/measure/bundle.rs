@@ -129,6 +129,9 @@ pub enum BundleError {
 /// A checked bundle: its experiment laid out on disk and its record parsed.
 pub struct Checked {
     pub bundle: Bundle,
+    /// Which of the node's keys signed the record (its current key, or a retired one for
+    /// a record fixed at its retirement).
+    pub signed_by: crate::trust::node::SignedBy,
     pub experiment: Experiment,
     pub record: Record,
 }
@@ -218,7 +221,7 @@ impl Bundle {
                 current: experiment.digest.clone(),
             });
         }
-        crate::trust::node::verify_node_record(
+        let signed_by = crate::trust::node::check_node_record(
             &self.node,
             &self.profile,
             self.record.text.as_bytes(),
@@ -241,6 +244,7 @@ impl Bundle {
         }
         Ok(Checked {
             bundle: self,
+            signed_by,
             experiment,
             record,
         })

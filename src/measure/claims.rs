@@ -554,8 +554,8 @@ pub fn preview(
     for entry in entries {
         for claim in &entry.meta.claims {
             let Ok(test) = claim.test() else { continue };
-            let cites = entry.meta.claim_record(claim);
-            if cites.as_ref() != Some(&(new.experiment.clone(), new.node.clone())) {
+            let cites = entry.meta.claim_records(claim);
+            if !cites.contains(&(new.experiment.clone(), new.node.clone())) {
                 continue;
             }
             let said = |j: &Result<Judged, String>| match j {
@@ -597,7 +597,11 @@ pub fn on_runs(
     for entry in entries {
         for claim in &entry.meta.claims {
             let Ok(test) = claim.test() else { continue };
-            if entry.meta.claim_record(claim) != Some((experiment.to_string(), node.to_string())) {
+            if !entry
+                .meta
+                .claim_records(claim)
+                .contains(&(experiment.to_string(), node.to_string()))
+            {
                 continue;
             }
             let mut block = format!("\nclaim of {}: \"{}\"", entry.id, claim.says);

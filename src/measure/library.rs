@@ -414,7 +414,6 @@ pub fn node_mismatch(
     profile: &crate::config::Node,
     record: &Record,
 ) -> std::result::Result<(), Staleness> {
-    let arch_flag = format!("={}", profile.arch);
     let matches = record.node == node
         && record.gpu.name == profile.gpu
         && record.gpu.compute_capability == profile.compute_capability
@@ -422,7 +421,7 @@ pub fn node_mismatch(
         && record
             .compile_options
             .iter()
-            .any(|o| o.ends_with(&arch_flag))
+            .any(|o| crate::measure::spec::option_names_arch(o, &profile.arch))
         && (profile.gpu_uuids.is_empty() || profile.gpu_uuids.contains(&record.gpu.uuid));
     if matches {
         return Ok(());
@@ -485,7 +484,25 @@ impl Citation<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::short_digest;
+    use super::{node_mismatch, short_digest};
+
+    #[test]
+    fn a_record_compiled_for_sm_90a_is_the_sm_90_nodes_and_no_other_target_is() {
+        let profile: crate::config::Node = serde_json::from_value(serde_json::json!({
+            "gpu": "NVIDIA H200", "compute_capability": "9.0", "arch": "sm_90", "sm_count": 132,
+        }))
+        .unwrap();
+        let compiled_for = |arch: &str| {
+            let mut r = crate::measure::record::test_record("GPU-1", serde_json::json!([]));
+            r.compile_options = vec!["--std=c++17".into(), format!("--gpu-architecture={arch}")];
+            node_mismatch("h200", &profile, &r)
+        };
+        assert!(compiled_for("sm_90").is_ok());
+        // `arch_specific: true` compiles wgmma kernels for the node's sm_90a.
+        assert!(compiled_for("sm_90a").is_ok());
+        assert!(compiled_for("sm_89").is_err());
+        assert!(compiled_for("sm_100a").is_err());
+    }
 
     #[test]
     fn short_digest_cuts_at_a_character_not_inside_one() {

@@ -295,6 +295,11 @@ pub struct Timing {
     pub unobserved_samples: u32,
     /// False when the time cap stopped sampling before the spread fell under the bound.
     pub converged: bool,
+    /// The median host (CPU) time, in ms, that enqueueing one sample's launches took: the
+    /// launch calls' own cost, timed with the host's clock, not the GPU's events. None in
+    /// records made before verify kept it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_median_ms: Option<f64>,
     /// The median's confidence interval, made from `samples_ms` once, at verify time
     /// (`run::stats::median_interval`). None in a schema-1 record, and with fewer than 6
     /// samples (no 95% order-statistic interval exists).
@@ -804,6 +809,7 @@ mod tests {
                     throttled_samples: Some(0),
                     unobserved_samples: 0,
                     converged: true,
+                    host_median_ms: None,
                     interval: None,
                 }),
                 quantities: BTreeMap::from([(

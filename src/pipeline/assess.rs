@@ -142,20 +142,24 @@ pub(crate) fn assess_checked(
     let mut claim_notes: Vec<String> = Vec::new();
     for claim in &entry.meta.claims {
         let Ok(test) = claim.test() else { continue }; // rejected at load
-        let Some((exp, node)) = entry.meta.claim_record(claim) else {
-            continue;
-        };
-        // The experiment's metrics read against a roof, for share and bound claims.
-        let roofed = match citations.get(&(exp.clone(), node.clone())) {
-            Some(Ok(c)) => c.experiment.roofed(),
-            _ => Vec::new(),
-        };
-        match citations.get(&(exp.clone(), node.clone())) {
-            Some(Ok(c)) => match check_claim_roofed(
-                &test,
-                &claim.column,
-                &c.record,
-                &c.history,
+                                                       // Every node the claim cites (each of a table's, unless it names one): a claim
+                                                       // that fails on one of them is refused, saying on which.
+        let records = entry.meta.claim_records(claim);
+        let several = records.len() > 1;
+        for (exp, node) in records {
+            let on = |s: String| {
+                if several {
+                    format!("on {node}: {s}")
+                } else {
+                    s
+                }
+            };
+            // The experiment's metrics read against a roof, for share and bound claims.
+            let roofed = match citations.get(&(exp.clone(), node.clone())) {
+                Some(Ok(c)) => c.experiment.roofed(),
+                _ => Vec::new(),
+            };
+            let roofing =
                 project
                     .config
                     .nodes
@@ -163,39 +167,46 @@ pub(crate) fn assess_checked(
                     .map(|n| crate::measure::claims::Roofing {
                         metrics: &roofed,
                         node: n,
-                    })
-                    .as_ref(),
-            ) {
-                Ok(supported) => {
-                    let band = c.experiment.spec.timing.tolerance();
-                    let fragile_why = supported.fragile(band);
-                    let mut notes = supported.notes;
-                    if let Some(why) = fragile_why {
-                        match &claim.fragile_ok {
-                            // Said why: published, and the warning keeps saying it.
-                            Some(reason) => notes.push(format!(
-                                "is fragile, accepted by the entry ({reason}): {why}"
-                            )),
-                            None => fragile.push((claim.says.clone(), why)),
+                    });
+            match citations.get(&(exp.clone(), node.clone())) {
+                Some(Ok(c)) => match check_claim_roofed(
+                    &test,
+                    &claim.column,
+                    &c.record,
+                    &c.history,
+                    roofing.as_ref(),
+                ) {
+                    Ok(supported) => {
+                        let band = c.experiment.spec.timing.tolerance();
+                        let fragile_why = supported.fragile(band);
+                        let mut notes = supported.notes;
+                        if let Some(why) = fragile_why {
+                            match &claim.fragile_ok {
+                                // Said why: published, and the warning keeps saying it.
+                                Some(reason) => notes.push(format!(
+                                    "is fragile, accepted by the entry ({reason}): {why}"
+                                )),
+                                None => fragile.push((claim.says.clone(), on(why))),
+                            }
+                        }
+                        for n in notes {
+                            let n = if n.starts_with(LEGACY_NOTE) {
+                                on(n)
+                            } else {
+                                on(format!("claim \"{}\": {n}", claim.says))
+                            };
+                            if !claim_notes.contains(&n) {
+                                claim_notes.push(n);
+                            }
                         }
                     }
-                    for n in notes {
-                        let n = if n.starts_with(LEGACY_NOTE) {
-                            n
-                        } else {
-                            format!("claim \"{}\": {n}", claim.says)
-                        };
-                        if !claim_notes.contains(&n) {
-                            claim_notes.push(n);
-                        }
-                    }
-                }
-                Err(numbers) => unsupported.push((claim.says.clone(), numbers)),
-            },
-            _ => unsupported.push((
-                claim.says.clone(),
-                format!("its record {exp}/{node} is not usable"),
-            )),
+                    Err(numbers) => unsupported.push((claim.says.clone(), on(numbers))),
+                },
+                _ => unsupported.push((
+                    claim.says.clone(),
+                    format!("its record {exp}/{node} is not usable"),
+                )),
+            }
         }
     }
 
@@ -498,6 +509,7 @@ fn page_content_with<'p>(
             let id = project.config.nodes.get(node)?.contributed_by.as_deref()?;
             Some(project.people.get(id)?.name.clone())
         });
+        view.name_pending_gpus(|node| Some(project.config.nodes.get(node)?.gpu.clone()));
         // A stale record is reported once, above; row problems of a current record here.
         for (node, p) in problems {
             if citations

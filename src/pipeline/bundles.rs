@@ -37,7 +37,7 @@ pub fn site_bundles(project: &Project, pages: &IdSet) -> Result<Vec<OutputFile>>
                 let claims: Vec<_> = meta
                     .claims
                     .iter()
-                    .filter(|c| meta.claim_record(c).as_ref() == Some(&key))
+                    .filter(|c| meta.claim_records(c).contains(&key))
                     .cloned()
                     .collect();
                 let id = entry.id.to_string();

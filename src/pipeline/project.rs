@@ -288,6 +288,8 @@ impl Project {
             navigation,
             drafts,
             restore: None,
+            library: &self.library,
+            node_facts: std::sync::OnceLock::new(),
         }
     }
 }

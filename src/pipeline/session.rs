@@ -101,6 +101,11 @@ struct State {
     /// See [`Session::show_withdrawn`]: published entries an edit withdrew keep a page,
     /// marked as withdrawn, in a session that serves from memory.
     show_withdrawn: bool,
+    /// Those entries. Their page is rendered and served, but they are not in `pages`:
+    /// `pages` is what a build would give a page, and every other page (the home page's
+    /// contents and body, sidebars, lists, body links) is rendered from it, so it is
+    /// byte for byte what a build writes. Kept in `pages`, a withdrawn entry stayed in
+    /// the home page's contents and body links after the edit.
     withdrawn: IdSet,
 }
 
@@ -316,6 +321,10 @@ impl Session {
                 _ => None,
             })
             .collect();
+        // Copied to the site as they are, `.well-known/` included: what a build reads.
+        if parts.first() == Some(&"static") {
+            return Change::Full;
+        }
         // Editor swap files, version control, and our own staging folders.
         if parts.iter().any(|p| p.starts_with('.') || p.ends_with('~')) {
             return Change::Ignore;
@@ -655,6 +664,8 @@ impl State {
         let mut index_behind = false;
         // Entries whose place in the reading order changed.
         let mut moved: Vec<EntryId> = Vec::new();
+        // Committed with the rest, once everything rendered and checked.
+        let mut withdrawn = self.withdrawn.clone();
         for (i, a) in &assessed {
             let e = &project.content.entries[*i];
             let before = match undo.old_entry(&e.id) {
@@ -663,13 +674,14 @@ impl State {
             };
             let is_published = a.verdict.is_published();
             let was_listed = self.published.contains(&e.id) || self.withdrawn.contains(&e.id);
-            let withdrawn = self.show_withdrawn && !is_published && was_listed;
-            if withdrawn {
-                self.withdrawn.insert(e.id.clone());
+            if self.show_withdrawn && !is_published && was_listed {
+                withdrawn.insert(e.id.clone());
             } else {
-                self.withdrawn.remove(&e.id);
+                withdrawn.remove(&e.id);
             }
-            let has_page = opts.drafts || is_published || withdrawn;
+            // As a build has it: a withdrawn entry's page is served, but no other page
+            // links to it or lists it (see `State::withdrawn`).
+            let has_page = opts.drafts || is_published;
             let (had_page, was_published) = match &new_pages {
                 Some((p, q)) => (p.contains(&e.id), q.contains(&e.id)),
                 None => (self.pages.contains(&e.id), self.published.contains(&e.id)),
@@ -802,7 +814,7 @@ impl State {
             let Some(e) = project.content.get(id) else {
                 continue;
             };
-            if !pages.contains(id) {
+            if !pages.contains(id) && !withdrawn.contains(id) {
                 continue;
             }
             let r = render_page_markdown(&input, e, assessment_of(id))?;
@@ -812,7 +824,8 @@ impl State {
             rendered.push((e, r));
         }
         for id in more.difference(&now) {
-            if let (Some(e), true) = (project.content.get(id), pages.contains(id)) {
+            let served = pages.contains(id) || withdrawn.contains(id);
+            if let (Some(e), true) = (project.content.get(id), served) {
                 let r = render_page_markdown(&input, e, assessment_of(id))?;
                 rendered.push((e, r));
             }
@@ -910,6 +923,7 @@ impl State {
         let mut removed: Vec<PathBuf> = changed
             .iter()
             .filter(|id| self.pages.contains(*id) && !pages.contains(*id))
+            .filter(|id| !withdrawn.contains(*id))
             .map(page_path)
             .collect();
         let new_search_files = wide_made.then(|| search_files(&files));
@@ -1021,6 +1035,7 @@ impl State {
             self.pages = pages;
             self.published = published;
         }
+        self.withdrawn = withdrawn;
         if index_changed {
             self.az.settle();
         }

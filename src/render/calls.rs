@@ -105,6 +105,8 @@ pub const FUNCTIONS: &[Function] = &[
             number_up_to("decimals", false, MAX_DECIMALS),
             text("experiment", false),
             text("node", false),
+            text("of_node", false),
+            text("to_node", false),
         ],
     },
     Function {

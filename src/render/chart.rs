@@ -18,6 +18,7 @@ pub fn chart(table: &TableView, index: usize) -> Option<String> {
         }
     }
     match table.line {
+        Some(axes) if !table.groups.is_empty() => comparison_line_chart(table, axes, index),
         Some(axes) => line_chart(table, axes, index),
         None => bar_chart(table),
     }
@@ -257,27 +258,43 @@ fn axis_title(heading: &str, table: &TableView, metric: usize) -> String {
 }
 
 /// A side-by-side table's chart: for each row, one bar per node, labelled with both, so
-/// the comparison reads without relying on colour.
+/// the comparison reads without relying on colour; a legend above names each node's bar
+/// (its shade) with its GPU, and says which node is not measured yet (its group has no
+/// bars; the others' still show).
 fn comparison_chart(table: &TableView) -> Option<String> {
-    let first = table.groups.first()?;
+    let first = table.groups.iter().find(|g| g.pending.is_none())?;
     let group_headings = &table.headings[first.first..first.first + first.span];
-    let offset = group_headings
-        .iter()
-        .position(|h| h == PREFERRED_METRIC || h.ends_with(&format!("({PREFERRED_METRIC})")))
+    // The column the entry names (`chart: {y: ...}`), else its GB/s column, else the first.
+    let offset = table
+        .bar
+        .filter(|&b| b < first.span)
+        .or_else(|| {
+            group_headings.iter().position(|h| {
+                h == PREFERRED_METRIC || h.ends_with(&format!("({PREFERRED_METRIC})"))
+            })
+        })
         .or(if first.span > 0 { Some(0) } else { None })?;
     let label_col = table.numeric.iter().position(|&n| !n);
+    let measured: Vec<(usize, &super::tables::ColumnGroup)> = table
+        .groups
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.pending.is_none())
+        .collect();
     let mut bars: Vec<(usize, Bar<'_>)> = Vec::new();
     for (i, row) in table.rows.iter().enumerate() {
         let label = label_col
             .and_then(|c| row.get(c))
             .cloned()
             .unwrap_or_else(|| format!("row {}", i + 1));
-        for (g, group) in table.groups.iter().enumerate() {
+        for (k, (g, group)) in measured.iter().enumerate() {
             let col = group.first + offset;
             let shown = row.get(col)?;
             let value = (*table.values.get(i)?.get(col)?)?;
+            // `k`: the bar's place in its row, for the gap between rows; `g`: its node,
+            // for its shade and the legend.
             bars.push((
-                g,
+                k * table.groups.len() + g,
                 Bar {
                     label: format!("{label} · {}", group.node),
                     shown,
@@ -292,28 +309,56 @@ fn comparison_chart(table: &TableView) -> Option<String> {
     let max = bars.iter().map(|(_, b)| b.value).fold(0.0_f64, f64::max);
     let metric_name = &group_headings[offset];
     let nodes: Vec<&str> = table.groups.iter().map(|g| g.node.as_str()).collect();
+    let pending: Vec<&str> = table
+        .groups
+        .iter()
+        .filter_map(|g| g.pending.as_deref())
+        .collect();
     let description = format!(
-        "Bar chart comparing {metric_name} on {}: {}.",
+        "Bar chart comparing {metric_name} on {}: {}.{}",
         nodes.join(", "),
-        listed(bars.iter().map(|(_, b)| b))
+        listed(bars.iter().map(|(_, b)| b)),
+        if pending.is_empty() {
+            String::new()
+        } else {
+            format!(" {}.", pending.join("; "))
+        }
     );
-    let per_row = table.groups.len() as f64;
+    // The legend: a swatch in the node's shade (hollow for a node without a record) and
+    // "node (GPU)" a line, and under a node without a record a second line saying so.
+    let (legend, legend_height, legend_width) = legend_svg(table, |g, pending| {
+        format!(
+            r#"<rect class="chart-bar node-{g}{p}" x="0" y="0" width="12" height="12" rx="2"></rect>"#,
+            p = if pending { " pending" } else { "" }
+        )
+    });
+    let per_row = measured.len() as f64;
     let rows = table.rows.len() as f64;
     let gap = ROW_HEIGHT - BAR_HEIGHT;
-    let height = TOP * 2.0 + (BAR_HEIGHT + 4.0) * per_row * rows + gap * rows;
+    let bars_top = legend_height + AXIS;
+    let height = bars_top + TOP + (BAR_HEIGHT + 4.0) * per_row * rows + gap * rows;
+    let axis = format!("{} →", axis_title(metric_name, table, first.first + offset));
     let at = Columns::of(
         bars.iter().map(|(_, b)| b.label.as_str()),
         bars.iter().map(|(_, b)| b.shown),
-        "",
+        &axis,
     );
-    let (bars_at, width) = (Coord(at.bars_at), Coord(at.width));
+    let width = Coord(at.width.max(legend_width));
+    let bars_at = Coord(at.bars_at);
     let mut svg = format!(
-        r#"<svg class="bar-chart comparison-chart" role="img" aria-label="{d}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title>{d}</title>"#,
+        r#"<svg class="bar-chart comparison-chart" role="img" aria-label="{d}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title>{d}</title>{legend}"#,
         d = escape(&description)
     );
-    let mut y = TOP;
-    for (k, (g, b)) in bars.iter().enumerate() {
-        if k > 0 && *g == 0 {
+    let _ = write!(
+        svg,
+        r#"<text class="chart-axis" x="{bars_at}" y="{ay}">{axis}</text>"#,
+        ay = Coord(legend_height + 13.0 - TOP),
+        axis = escape(&axis),
+    );
+    let mut y = bars_top;
+    for (k, (order, b)) in bars.iter().enumerate() {
+        let g = order % table.groups.len();
+        if k > 0 && *order / table.groups.len() == 0 {
             y += gap;
         }
         let w = at.bar(b.value, max);
@@ -332,6 +377,10 @@ fn comparison_chart(table: &TableView) -> Option<String> {
     svg.push_str("</svg>");
     Some(svg)
 }
+
+/// A legend line's height, and where its text starts (after the swatch).
+const LEGEND_LINE: f64 = 20.0;
+const LEGEND_TEXT_AT: f64 = 18.0;
 
 // The line chart's frame, in SVG user units. The SVG scales with the page (width 100%),
 // so at a 390 px phone width the 13-unit text is drawn at about 11.5 px.
@@ -368,36 +417,145 @@ pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<Str
     if table.stale.is_some() {
         return None;
     }
+    let points = points_of(table, axes.x, axes.y);
+    if points.len() < 2 {
+        return None;
+    }
+    let x_name = table.headings.get(axes.x)?;
+    let y_name = table.headings.get(axes.y)?;
+    draw_lines(
+        &[Series { node: None, points }],
+        x_name,
+        y_name,
+        index,
+        None,
+        reference_for(table, axes.y),
+    )
+}
+
+/// A side-by-side table's line chart: a line per measured node (`axes` are positions
+/// within each node's column group, so each node's own x values are used: a size written
+/// over the L2 differs between two models), told apart by a legend above the plot, its
+/// shade and its dash, as the comparison bar chart does. A node not measured yet has no
+/// line; the legend says so.
+fn comparison_line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<String> {
+    if table.stale.is_some() {
+        return None;
+    }
+    let first = table.groups.iter().find(|g| g.pending.is_none())?;
+    if axes.x >= first.span || axes.y >= first.span {
+        return None;
+    }
+    let series: Vec<Series<'_>> = table
+        .groups
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.pending.is_none())
+        .map(|(g, group)| Series {
+            node: Some((g, group.node.as_str())),
+            points: points_of(table, group.first + axes.x, group.first + axes.y),
+        })
+        .filter(|s| s.points.len() >= 2)
+        .collect();
+    if series.is_empty() {
+        return None;
+    }
+    let x_name = table.headings.get(first.first + axes.x)?;
+    let y_name = table.headings.get(first.first + axes.y)?;
+    let legend = legend_svg(table, |g, pending| {
+        format!(
+            r#"<line class="chart-line node-{g}{p}" x1="0" y1="6" x2="14" y2="6"></line>"#,
+            p = if pending { " pending" } else { "" }
+        )
+    });
+    draw_lines(&series, x_name, y_name, index, Some(legend), None)
+}
+
+/// One line of a line chart: its points, sorted by x, and side by side its node (its
+/// place among the table's groups, for its shade, and its name).
+struct Series<'a> {
+    node: Option<(usize, &'a str)>,
+    points: Vec<Point<'a>>,
+}
+
+/// The finite (x, y) points of columns `x` and `y` of the table's rows, sorted by x, with
+/// y's interval where the record keeps one.
+fn points_of(table: &TableView, x: usize, y: usize) -> Vec<Point<'_>> {
     let mut points: Vec<Point<'_>> = table
         .rows
         .iter()
         .zip(&table.values)
         .enumerate()
         .filter_map(|(r, (cells, values))| {
-            let x = (*values.get(axes.x)?)?;
-            let y = (*values.get(axes.y)?)?;
+            let xv = (*values.get(x)?)?;
+            let yv = (*values.get(y)?)?;
             let y_span = table
                 .intervals
                 .get(r)
-                .and_then(|row| row.get(axes.y).copied().flatten())
+                .and_then(|row| row.get(y).copied().flatten())
                 .filter(|(lo, hi)| lo.is_finite() && hi.is_finite() && lo <= hi);
-            (x.is_finite() && y.is_finite()).then_some(Point {
-                x,
-                y,
+            (xv.is_finite() && yv.is_finite()).then_some(Point {
+                x: xv,
+                y: yv,
                 y_span,
-                x_shown: cells.get(axes.x)?,
-                y_shown: cells.get(axes.y)?,
+                x_shown: cells.get(x)?,
+                y_shown: cells.get(y)?,
             })
         })
         .collect();
-    if points.len() < 2 {
-        return None;
-    }
     points.sort_by(|a, b| a.x.total_cmp(&b.x));
-    let x_name = table.headings.get(axes.x)?;
-    let y_name = table.headings.get(axes.y)?;
+    points
+}
 
-    let (x_min, x_max) = (points[0].x, points[points.len() - 1].x);
+/// A comparison chart's legend: a swatch (`swatch(group, pending)`, 12 units high at
+/// the line's top) and "node (GPU)" a line, and under a node not measured yet a second
+/// line saying so. Returns the SVG group and its height; the widest text it holds.
+fn legend_svg(table: &TableView, swatch: impl Fn(usize, bool) -> String) -> (String, f64, f64) {
+    let mut svg = String::from(r#"<g class="chart-legend">"#);
+    let mut y = TOP;
+    let mut widest: f64 = 0.0;
+    for (g, group) in table.groups.iter().enumerate() {
+        let name = match group.gpu.is_empty() {
+            true => group.node.clone(),
+            false => format!("{} ({})", group.node, group.gpu),
+        };
+        let text_y = Coord(y + LEGEND_LINE - 5.0);
+        let _ = write!(
+            svg,
+            r#"<g transform="translate(0 {sy})">{sw}</g><text class="chart-legend-text" x="{LEGEND_TEXT_AT}" y="{text_y}">{name}</text>"#,
+            sy = Coord(y + LEGEND_LINE - 15.0),
+            sw = swatch(g, group.pending.is_some()),
+            name = escape(&name),
+        );
+        widest = widest.max(text_width(&name));
+        y += LEGEND_LINE;
+        if let Some(p) = &group.pending {
+            let _ = write!(
+                svg,
+                r#"<text class="chart-legend-text chart-pending" x="{LEGEND_TEXT_AT}" y="{ty}">{p}</text>"#,
+                ty = Coord(y + LEGEND_LINE - 5.0),
+                p = escape(p),
+            );
+            widest = widest.max(text_width(p));
+            y += LEGEND_LINE;
+        }
+    }
+    svg.push_str("</g>");
+    (svg, y + TOP, LEGEND_TEXT_AT + widest)
+}
+
+/// The line chart of `series` (one, or a line per node with `legend` above the plot).
+fn draw_lines(
+    series: &[Series<'_>],
+    x_name: &str,
+    y_name: &str,
+    index: usize,
+    legend: Option<(String, f64, f64)>,
+    reference: Option<&ReferenceLine>,
+) -> Option<String> {
+    let all = || series.iter().flat_map(|s| s.points.iter());
+    let x_min = all().map(|p| p.x).fold(f64::INFINITY, f64::min);
+    let x_max = all().map(|p| p.x).fold(f64::NEG_INFINITY, f64::max);
     let log_x = x_min > 0.0 && x_max / x_min > LOG_SPAN;
     let to_axis = |x: f64| if log_x { x.log10() } else { x };
     let (a_min, a_max) = (to_axis(x_min), to_axis(x_max));
@@ -413,13 +571,11 @@ pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<Str
 
     // Bandwidths and times are read against zero; a column with negative values gets its
     // own floor.
-    let y_data_min = points
-        .iter()
+    let y_data_min = all()
         .map(|p| p.y_span.map_or(p.y, |s| s.0.min(p.y)))
         .fold(f64::INFINITY, f64::min);
-    let reference = reference_for(table, axes.y).filter(|r| r.value.is_finite());
-    let y_data_max = points
-        .iter()
+    let reference = reference.filter(|r| r.value.is_finite());
+    let y_data_max = all()
         .map(|p| p.y_span.map_or(p.y, |s| s.1.max(p.y)))
         .chain(reference.map(|r| r.value))
         .fold(f64::NEG_INFINITY, f64::max);
@@ -430,30 +586,68 @@ pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<Str
     let py = |y: f64| PLOT_TOP + (1.0 - (y - y_lo) / (y_hi - y_lo)) * plot_h;
 
     let id = format!("line-chart-{index}");
-    let title = format!("Line chart of {y_name} against {x_name}");
-    let description = format!(
-        "{} points{}: {}.{}",
-        points.len(),
-        if log_x {
-            format!(", {x_name} on a logarithmic axis")
-        } else {
-            String::new()
-        },
+    let listed = |points: &[Point<'_>]| {
         points
             .iter()
             .map(|p| format!("{} {x_name}: {} {y_name}", p.x_shown, p.y_shown))
             .collect::<Vec<_>>()
-            .join("; "),
-        reference.map_or(String::new(), |r| format!(
-            " A dashed line marks the {}.",
-            r.label
-        ))
-    );
+            .join("; ")
+    };
+    let log_note = if log_x {
+        format!(", {x_name} on a logarithmic axis")
+    } else {
+        String::new()
+    };
+    let (title, description) = match series {
+        [one] if one.node.is_none() => (
+            format!("Line chart of {y_name} against {x_name}"),
+            format!(
+                "{} points{log_note}: {}.",
+                one.points.len(),
+                listed(&one.points)
+            ),
+        ),
+        _ => (
+            format!(
+                "Line chart of {y_name} against {x_name} on {}",
+                series
+                    .iter()
+                    .filter_map(|s| s.node.map(|(_, n)| n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            series
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{}: {} points{log_note}: {}.",
+                        s.node.map_or("", |(_, n)| n),
+                        s.points.len(),
+                        listed(&s.points)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+    };
+    let description = match reference {
+        Some(r) => format!("{description} A dashed line marks the {}.", r.label),
+        None => description,
+    };
+    // Side by side, the legend sits above the plot, which moves down by its height; the
+    // chart widens (and scales down in its box) when a legend line is wider than it.
+    let (legend, legend_h, legend_w) = legend.unwrap_or_default();
+    let width = Coord(LINE_WIDTH.max(legend_w));
+    let height = Coord(LINE_HEIGHT + legend_h);
     let mut svg = format!(
-        r#"<svg class="line-chart" role="img" aria-labelledby="{id}-title {id}-desc" viewBox="0 0 {LINE_WIDTH} {LINE_HEIGHT}" width="{LINE_WIDTH}" height="{LINE_HEIGHT}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title id="{id}-title">{t}</title><desc id="{id}-desc">{d}</desc>"#,
+        r#"<svg class="line-chart" role="img" aria-labelledby="{id}-title {id}-desc" viewBox="0 0 {width} {height}" width="{width}" height="{height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title id="{id}-title">{t}</title><desc id="{id}-desc">{d}</desc>"#,
         t = escape(&title),
         d = escape(&description),
     );
+    if legend_h > 0.0 {
+        svg.push_str(&legend);
+        let _ = write!(svg, r#"<g transform="translate(0 {})">"#, Coord(legend_h));
+    }
 
     // Horizontal grid lines and y tick labels.
     let mut y = y_lo;
@@ -477,6 +671,9 @@ pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<Str
     // x tick labels at the data's own x values (as the table shows them): every one if
     // they fit, else every second, third... point, the same stride throughout so that a
     // log axis of powers of two keeps an even rhythm (1, 4, 16, 64...).
+    let mut points: Vec<&Point<'_>> = all().collect();
+    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+    points.dedup_by(|a, b| a.x == b.x);
     let half_width = |p: &Point<'_>| p.x_shown.chars().count() as f64 * CHAR_WIDTH / 2.0;
     let stride = (1..=points.len())
         .find(|&k| {
@@ -485,7 +682,9 @@ pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<Str
                 .step_by(k)
                 .collect::<Vec<_>>()
                 .windows(2)
-                .all(|w| px(w[1].x) - px(w[0].x) >= half_width(w[0]) + half_width(w[1]) + LABEL_GAP)
+                .all(|w| {
+                    px(w[1].x) - px(w[0].x) >= half_width(*w[0]) + half_width(*w[1]) + LABEL_GAP
+                })
         })
         .unwrap_or(points.len());
     for p in points.iter().step_by(stride) {
@@ -519,34 +718,46 @@ pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<Str
             t = escape(&r.label),
         );
     }
-    // The line, then a marker on every point (drawn last, so on top).
-    let path = points
-        .iter()
-        .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
-        .collect::<Vec<_>>()
-        .join(" ");
-    svg.push_str(&format!(
-        r#"<polyline class="chart-line" points="{path}"></polyline>"#
-    ));
-    // Error bars: each point's interval (95%, from the record), with short caps.
-    for p in &points {
-        if let Some((lo, hi)) = p.y_span {
-            let (xx, y1, y2) = (px(p.x), py(hi), py(lo));
+    // Each line, then a marker on every point (drawn last, so on top).
+    for s in series {
+        let class = s.node.map_or(String::new(), |(g, _)| format!(" node-{g}"));
+        let path = s
+            .points
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", px(p.x), py(p.y)))
+            .collect::<Vec<_>>()
+            .join(" ");
+        svg.push_str(&format!(
+            r#"<polyline class="chart-line{class}" points="{path}"></polyline>"#
+        ));
+        // Error bars: each point's interval (95%, from the record), with short caps.
+        for p in &s.points {
+            if let Some((lo, hi)) = p.y_span {
+                let (xx, y1, y2) = (px(p.x), py(hi), py(lo));
+                svg.push_str(&format!(
+                    r#"<path class="chart-error{class}" d="M{l:.1},{y1:.1}H{r:.1}M{xx:.1},{y1:.1}V{y2:.1}M{l:.1},{y2:.1}H{r:.1}"></path>"#,
+                    l = xx - 3.0,
+                    r = xx + 3.0,
+                ));
+            }
+        }
+    }
+    for s in series {
+        let class = s.node.map_or(String::new(), |(g, _)| format!(" node-{g}"));
+        let node = s.node.map_or(String::new(), |(_, n)| format!(" on {n}"));
+        for p in &s.points {
             svg.push_str(&format!(
-                r#"<path class="chart-error" d="M{l:.1},{y1:.1}H{r:.1}M{xx:.1},{y1:.1}V{y2:.1}M{l:.1},{y2:.1}H{r:.1}"></path>"#,
-                l = xx - 3.0,
-                r = xx + 3.0,
+                r#"<circle class="chart-point{class}" cx="{:.1}" cy="{:.1}" r="3.5"><title>{}: {}{}</title></circle>"#,
+                px(p.x),
+                py(p.y),
+                escape(p.x_shown),
+                escape(p.y_shown),
+                escape(&node),
             ));
         }
     }
-    for p in &points {
-        svg.push_str(&format!(
-            r#"<circle class="chart-point" cx="{:.1}" cy="{:.1}" r="3.5"><title>{}: {}</title></circle>"#,
-            px(p.x),
-            py(p.y),
-            escape(p.x_shown),
-            escape(p.y_shown),
-        ));
+    if legend_h > 0.0 {
+        svg.push_str("</g>");
     }
     svg.push_str("</svg>");
     Some(svg)
@@ -1088,6 +1299,7 @@ mod tests {
                 first: 1,
                 span: 1,
                 measured_by: None,
+                pending: None,
             },
             super::super::tables::ColumnGroup {
                 node: "node-b".into(),
@@ -1095,17 +1307,161 @@ mod tests {
                 first: 2,
                 span: 1,
                 measured_by: None,
+                pending: None,
             },
         ];
         let svg = bar_chart(&t).expect("a chart");
         assert!(svg.contains("<title>Bar chart comparing GB/s on node-a, node-b: full · node-a 400.0, full · node-b 200.0, quarter · node-a 100.0, quarter · node-b 50.0.</title>"), "{svg}");
-        let w = widths(&svg);
+        // The legend first: a swatch in each node's shade and "node (GPU)".
+        let (legend, bars) = svg
+            .split_once("</g><text class=\"chart-axis\"")
+            .expect("a legend group");
+        assert!(
+            legend.contains(r#"<rect class="chart-bar node-0" x="0""#)
+                && legend.contains(r#"<rect class="chart-bar node-1" x="0""#)
+                && legend.contains(">node-a (A)</text>")
+                && legend.contains(">node-b (B)</text>"),
+            "{legend}"
+        );
+        assert!(bars.contains(">GB/s →</text>"), "{bars}");
+        assert!(
+            legend.starts_with("<svg") && legend.contains("<g class=\"chart-legend\">"),
+            "{legend}"
+        );
+        let w = widths(bars);
         assert_eq!(w.len(), 4);
         assert!(
             (w[0] / w[1] - 2.0).abs() < 0.01 && (w[0] / w[3] - 8.0).abs() < 0.01,
             "{w:?}"
         );
-        assert!(svg.contains(r#"class="chart-bar node-1""#));
+        assert!(bars.contains(r#"class="chart-bar node-1""#));
+        let width = width_of(&svg);
+        for (text, l, r) in text_extents(&svg) {
+            assert!(
+                l >= 0.0 && r <= width,
+                "{text} at {l}..{r} outside 0..{width}"
+            );
+        }
+
+        // node-b not measured yet: no bars of its own, the legend says so under its GPU,
+        // and node-a's bars still show.
+        t.groups[1].pending = Some("not measured on node-b yet".into());
+        for row in &mut t.values {
+            row[2] = None;
+        }
+        let svg = bar_chart(&t).expect("a chart without node-b's bars");
+        let (legend, bars) = svg.split_once("</g><text class=\"chart-axis\"").unwrap();
+        assert!(
+            legend.contains(r#"<rect class="chart-bar node-1 pending""#)
+                && legend.contains(">not measured on node-b yet</text>"),
+            "{legend}"
+        );
+        assert_eq!(widths(bars).len(), 2, "{bars}");
+        assert!(!bars.contains("· node-b"), "{bars}");
+        assert!(
+            svg.contains(
+                "full · node-a 400.0, quarter · node-a 100.0. not measured on node-b yet."
+            ),
+            "{svg}"
+        );
+        // All nodes pending (no record anywhere): no chart.
+        t.groups[0].pending = Some("not measured on node-a yet".into());
+        assert!(bar_chart(&t).is_none());
+    }
+
+    #[test]
+    fn a_side_by_side_line_chart_draws_a_line_per_node_with_a_legend() {
+        // Each node's own x (a size over its L2) and y, in one group each.
+        let mut t = table(
+            &["label", "KiB", "ns", "KiB", "ns"],
+            &[false, true, true, true, true],
+            &[
+                &["l2/4", "12,800", "250", "15,360", "260"],
+                &["l2*4", "204,800", "600", "245,760", "580"],
+                &["l2*16", "819,200", "610", "983,040", "590"],
+            ],
+        );
+        t.groups = vec![
+            super::super::tables::ColumnGroup {
+                node: "node-a".into(),
+                gpu: "A".into(),
+                first: 1,
+                span: 2,
+                measured_by: None,
+                pending: None,
+            },
+            super::super::tables::ColumnGroup {
+                node: "node-b".into(),
+                gpu: "B".into(),
+                first: 3,
+                span: 2,
+                measured_by: None,
+                pending: None,
+            },
+        ];
+        t.line = Some(LineAxes { x: 0, y: 1 });
+        let svg = chart(&t, 0).expect("a line chart");
+        assert!(svg.contains("<title id=\"line-chart-0-title\">Line chart of ns against KiB on node-a, node-b</title>"), "{svg}");
+        assert!(
+            svg.contains("node-a: 3 points: 12,800 KiB: 250 ns;"),
+            "{svg}"
+        );
+        assert_eq!(
+            svg.matches("<polyline class=\"chart-line node-0\"").count(),
+            1,
+            "{svg}"
+        );
+        assert_eq!(
+            svg.matches("<polyline class=\"chart-line node-1\"").count(),
+            1,
+            "{svg}"
+        );
+        assert_eq!(
+            svg.matches("class=\"chart-point node-1\"").count(),
+            3,
+            "{svg}"
+        );
+        assert!(
+            svg.contains("<title>983,040: 590 on node-b</title>"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains(">node-a (A)</text>") && svg.contains(">node-b (B)</text>"),
+            "{svg}"
+        );
+        // node-b's line uses its own x values: its last point lies right of node-a's.
+        let last_x = |class: &str| -> f64 {
+            let pts = svg
+                .split(&format!("<polyline class=\"{class}\" points=\""))
+                .nth(1)
+                .unwrap();
+            pts.split('"')
+                .next()
+                .unwrap()
+                .split(' ')
+                .last()
+                .unwrap()
+                .split(',')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert!(
+            last_x("chart-line node-1") > last_x("chart-line node-0"),
+            "{svg}"
+        );
+        // The plot sits below the legend, inside the (taller) chart.
+        assert!(
+            svg.contains("viewBox=\"0 0 400 312\"")
+                && svg.contains("<g transform=\"translate(0 52)\"><line class=\"chart-grid\""),
+            "{svg}"
+        );
+        // node-b not measured yet: one line, the legend says so.
+        t.groups[1].pending = Some("not measured on node-b yet".into());
+        let svg = chart(&t, 0).expect("node-a's line");
+        assert_eq!(svg.matches("<polyline").count(), 1, "{svg}");
+        assert!(svg.contains(">not measured on node-b yet</text>"), "{svg}");
     }
 
     /// Every text's extent as drawn at `TEXT_CHAR` a character: (left, right).

@@ -32,6 +32,24 @@ pub fn code_span(code: &str) -> String {
     html
 }
 
+/// Plain text as HTML, each `` `span` `` in it as a code span: what the gate says about an
+/// entry (a stale record's `glossary verify`, a row's `tlp1`) reads on a page as code,
+/// never as raw backticks. An unpaired backtick stays as it is.
+pub fn backticks_as_code(text: &str) -> String {
+    let mut html = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let Some(len) = rest[open + 1..].find('`') else {
+            break;
+        };
+        escape_into(&mut html, &rest[..open]);
+        html.push_str(&code_span(&rest[open + 1..open + 1 + len]));
+        rest = &rest[open + len + 2..];
+    }
+    escape_into(&mut html, rest);
+    html
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,5 +64,17 @@ mod tests {
         }
         assert_eq!(code_span("a<b"), "<code>a&lt;b</code>");
         assert!(!is_option(&format!("--{}", "x".repeat(40))));
+    }
+
+    #[test]
+    fn backticks_become_code_spans_and_the_rest_is_escaped() {
+        assert_eq!(
+            backticks_as_code("no record (run `glossary verify` on <node>); `x"),
+            "no record (run <code>glossary verify</code> on &lt;node&gt;); `x"
+        );
+        assert_eq!(
+            backticks_as_code("`--drafts`"),
+            "<code class=\"opt\">--drafts</code>"
+        );
     }
 }

@@ -91,9 +91,12 @@ pub struct SourceCtx {
 pub fn sources(items: &[SourceCtx]) -> String {
     let mut out = String::new();
     for s in items {
-        // Loading refused any other source at its line (`content::is_web_url`); a link the
-        // rule refuses is never written, whatever the caller checked.
-        if crate::link_scheme::check(&s.url).is_ok() {
+        // Loading refused any other source at its line (`content::is_web_url`), and a
+        // build with errors still renders every page to find them all: a link the rule
+        // refuses is never written, so the error is the entry's, at its line, and not
+        // also a broken link "made by a template" (the `new term` scaffold's placeholder
+        // address was reported so).
+        if crate::content::is_web_url(&s.url) {
             out.push_str("<li><a href=\"");
             escape_into(&mut out, &s.url);
             out.push_str("\">");
@@ -151,8 +154,17 @@ pub fn table_head(view: &TableView, class: impl Fn(usize) -> &'static str) -> St
         out.push_str("</th>");
     }
     out.push_str("</tr>\n        <tr>");
-    for h in view.headings.iter().skip(first) {
-        out.push_str("<th scope=\"col\" class=\"num\">");
+    for (i, h) in view.headings.iter().enumerate().skip(first) {
+        // A node not measured yet: its one column's heading says so, under its GPU.
+        let pending = view
+            .groups
+            .iter()
+            .any(|g| g.first == i && g.pending.is_some());
+        out.push_str(if pending {
+            "<th scope=\"col\" class=\"pending-group\">"
+        } else {
+            "<th scope=\"col\" class=\"num\">"
+        });
         escape_into(&mut out, h);
         out.push_str("</th>");
     }
@@ -209,6 +221,23 @@ mod tests {
             "<li><a href=\"https://x.org/?a=1&amp;b=2\">&quot;Hardware&quot; &lt;notes&gt;</a> \
              <span class=\"checked\">(checked 2026-08-30)</span></li>\n  "
         );
+        // An address loading refuses (the entry's error, at its line) is no link.
+        for url in [
+            "<<replace: that page's https address>>",
+            "docs.nvidia.com/cuda",
+            "",
+        ] {
+            let source = SourceCtx {
+                title: "Guide".into(),
+                url: url.into(),
+                checked: "2026-08-30".into(),
+            };
+            assert_eq!(
+                sources(&[source]),
+                "<li>Guide <span class=\"checked\">(checked 2026-08-30)</span></li>\n  ",
+                "{url}"
+            );
+        }
     }
 
     #[test]
@@ -244,6 +273,7 @@ mod tests {
                 first: 1,
                 span: 1,
                 measured_by: None,
+                pending: None,
             },
             ColumnGroup {
                 node: "b<".into(),
@@ -251,6 +281,7 @@ mod tests {
                 first: 2,
                 span: 1,
                 measured_by: None,
+                pending: None,
             },
         ];
         let head = table_head(&view, class);

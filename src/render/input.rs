@@ -89,9 +89,27 @@ pub struct RenderInput<'a> {
     pub drafts: bool,
     /// Where assessments let their [`Shown`] go (a large build), how to make it again.
     pub restore: Option<&'a Restore<'a>>,
+    /// The records, for what the nodes page and the home page say of each node.
+    pub library: &'a crate::measure::Library,
+    /// Made on first use ([`RenderInput::node_facts`]).
+    pub node_facts: std::sync::OnceLock<Vec<super::node_facts::NodeFacts>>,
 }
 
 impl RenderInput<'_> {
+    /// Each verification node as the nodes page and the home page show it, made once.
+    pub fn node_facts(&self) -> &[super::node_facts::NodeFacts] {
+        self.node_facts.get_or_init(|| {
+            super::node_facts::node_facts(
+                self.config,
+                self.library,
+                self.content,
+                &|id| self.listed(id),
+                &|id| self.published.contains(id),
+                &|person| self.people.get(person).map(|p| p.name.clone()),
+            )
+        })
+    }
+
     /// Whether the search index lists `id`: what this build shows. A `--drafts` preview
     /// searches its drafts too, in its own index (its own folder); a site's index holds
     /// published entries only. The sitemap and feed list published entries only, always.

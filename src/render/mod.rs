@@ -20,6 +20,7 @@ mod input;
 pub mod links;
 pub mod markdown;
 pub mod navigation;
+pub mod node_facts;
 pub mod pages;
 pub mod raw_html;
 pub mod svg;

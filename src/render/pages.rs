@@ -88,7 +88,7 @@ struct PageCtx<'a> {
     root: &'static str,
     canonical: String,
     /// Reasons the entry is not published (a drafts preview, or `serve` showing an entry
-    /// an edit withdrew).
+    /// an edit withdrew), each as HTML (`code_span::backticks_as_code`).
     draft: Option<Vec<String>>,
     /// The page is shown although unpublished outside a drafts preview: only `serve` does
     /// this, for an entry an edit withdrew (`Session::show_withdrawn`).
@@ -528,8 +528,13 @@ fn entry_template(
             input.config.base_url.trim_end_matches('/'),
             e.id.url_path()
         ),
-        draft: (!a.verdict.is_published())
-            .then(|| a.verdict.refusals.iter().map(|r| r.to_string()).collect()),
+        draft: (!a.verdict.is_published()).then(|| {
+            a.verdict
+                .refusals
+                .iter()
+                .map(|r| super::code_span::backticks_as_code(&r.to_string()))
+                .collect()
+        }),
         withdrawn: !input.drafts && !a.verdict.is_published(),
         body: r.html,
         tables: shown

@@ -33,9 +33,11 @@ pub struct TableView {
     /// Footnotes to the cells, such as timings whose sampling did not converge.
     pub notes: Vec<String>,
     /// Columns (by position) to draw as a line chart, y against x, where the entry asks
-    /// for one; otherwise the table gets the default bar chart.
+    /// for one; otherwise the table gets the default bar chart. Side by side, positions
+    /// within each node's column group (a line per node).
     pub line: Option<LineAxes>,
-    /// The column (by position) a bar chart draws, where the entry names one.
+    /// The column (by position) a bar chart draws, where the entry names one. Side by
+    /// side, its position within each node's column group.
     pub bar: Option<usize>,
     /// The roofs its chart draws, decided here from the record and the node's peaks.
     #[serde(skip)]
@@ -109,6 +111,9 @@ pub struct ColumnGroup {
     /// For a contributed node (`contributed_by` in its profile): the person who measured
     /// it, by their registered name, so the column says whose GPU it is.
     pub measured_by: Option<String>,
+    /// A node cited before its first record: the group is one column saying so ("not
+    /// measured on h100 yet"), and the other nodes' rows and chart still show.
+    pub pending: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -130,6 +135,19 @@ impl TableView {
             p.measured_by = who(&p.node);
         }
     }
+
+    /// Name the GPU of each group that has no record to name it (a node not measured
+    /// yet), from the node's profile (`gpu(node)`).
+    pub fn name_pending_gpus(&mut self, gpu: impl Fn(&str) -> Option<String>) {
+        for g in self.groups.iter_mut().filter(|g| g.gpu.is_empty()) {
+            g.gpu = gpu(&g.node).unwrap_or_default();
+        }
+    }
+}
+
+/// What a group of a node without a record says, in its one column.
+pub fn not_measured_yet(node: &str) -> String {
+    format!("not measured on {node} yet")
 }
 
 const UNCONVERGED_MARK: &str = "†";
@@ -568,6 +586,20 @@ pub fn side_by_side(
         return (only, problems);
     }
     let nodes: Vec<&str> = views.iter().map(|(n, _, _)| *n).collect();
+    // A node cited before its first record (no file at all) is pending: its group says so
+    // and the others' numbers still show. The entry stays refused as stale (`problems`).
+    // Any other problem (a wrong node, a changed experiment, an unsigned record) keeps the
+    // whole table stale, as a number beside it could mislead.
+    let missing = |node: &str| {
+        per_node
+            .iter()
+            .any(|(n, c)| *n == node && matches!(c, Err(Staleness::Missing { .. })))
+    };
+    let pending: Vec<bool> = if views.iter().any(|(n, _, _)| !missing(n)) {
+        views.iter().map(|(n, _, _)| missing(n)).collect()
+    } else {
+        vec![false; views.len()]
+    };
     let mut out = TableView {
         experiment: table.experiment.clone(),
         node: nodes.join(", "),
@@ -585,8 +617,8 @@ pub fn side_by_side(
             .iter()
             .flat_map(|(_, v, _)| v.provenance.clone())
             .collect(),
-        // Side by side, the comparison chart draws the nodes against each other instead;
-        // a roofline draws each node's roofs and points in a colour of its own.
+        // Side by side: set below, as positions within each node's group.
+        // A roofline draws each node's roofs and points in a colour of its own.
         line: None,
         bar: None,
         roofs: ChartRoofs {
@@ -601,7 +633,9 @@ pub fn side_by_side(
     };
     let stale: Vec<String> = views
         .iter()
-        .filter_map(|(n, v, _)| v.stale.as_ref().map(|s| format!("node {n}: {s}")))
+        .zip(&pending)
+        .filter(|(_, p)| !**p)
+        .filter_map(|((n, v, _), _)| v.stale.as_ref().map(|s| format!("node {n}: {s}")))
         .collect();
     if !stale.is_empty() {
         out.stale = Some(stale.join("; "));
@@ -620,7 +654,31 @@ pub fn side_by_side(
         out.headings.push(model.headings[i].clone());
         out.numeric.push(false);
     }
-    for (node, v, _) in &views {
+    // The entry's chart, its columns as positions within a node's group: a line per node,
+    // or the named column's bars. A column that names the row (not in a group) is not
+    // charted side by side.
+    let in_group = |i: usize| measured.iter().position(|&m| m == i);
+    out.line = model.line.and_then(|a| {
+        Some(LineAxes {
+            x: in_group(a.x)?,
+            y: in_group(a.y)?,
+        })
+    });
+    out.bar = model.bar.and_then(in_group);
+    for ((node, v, _), &pending) in views.iter().zip(&pending) {
+        if pending {
+            out.groups.push(ColumnGroup {
+                node: node.to_string(),
+                gpu: String::new(),
+                first: out.headings.len(),
+                span: 1,
+                measured_by: None,
+                pending: Some(not_measured_yet(node)),
+            });
+            out.headings.push(not_measured_yet(node));
+            out.numeric.push(true);
+            continue;
+        }
         out.groups.push(ColumnGroup {
             node: node.to_string(),
             gpu: per_node
@@ -632,6 +690,7 @@ pub fn side_by_side(
             first: out.headings.len(),
             span: measured.len(),
             measured_by: None,
+            pending: None,
         });
         for &i in &measured {
             out.headings
@@ -650,13 +709,20 @@ pub fn side_by_side(
     if out.stale.is_none()
         && views
             .iter()
-            .all(|(_, v, _)| v.rows.len() == table.rows.len())
+            .zip(&pending)
+            .all(|((_, v, _), p)| *p || v.rows.len() == table.rows.len())
     {
         for r in 0..table.rows.len() {
             let mut cells: Vec<String> = lead.iter().map(|&i| model.rows[r][i].clone()).collect();
             let mut values: Vec<Option<f64>> = lead.iter().map(|&i| model.values[r][i]).collect();
             let mut intervals: Vec<Option<(f64, f64)>> = lead.iter().map(|_| None).collect();
-            for (_, v, _) in &views {
+            for ((_, v, _), &pending) in views.iter().zip(&pending) {
+                if pending {
+                    cells.push("—".to_string());
+                    values.push(None);
+                    intervals.push(None);
+                    continue;
+                }
                 for &i in &measured {
                     cells.push(v.rows[r][i].clone());
                     values.push(v.values[r][i]);
@@ -675,6 +741,7 @@ pub fn side_by_side(
         out.stale = Some(
             problems
                 .iter()
+                .filter(|(n, _)| !missing(n))
                 .map(|(n, p)| format!("node {n}: {p}"))
                 .collect::<Vec<_>>()
                 .join("; "),

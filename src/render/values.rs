@@ -5,7 +5,9 @@
 //! `{{ value(row="tlp1", column="gbps") }}` and
 //! `{{ ratio(column="gbps", of="tlp1-b1", to="tlp1") }}` read the entry's first measured
 //! table (its first node, when it cites several); `experiment=` and `node=` pick another
-//! cited record, each defaulting to the first table's.
+//! cited record, each defaulting to the first table's. A ratio across two nodes names the
+//! node of each side: `{{ ratio(column="gbps", of="big", to="big", of_node="h200",
+//! to_node="h100") }}` (each defaults to `node=`, then to the first table's node).
 //!
 //! `{{ occupancy(arch="sm_90", block=256, regs=40, show="warps") }}` asks the occupancy model
 //! (tested against every point of the driver sweep recorded on the H200) for a launch that
@@ -268,9 +270,21 @@ impl Lookup<'_> {
         let (column, of, to) = (arg(call, "column"), arg(call, "of"), arg(call, "to"));
         // The parser refused more than MAX_DECIMALS, with the file and line.
         let decimals = call.number("decimals").unwrap_or(2).min(MAX_DECIMALS) as usize;
-        let asked = format!("ratio(column={column}, of={of}, to={to})");
-        let a = self.cell(call, of, column, &asked).and_then(|c| c.as_f64());
-        let b = self.cell(call, to, column, &asked).and_then(|c| c.as_f64());
+        // A cross-node ratio: `of_node=` and `to_node=` each pick the node of one side
+        // (each else `node=`, else the first table's first node).
+        let (of_node, to_node) = (call.text("of_node"), call.text("to_node"));
+        let on = |n: Option<&str>| n.map(|n| format!("@{n}")).unwrap_or_default();
+        let asked = format!(
+            "ratio(column={column}, of={of}{}, to={to}{})",
+            on(of_node),
+            on(to_node)
+        );
+        let a = self
+            .cell_on(call, of, column, &asked, of_node)
+            .and_then(|c| c.as_f64());
+        let b = self
+            .cell_on(call, to, column, &asked, to_node)
+            .and_then(|c| c.as_f64());
         match (a, b) {
             (Some(a), Some(b)) if b != 0.0 => format!("{:.decimals$}", a / b),
             _ => "[missing value]".into(),
@@ -322,6 +336,18 @@ impl Lookup<'_> {
         column: &str,
         asked: &str,
     ) -> Option<crate::measure::ColumnValue> {
+        self.cell_on(call, row, column, asked, None)
+    }
+
+    /// [`Lookup::cell`] on `node` when given (a ratio's `of_node=`/`to_node=`).
+    fn cell_on(
+        &self,
+        call: &Call,
+        row: &str,
+        column: &str,
+        asked: &str,
+        node: Option<&str>,
+    ) -> Option<crate::measure::ColumnValue> {
         let problem = |why: String| {
             self.problems
                 .lock()
@@ -332,7 +358,8 @@ impl Lookup<'_> {
         // Each of experiment= and node= defaults on its own to the first table's (its
         // first node): `node="t4"` alone reads the same experiment on another node.
         let named = |k: &str| call.text(k).map(str::to_string);
-        let key = match (named("experiment"), named("node"), &self.default) {
+        let node = node.map(str::to_string).or_else(|| named("node"));
+        let key = match (named("experiment"), node, &self.default) {
             (Some(e), Some(n), _) => (e, n),
             (e, n, Some((de, dn))) => (
                 e.unwrap_or_else(|| de.clone()),
@@ -689,6 +716,7 @@ mod tests {
             throttled_samples: Some(0),
             unobserved_samples: 0,
             converged: true,
+            host_median_ms: None,
             interval: None,
         };
         ConfigRecord {

@@ -74,39 +74,32 @@ pub fn markdown(checked: &Checked, mine: &Record, report: &Report) -> String {
         "- Record: `{}.json`, signed with the contributor's SSH key\n",
         mine.node
     );
-    if report.same_gpu {
-        let _ = writeln!(
-            s,
-            "| row | published ms | this run ms | verdict |\n|---|---|---|---|"
-        );
-        for r in &report.rows {
-            let e = |e: &Option<crate::measure::compare::Span>| {
-                e.map_or("-".to_string(), |s| {
-                    format!("{:.4}", crate::measure::verdict::Estimate::from(s))
-                })
-            };
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} |",
-                cell(&r.label),
-                e(&r.old),
-                e(&r.new),
-                r.verdict
-            );
+    let _ = writeln!(
+        s,
+        "- Model: {} ({}, cc {}){}\n",
+        mine.gpu.name,
+        mine.gpu.uuid,
+        mine.gpu.compute_capability,
+        match report.same_gpu {
+            true => " — the published node's model: every row judged".to_string(),
+            false => format!(
+                " — another model than the published node's {}: rows side by side, {}; claims judged",
+                checked.bundle.profile.gpu,
+                super::NOT_JUDGED
+            ),
         }
-    } else {
-        let _ = writeln!(
-            s,
-            "Another GPU model than the published node's: times are not compared, claims are.\n"
-        );
-    }
+    );
+    s.push_str(&report.rows_table(true));
     if !report.claims.is_empty() {
         let _ = writeln!(s, "\n| page | claim | verdict |\n|---|---|---|");
         for c in &report.claims {
             let _ = writeln!(
                 s,
                 "| {} | {} | {}: {} |",
-                c.entry, c.says, c.verdict, c.detail
+                cell(&c.entry),
+                cell(&c.says),
+                c.verdict,
+                cell(&c.detail)
             );
         }
     }

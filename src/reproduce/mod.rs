@@ -2,8 +2,10 @@
 //!
 //! The flow, each step before the next:
 //! 1. `fetch`: the bundle's bytes, bounded (HTTPS, or HTTP from loopback only, or a file);
-//! 2. `pin`: the node's key the bundle names is trusted only as the site's `nodes.json`
-//!    lists it (remembered per site on first use) or as `--trust-key` names it;
+//! 2. `pin`: the node's keys (current and retired, with the records each retired key
+//!    signed) are taken only from the site's `nodes.json` (remembered whole per site on
+//!    first use) or from `--trust-key`, never from the bundle; the record's signer must
+//!    be one of them;
 //! 3. `measure::bundle`: every digest, the experiment digest the record names, and the
 //!    node's signature over the record, checked before anything runs; the experiment is
 //!    laid out in a private work folder;
@@ -19,7 +21,7 @@
 //! `--dry-run` stops after planning: no GPU is touched and nothing is written.
 
 pub mod compare;
-mod contribution;
+pub mod contribution;
 pub mod fetch;
 pub mod pin;
 
@@ -48,9 +50,10 @@ pub struct Request {
     pub name: Option<String>,
     /// Plan as if the GPU had this many bytes of memory (a dry run without a GPU).
     pub device_memory: Option<u64>,
-    /// The node key the reader trusts (a key line, a `.pub` file or a fingerprint): for a
-    /// bundle read from a file or a mirror (`pin`).
-    pub trust_key: Option<String>,
+    /// The node keys the reader trusts (key lines, `.pub` files, fingerprints, or the
+    /// site's `nodes.json` saved to a file): for a bundle read from a file or a mirror
+    /// (`pin`).
+    pub trust_keys: Vec<String>,
 }
 
 /// What happened, for the command to print.
@@ -60,20 +63,117 @@ pub struct Report {
     pub experiment: String,
     pub node: String,
     pub published_gpu: String,
-    pub key_fingerprint: String,
-    /// Why the key is trusted (`pin::Pinned`), for the verdict line.
+    /// The key that signed the record, and which of the node's keys it is (current, or
+    /// retired when).
+    pub signed_by: String,
+    /// Why the node's keys are trusted (`pin::Pinned`), for the verdict line.
     pub pinned: String,
     pub files: usize,
     /// The GPU the run was planned or made on.
     pub local_gpu: String,
     pub planned_configs: usize,
-    /// Row by row (empty on a dry run).
+    /// Row by row (empty on a dry run). On another model the rows are shown side by side
+    /// but their verdicts are not judged ([`Report::row_verdict`]).
     pub rows: Vec<RowChange>,
-    /// False when the reader's GPU is another model: times are not compared, claims are.
+    /// False when the reader's GPU is another model: times are shown, not judged; claims
+    /// are judged.
     pub same_gpu: bool,
     pub claims: Vec<ClaimCheck>,
     /// The contribution's files, when one was written.
     pub contribution: Vec<PathBuf>,
+}
+
+/// What a row says instead of SAME/SLOWER when the run was on another GPU model than the
+/// bundle's node: another model's times differ for reasons of its own (its memory, L2,
+/// clocks), so the band that judges a re-run of the same model does not apply.
+pub const NOT_JUDGED: &str = "another model: not judged";
+
+impl Report {
+    /// A row's verdict as the reader sees it: the band's verdict on the bundle's own model,
+    /// [`NOT_JUDGED`] on another.
+    pub fn row_verdict(&self, row: &RowChange) -> String {
+        match self.same_gpu {
+            true => row.verdict.to_string(),
+            false => NOT_JUDGED.to_string(),
+        }
+    }
+
+    /// Whether the reproduction differs from the published table: a row judged other than
+    /// SAME (on the bundle's own model only), or a claim that does not hold.
+    pub fn differs(&self) -> bool {
+        use crate::measure::verdict::Change;
+        (self.same_gpu
+            && self.rows.iter().any(|r| {
+                matches!(
+                    r.verdict,
+                    Change::Slower | Change::Faster | Change::Different
+                )
+            }))
+            || self.claims.iter().any(|c| !c.verdict.starts_with("holds"))
+    }
+
+    /// The rows side by side, published and this run, with each row's verdict: what
+    /// `reproduce` prints and its contribution's report holds (`markdown` for a table).
+    pub fn rows_table(&self, markdown: bool) -> String {
+        use std::fmt::Write as _;
+        let e = |e: &Option<crate::measure::compare::Span>| {
+            e.map_or("-".to_string(), |s| {
+                format!("{:.4}", crate::measure::verdict::Estimate::from(s))
+            })
+        };
+        let mut out = String::new();
+        let mine = match self.same_gpu {
+            true => "this GPU ms [95% CI]".to_string(),
+            false => format!("{} ms [95% CI]", self.local_gpu),
+        };
+        let theirs = format!("{} ms [95% CI]", self.node);
+        if markdown {
+            let _ = writeln!(
+                out,
+                "| row | {theirs} | {mine} | verdict |\n|---|---|---|---|"
+            );
+        } else {
+            let _ = writeln!(out, "{:<14} {:>28} {:>28}  verdict", "row", theirs, mine);
+        }
+        for row in &self.rows {
+            let verdict = self.row_verdict(row);
+            if markdown {
+                let cell = |t: &str| {
+                    t.chars()
+                        .filter(|c| !c.is_control())
+                        .collect::<String>()
+                        .replace('|', "\\|")
+                };
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {verdict} |",
+                    cell(&row.label),
+                    e(&row.old),
+                    e(&row.new)
+                );
+            } else {
+                let notes = match row.notes.is_empty() || !self.same_gpu {
+                    true => String::new(),
+                    false => format!(" ({})", row.notes.join("; ")),
+                };
+                let _ = writeln!(
+                    out,
+                    "{:<14} {:>28} {:>28}  {verdict}{notes}",
+                    row.label,
+                    e(&row.old),
+                    e(&row.new)
+                );
+            }
+        }
+        out
+    }
+}
+
+/// Whether the reader's GPU (`local`, as the driver reports it) is the bundle's node's
+/// model: the same name and compute capability, as a node's own check compares them.
+/// Only then are its rows judged SAME/SLOWER.
+pub fn same_model(published: &Node, local: &Node) -> bool {
+    local.gpu == published.gpu && local.compute_capability == published.compute_capability
 }
 
 /// The default node name of a contribution: `contributed-` and the GPU's name as a slug
@@ -92,36 +192,30 @@ pub fn default_name(gpu: &str) -> String {
 
 pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Result<Report> {
     let bytes = fetch::fetch(&req.source)?;
-    let bundle = Bundle::parse(&req.source, &bytes)?;
-    // The key is settled outside the bundle before the bundle's signature is checked
-    // against it.
-    let Some(node_key) = bundle
-        .profile
-        .public_key
-        .as_deref()
-        .and_then(|k| crate::trust::sshsig::parse_public_key(k).ok())
+    let mut bundle = Bundle::parse(&req.source, &bytes)?;
+    // The key is read from the record's signature, and the node's keys are settled
+    // outside the bundle (its profile's keys vouch for nothing) before the signature is
+    // checked against them.
+    let Some(signer) = crate::trust::sshsig::parse_signature(&bundle.signature)
+        .ok()
+        .map(|s| ssh_key::PublicKey::new(s.public_key_data().clone(), ""))
     else {
         anyhow::bail!(
-            "{}: the bundle names no usable key for node {}, so its record cannot be checked",
+            "{}: the bundle's signature over node {}'s record is not an SSH signature, so the record cannot be checked",
             req.source,
-            bundle.node
+            crate::visible::escape(&bundle.node.chars().take(80).collect::<String>())
         );
     };
-    let key_fingerprint = crate::trust::sshsig::fingerprint(&node_key);
-    let mut bundle = bundle;
-    let pinned = pin::pin(
+    let trusted = pin::pin(
         &req.source,
         &bundle.node,
-        &node_key,
-        &bundle.profile.previous_keys,
-        req.trust_key.as_deref(),
+        &signer,
+        &req.trust_keys,
         pin::known_nodes_file().as_deref(),
         &|url| Ok(fetch::fetch(url)?),
     )?;
-    if pinned == pin::Pinned::TrustKey {
-        // Only the key the reader trusts counts: none the bundle names as retired.
-        bundle.profile.previous_keys.clear();
-    }
+    bundle.profile.public_key = Some(trusted.keys.public_key.clone());
+    bundle.profile.previous_keys = trusted.keys.previous_keys.clone();
     let work = tempfile::tempdir()?;
     let checked = bundle.check(work.path())?;
     let mut report = Report {
@@ -129,8 +223,13 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
         experiment: checked.bundle.experiment.clone(),
         node: checked.bundle.node.clone(),
         published_gpu: checked.bundle.profile.gpu.clone(),
-        key_fingerprint,
-        pinned: pinned.to_string(),
+        // A bare --trust-key carries no history: the key is the one the reader named, not
+        // the node's current or a retired one.
+        signed_by: match trusted.how {
+            pin::Pinned::TrustKey => format!("key {}", checked.signed_by.fingerprint()),
+            _ => checked.signed_by.to_string(),
+        },
+        pinned: trusted.how.to_string(),
         files: checked.bundle.files.len(),
         local_gpu: String::new(),
         planned_configs: 0,
@@ -145,8 +244,7 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
     let signer = key.as_deref().map(Signer::from_file).transpose()?;
     let local = local_profile(&checked, req, signer.as_ref())?;
     report.local_gpu = local.gpu.clone();
-    report.same_gpu = local.gpu == checked.bundle.profile.gpu
-        && local.compute_capability == checked.bundle.profile.compute_capability;
+    report.same_gpu = same_model(&checked.bundle.profile, &local);
     let name = req.name.clone().unwrap_or_else(|| default_name(&local.gpu));
     write_project(work.path(), &name, &local)?;
     let out = work.path().join("out");
@@ -193,9 +291,8 @@ pub fn reproduce(req: &Request, progress: &indicatif::ProgressBar) -> anyhow::Re
             report.planned_configs = configs.len();
             let mine_bytes = std::fs::read(&record)?;
             let mine: crate::measure::Record = serde_json::from_slice(&mine_bytes)?;
-            if report.same_gpu {
-                report.rows = compare::rows(&checked, &mine)?;
-            }
+            // On another model too: shown side by side, judged only on the same model.
+            report.rows = compare::rows(&checked, &mine)?;
             report.claims = compare::claims(&checked, &mine);
             report.contribution = contribution::write(&req.out, &checked, &record, &mine, &report)?;
             Ok(report)
@@ -233,6 +330,7 @@ fn local_profile(
         l2_bytes: gpu.info.l2_bytes,
         mem_bytes: req.device_memory,
         slurm: None,
+        datasheet: None,
         contributed_by: None,
         peaks: Default::default(),
     })

@@ -45,7 +45,7 @@ pub fn cited_records(entry: &Entry) -> Vec<(String, String)> {
         .iter()
         .flat_map(|t| t.nodes().iter().map(|n| (t.experiment.clone(), n.clone())))
         .collect();
-    out.extend(m.claims.iter().filter_map(|c| m.claim_record(c)));
+    out.extend(m.claims.iter().flat_map(|c| m.claim_records(c)));
     if let Some(d) = &m.diagram {
         if let (Some(e), Some(n)) = (&d.experiment, &d.node) {
             out.push((e.clone(), n.clone()));

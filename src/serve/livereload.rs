@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, RwLock};
 use std::time::Duration;
 
+use super::error_page::BuildFailure;
 use super::rebuild::{RebuildOutcome, SiteFiles, SiteUpdate};
 
 pub const ENDPOINT: &str = "/__livereload";
@@ -31,7 +32,7 @@ pub struct Site {
     /// The last site that built; kept while a broken edit is being fixed.
     pub files: SiteFiles,
     /// The last build's error, if it failed.
-    pub error: Option<String>,
+    pub error: Option<BuildFailure>,
     /// The generation at which each file last changed (or went away): a page reloads only
     /// when what it shows changed, not on every rebuild of some other page.
     changed_at: HashMap<String, u64>,
@@ -121,11 +122,21 @@ impl SiteState {
                     }
                     cur.apply(update);
                 }
-                RebuildOutcome::Failed { message, .. } => {
-                    if cur.error.as_ref() != Some(&message) {
+                RebuildOutcome::Failed {
+                    failure, statics, ..
+                } => {
+                    if cur.error.as_ref() != Some(&failure) {
                         cur.all_changed_at = *generation;
                     }
-                    cur.error = Some(message);
+                    cur.error = Some(failure);
+                    // The error page's style sheet, before any build worked: an edit to
+                    // it reloads the page too.
+                    for (key, bytes) in statics {
+                        if cur.files.get(&key) != Some(&bytes) {
+                            cur.all_changed_at = *generation;
+                            cur.files.insert(key, bytes);
+                        }
+                    }
                 }
             }
         }
@@ -212,15 +223,6 @@ pub fn script_at(html: &[u8]) -> usize {
         .unwrap_or(html.len())
 }
 
-/// The page shown instead of the HTML page `key` while the build is broken.
-pub fn error_page(message: &str, generation: u64, key: &str) -> Vec<u8> {
-    let body = format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Build failed</title>\n<link rel=\"stylesheet\" href=\"/static/style.css\">\n</head>\n<body>\n<main id=\"main\">\n<h1>Build failed</h1>\n<p>The last save broke the build. Fix the problem below and save again; this page reloads by itself.</p>\n<pre class=\"serve-error\" id=\"serve-error\">{}</pre>\n</main>\n</body>\n</html>\n",
-        crate::render::escape::escape(message)
-    );
-    inject(body.as_bytes(), generation, key)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,17 +242,8 @@ mod tests {
     }
 
     #[test]
-    fn error_page_escapes_the_message() {
-        let page = String::from_utf8(error_page("bad <tag> & more", 3, "index.html")).unwrap();
-        assert!(page.contains("bad &lt;tag&gt; &amp; more"));
-    }
-
-    #[test]
     fn waiting_returns_at_once_when_already_changed() {
-        let state = SiteState::new(RebuildOutcome::Failed {
-            message: "x".into(),
-            took: Duration::ZERO,
-        });
+        let state = SiteState::new(failed("x"));
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()
@@ -279,6 +272,22 @@ mod tests {
         publish.join().unwrap();
         assert_eq!(got, 2);
         assert!(started.elapsed() < POLL_WAIT, "woken, not timed out");
+    }
+
+    fn failed(what: &str) -> RebuildOutcome {
+        RebuildOutcome::Failed {
+            failure: BuildFailure {
+                when: super::super::error_page::When::Start,
+                problems: vec![super::super::error_page::Problem {
+                    file: None,
+                    line: None,
+                    column: None,
+                    what: what.into(),
+                }],
+            },
+            statics: Vec::new(),
+            took: Duration::ZERO,
+        }
     }
 
     fn built(full: bool, files: &[(&str, &str)], removed: &[&str]) -> RebuildOutcome {
@@ -328,10 +337,7 @@ mod tests {
         // A style sheet changes every page; so does an error, and its going.
         state.publish(built(false, &[("static/style.css", "x")], &[]));
         assert!(changed("a/index.html", 3));
-        state.publish(RebuildOutcome::Failed {
-            message: "broken".into(),
-            took: Duration::ZERO,
-        });
+        state.publish(failed("broken"));
         assert!(changed("a/index.html", 4));
         state.publish(built(false, &[], &[]));
         assert!(changed("a/index.html", 5));

@@ -3,6 +3,7 @@
 //!
 //! - [`rebuild`]: the one place a rebuild happens, timed; a failed build keeps the last good
 //!   site and carries the error to show;
+//! - [`error_page`]: the page shown in place of every page while the site does not build;
 //! - [`watch`]: file-system events on the project's sources, a save handed over as soon
 //!   as it is complete; deferred work runs between saves;
 //! - [`livereload`]: the generation counter pages long-poll, and the script injected into
@@ -14,6 +15,7 @@
 //! The HTTP side runs on a tokio runtime made here and used by nothing else; the build,
 //! the watcher and the rest of the program stay synchronous.
 
+pub mod error_page;
 pub mod limits;
 pub mod livereload;
 pub mod rebuild;

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 use crate::content::IdSet;
 use crate::pipeline::{BuildOptions, Rebuilt, Session};
 
+use super::error_page::{BuildFailure, Problem, When};
+
 /// The served site: every file by its URL path relative to the root (`terms/x/index.html`).
 pub type SiteFiles = HashMap<String, Arc<Vec<u8>>>;
 
@@ -30,8 +32,14 @@ pub enum RebuildOutcome {
         summary: String,
         took: Duration,
     },
-    /// The build failed; the message is what the terminal and the error page show.
-    Failed { message: String, took: Duration },
+    /// The build failed: what the error page shows. Until a build has worked, the site's
+    /// own files (`templates/static`, its style sheet) come with it, so the error page
+    /// is styled like the site.
+    Failed {
+        failure: BuildFailure,
+        statics: Vec<(String, Arc<Vec<u8>>)>,
+        took: Duration,
+    },
 }
 
 impl RebuildOutcome {
@@ -124,7 +132,15 @@ impl Rebuilder {
                     took,
                 }
             }
-            Err(e) => self.failed(e, started),
+            Err(e) => {
+                let when = match changed {
+                    [] if self.session.is_none() => When::Start,
+                    _ => {
+                        When::Changed(changed.iter().map(|p| display_rel(&self.root, p)).collect())
+                    }
+                };
+                self.failed(e, when, started)
+            }
         }
     }
 
@@ -146,22 +162,34 @@ impl Rebuilder {
         lines
     }
 
-    fn failed(&mut self, e: crate::Error, started: Instant) -> RebuildOutcome {
+    fn failed(&mut self, e: crate::Error, when: When, started: Instant) -> RebuildOutcome {
         let took = started.elapsed();
-        let message = e
-            .flatten()
-            .iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("\n");
+        let errors = e.flatten();
         eprintln!(
-            "error: build failed ({:.1} ms); the browser shows this until the next good save:",
+            "error: build failed ({:.1} ms); the browser shows this until a save fixes it:",
             ms(took)
         );
-        for line in message.lines() {
-            eprintln!("  {line}");
+        for e in &errors {
+            for line in e.to_string().lines() {
+                eprintln!("  {line}");
+            }
         }
-        RebuildOutcome::Failed { message, took }
+        let problems = errors.iter().map(|e| Problem::of(e, &self.root)).collect();
+        // Nothing served yet: the style sheet the error page links to comes from here.
+        let statics = match &self.session {
+            None => static_files(
+                &crate::config::Layout::new(&self.root)
+                    .templates()
+                    .join("static"),
+            )
+            .unwrap_or_default(),
+            Some(_) => Vec::new(),
+        };
+        RebuildOutcome::Failed {
+            failure: BuildFailure { when, problems },
+            statics,
+            took,
+        }
     }
 
     /// Work an edit deferred (see `Session::catch_up_until`), one slice at a time; None
@@ -196,7 +224,7 @@ impl Rebuilder {
             Err(e) => {
                 // Not retried until the next save, which may fix what failed.
                 self.broken = true;
-                Some(self.failed(e, started))
+                Some(self.failed(e, When::CatchingUp, started))
             }
         }
     }

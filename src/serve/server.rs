@@ -5,13 +5,16 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use hyper::body::{Bytes, Frame, Incoming, SizeHint};
-use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE, LOCATION};
+use hyper::header::{
+    HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE, HOST, LOCATION, X_CONTENT_TYPE_OPTIONS,
+};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, StatusCode};
@@ -19,20 +22,19 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::error_page::{self, BuildFailure};
 use super::limits::{Activity, Limits, Watched, MAX_HEADER_BYTES};
-use super::livereload::{
-    error_page, script, script_at, Site, SiteState, ENDPOINT, SCRIPT_ENDPOINT, SCRIPT_JS,
-};
+use super::livereload::{script, script_at, Site, SiteState, ENDPOINT, SCRIPT_ENDPOINT, SCRIPT_JS};
 
 type Response = hyper::Response<Body>;
 
 /// Where a request path leads.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Route {
-    /// A file of the site, by its key (`terms/x/index.html`).
+    /// A file of the site, by its key (`terms/x/index.html`, `CNAME`), or a folder
+    /// without its trailing slash (`terms/x`), which the site's files tell apart: a
+    /// file's name need not have an extension.
     File(String),
-    /// A folder without its trailing slash: redirect so relative links resolve.
-    AddSlash(String),
     /// The live-reload poll, with the generation the page has and, from a served page,
     /// its key (then the poll answers only when that page changed).
     LiveReload { since: u64, page: Option<String> },
@@ -45,6 +47,11 @@ pub enum Route {
 /// Serve connections until the process ends, each a task on the runtime this runs on (a
 /// live-reload poll waits as a task, not a thread), within `limits` (see `limits`).
 pub async fn run(listener: TcpListener, state: Arc<SiteState>, limits: Limits) {
+    // The address requests must name (see `host_allowed`); a listener without one accepts
+    // nothing anyway.
+    let Ok(bound) = listener.local_addr() else {
+        return;
+    };
     let mut http = http1::Builder::new();
     // Over the bound, hyper answers 431 and closes without reading further. Its own
     // header timer counts from when it starts waiting for a request, idle time included,
@@ -72,6 +79,7 @@ pub async fn run(listener: TcpListener, state: Arc<SiteState>, limits: Limits) {
             Ok(permit) => {
                 tokio::spawn(connection(
                     stream,
+                    bound,
                     state.clone(),
                     http.clone(),
                     limits,
@@ -86,13 +94,14 @@ pub async fn run(listener: TcpListener, state: Arc<SiteState>, limits: Limits) {
 /// One connection past the bound: told so if its socket takes the answer at once, then
 /// closed. Never waited on, so a flood of them cannot queue up.
 fn refuse(stream: TcpStream) {
-    const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 27\r\nConnection: close\r\nRetry-After: 1\r\n\r\ntoo many open connections\r\n";
+    const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: 27\r\nConnection: close\r\nRetry-After: 1\r\n\r\ntoo many open connections\r\n";
     let _ = stream.try_write(BUSY);
 }
 
 /// Serve one connection until the client closes it or it breaks a time limit.
 async fn connection(
     stream: TcpStream,
+    bound: SocketAddr,
     state: Arc<SiteState>,
     http: Arc<http1::Builder>,
     limits: Limits,
@@ -109,7 +118,7 @@ async fn connection(
             let state = state.clone();
             let handling = activity.handling();
             async move {
-                let response = respond(request, &state).await;
+                let response = nosniff(respond(request, bound, &state).await);
                 drop(handling);
                 Ok::<_, Infallible>(response)
             }
@@ -133,7 +142,21 @@ async fn connection(
     }
 }
 
-async fn respond(request: Request<Incoming>, state: &SiteState) -> Response {
+async fn respond(request: Request<Incoming>, bound: SocketAddr, state: &SiteState) -> Response {
+    // Before anything is read from the site: a page of another site whose name an
+    // attacker points at this machine (DNS rebinding) is same-origin with that name, and
+    // could read drafts and the error page's absolute paths. Its requests carry its name.
+    let host = request.headers().get(HOST).and_then(|h| h.to_str().ok());
+    if !host.is_some_and(|h| host_allowed(h, bound)) {
+        return text(
+            421,
+            &format!(
+                "misdirected request: this preview answers only to the address it listens \
+                 on, {} (or localhost at that port)\n",
+                super::own_url(bound)
+            ),
+        );
+    }
     if !matches!(*request.method(), Method::GET | Method::HEAD) {
         let mut response = text(405, "only GET and HEAD are served\n");
         response
@@ -151,17 +174,16 @@ async fn respond(request: Request<Incoming>, state: &SiteState) -> Response {
             no_store(text(200, &generation.to_string()))
         }
         Route::LiveReloadScript => no_store(response(200, mime("x.js"), Body::one(SCRIPT_JS))),
-        Route::AddSlash(path) => redirect(&path),
         Route::File(key) => match state.read(|site| find(site, &key)) {
             Found::Redirect => redirect(&key),
             Found::Missing => text(404, "not found\n"),
             Found::Error {
-                message,
+                failure,
                 generation,
             } => csp(no_store(response(
                 500,
                 HTML,
-                Body::one(error_page(&message, generation, &key)),
+                Body::one(error_page::render(&failure, generation, &key)),
             ))),
             Found::File {
                 status,
@@ -258,15 +280,15 @@ enum Found {
     Redirect,
     Missing,
     Error {
-        message: String,
+        failure: BuildFailure,
         generation: u64,
     },
 }
 
 fn find(site: &Site, key: &str) -> Found {
-    if let (Some(message), true) = (&site.error, key.ends_with(".html")) {
+    if let (Some(failure), true) = (&site.error, key.ends_with(".html")) {
         return Found::Error {
-            message: message.clone(),
+            failure: failure.clone(),
             generation: site.generation,
         };
     }
@@ -280,6 +302,14 @@ fn find(site: &Site, key: &str) -> Found {
     }
     if site.files.contains_key(&format!("{key}/index.html")) {
         return Found::Redirect;
+    }
+    // Missing perhaps only because the build failed (none has worked yet, or the page is
+    // new): the error says why.
+    if let Some(failure) = &site.error {
+        return Found::Error {
+            failure: failure.clone(),
+            generation: site.generation,
+        };
     }
     match site.files.get("404.html") {
         Some(bytes) => Found::File {
@@ -359,8 +389,6 @@ pub fn resolve(target: &str) -> Route {
         Route::File("index.html".into())
     } else if decoded.ends_with('/') {
         Route::File(format!("{key}/index.html"))
-    } else if !segments.last().is_some_and(|s| s.contains('.')) {
-        Route::AddSlash(key)
     } else {
         Route::File(key)
     }
@@ -409,6 +437,59 @@ fn response(status: u16, mime: &'static str, body: Body) -> Response {
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static(mime));
+    response
+}
+
+/// Whether a request's `Host` names the address the server listens on (`bound`): that
+/// address, or `localhost` where it is a loopback or every address, at its port (none only
+/// for port 80). Where it listens on every address, any IP literal: a page can send an
+/// address as its Host only by being loaded from that address, which no rebinding does.
+/// Anything else, a name included, is refused: only a name can be rebound.
+pub fn host_allowed(host: &str, bound: SocketAddr) -> bool {
+    let bracketed = host.starts_with('[');
+    let (name, port) = match host.strip_prefix('[') {
+        Some(rest) => {
+            let Some((ip, after)) = rest.split_once(']') else {
+                return false;
+            };
+            match (after, after.strip_prefix(':')) {
+                ("", _) => (ip, None),
+                (_, Some(port)) => (ip, Some(port)),
+                (_, None) => return false,
+            }
+        }
+        None => match host.split_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (host, None),
+        },
+    };
+    let port_ok = match port {
+        // Written as a browser writes it: digits, no leading zero, no sign.
+        Some(p) => p
+            .parse::<u16>()
+            .is_ok_and(|n| n.to_string() == p && n == bound.port()),
+        None => bound.port() == 80,
+    };
+    if !port_ok {
+        return false;
+    }
+    let ip = bound.ip();
+    if name.eq_ignore_ascii_case("localhost") {
+        return ip.is_loopback() || ip.is_unspecified();
+    }
+    match name.parse::<IpAddr>() {
+        Ok(asked) if bracketed == asked.is_ipv6() => ip.is_unspecified() || asked == ip,
+        _ => false,
+    }
+}
+
+/// Every response says its content type is the one to use: a browser does not guess a
+/// script or a style sheet from a file's bytes (an unsigned text file that reads as
+/// JavaScript is run as nothing).
+fn nosniff(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     response
 }
 
@@ -489,10 +570,12 @@ mod tests {
             resolve("/terms/occupancy/index.html?x=1#top"),
             Route::File("terms/occupancy/index.html".into())
         );
+        // A folder or a file without an extension: the site's files decide (`find`).
         assert_eq!(
             resolve("/terms/occupancy"),
-            Route::AddSlash("terms/occupancy".into())
+            Route::File("terms/occupancy".into())
         );
+        assert_eq!(resolve("/CNAME"), Route::File("CNAME".into()));
         assert_eq!(
             resolve("/static/style%2Ecss"),
             Route::File("static/style.css".into())
@@ -511,6 +594,105 @@ mod tests {
                 page: Some("terms/x/index.html".into())
             }
         );
+    }
+
+    #[test]
+    fn only_the_bound_address_and_localhost_are_answered() {
+        let at = |bound: &str, host: &str| host_allowed(host, bound.parse().unwrap());
+        for ok in ["127.0.0.1:8000", "localhost:8000", "LocalHost:8000"] {
+            assert!(at("127.0.0.1:8000", ok), "{ok}");
+        }
+        for refused in [
+            // A rebound name, at the right port or none.
+            "attacker.example:8000",
+            "attacker.example",
+            "127.0.0.1.nip.io:8000",
+            "localhost.:8000",
+            // Another address, port, or spelling of the port.
+            "127.0.0.2:8000",
+            "192.168.1.5:8000",
+            "127.0.0.1:8001",
+            "127.0.0.1",
+            "127.0.0.1:08000",
+            "127.0.0.1:+8000",
+            "[::1]:8000",
+            "[127.0.0.1]:8000",
+            "127.0.0.1:8000:8000",
+            "[::1",
+            "",
+        ] {
+            assert!(!at("127.0.0.1:8000", refused), "{refused}");
+        }
+        assert!(at("[::1]:9", "[::1]:9"));
+        assert!(at("[::1]:9", "localhost:9"));
+        assert!(!at("[::1]:9", "::1:9"));
+        assert!(!at("[::1]:9", "[::1]x:9"));
+        // Port 80 may go unwritten.
+        assert!(at("127.0.0.1:80", "127.0.0.1"));
+        // Listening on a LAN address: that address only, not localhost.
+        assert!(at("192.168.1.5:8000", "192.168.1.5:8000"));
+        assert!(!at("192.168.1.5:8000", "localhost:8000"));
+        // On every address: any address of the machine, never a name but localhost.
+        assert!(at("0.0.0.0:8000", "10.0.0.7:8000"));
+        assert!(at("0.0.0.0:8000", "localhost:8000"));
+        assert!(!at("0.0.0.0:8000", "attacker.example:8000"));
+        assert!(at("[::]:8000", "[fe80::1]:8000"));
+    }
+
+    fn site_of(files: &[(&str, &str)]) -> SiteState {
+        use super::super::rebuild::{RebuildOutcome, SiteUpdate};
+        SiteState::new(RebuildOutcome::Built {
+            update: SiteUpdate {
+                full: true,
+                files: files
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), Arc::new(v.as_bytes().to_vec())))
+                    .collect(),
+                removed: Vec::new(),
+            },
+            summary: String::new(),
+            took: Duration::ZERO,
+        })
+    }
+
+    #[test]
+    fn a_file_without_an_extension_is_served_and_a_folder_is_redirected() {
+        let state = site_of(&[
+            ("CNAME", "glossary.test\n"),
+            ("terms/x/index.html", "<p>x</p>"),
+            ("404.html", "nf"),
+        ]);
+        let found = |target: &str| {
+            let Route::File(key) = resolve(target) else {
+                panic!("{target} is no file route");
+            };
+            state.read(|site| match find(site, &key) {
+                Found::File { status, bytes, .. } => {
+                    format!("{status} {}", String::from_utf8_lossy(&bytes))
+                }
+                Found::Redirect => "redirect".to_string(),
+                Found::Missing => "missing".to_string(),
+                Found::Error { .. } => "error".to_string(),
+            })
+        };
+        assert_eq!(found("/CNAME"), "200 glossary.test\n");
+        assert_eq!(found("/terms/x"), "redirect");
+        assert_eq!(found("/terms/x/"), "200 <p>x</p>");
+        assert_eq!(found("/terms/y"), "404 nf");
+        // While the site does not build, a page is the error page, and so is a path the
+        // failed build may be why there is nothing at; files that are there are served.
+        state.publish(super::super::rebuild::RebuildOutcome::Failed {
+            failure: BuildFailure {
+                when: super::super::error_page::When::Start,
+                problems: Vec::new(),
+            },
+            statics: Vec::new(),
+            took: Duration::ZERO,
+        });
+        assert_eq!(found("/terms/x/"), "error");
+        assert_eq!(found("/terms/new"), "error");
+        assert_eq!(found("/CNAME"), "200 glossary.test\n");
+        assert_eq!(found("/terms/x"), "redirect");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Watching a project's sources: `content/`, `templates/`, `measurements/` and
-//! `glossary.toml`.
+//! Watching a project's sources: `content/`, `templates/`, `measurements/`, `static/`
+//! and `glossary.toml`. A source folder made while serve runs is watched from then on.
 //!
 //! A save is handed over as soon as it is complete, not after a fixed quiet time: the
 //! watch starts before the first build (so nothing saved meanwhile is lost), and a burst
@@ -9,7 +9,7 @@
 //! gathers those; a file still open for writing (a slow writer) holds the burst open up to
 //! [`OPEN_WRITE_WAIT`] after its last event, so it is not read half-written.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
@@ -34,8 +34,10 @@ pub struct SourceWatch {
     /// Events on sources sent so far: deferred work gives up when more were sent than
     /// [`SourceWatch::run`] has taken.
     sent: Arc<AtomicU64>,
-    // Dropping it ends the watch.
-    _watcher: RecommendedWatcher,
+    /// Dropping it ends the watch.
+    watcher: RecommendedWatcher,
+    /// The source folders watched (recursively) so far.
+    watched: BTreeSet<PathBuf>,
 }
 
 impl SourceWatch {
@@ -59,24 +61,42 @@ impl SourceWatch {
         };
         let mut watcher = notify::recommended_watcher(handler)
             .map_err(|e| Error::Other(format!("cannot watch {}: {e}", root.display())))?;
-        let dirs = [layout.content(), layout.templates(), layout.measurements()];
-        for dir in dirs.iter().filter(|d| d.is_dir()) {
-            watcher
-                .watch(dir, RecursiveMode::Recursive)
-                .map_err(|e| Error::Other(format!("cannot watch {}: {e}", dir.display())))?;
-        }
         // The root itself, not recursively: `glossary.toml` is often replaced by a rename,
         // which a watch on the file would miss, and new source folders appear here.
         watcher
             .watch(&root, RecursiveMode::NonRecursive)
             .map_err(|e| Error::Other(format!("cannot watch {}: {e}", root.display())))?;
-        Ok(SourceWatch {
+        let mut watch = SourceWatch {
             root,
             layout,
             rx,
             sent,
-            _watcher: watcher,
-        })
+            watcher,
+            watched: BTreeSet::new(),
+        };
+        watch.watch_source_folders()?;
+        Ok(watch)
+    }
+
+    /// The project's source folders, each watched recursively once it exists.
+    fn watch_source_folders(&mut self) -> Result<()> {
+        let layout = &self.layout;
+        let dirs = [
+            layout.content(),
+            layout.templates(),
+            layout.measurements(),
+            layout.static_files(),
+        ];
+        for dir in dirs {
+            if self.watched.contains(&dir) || !dir.is_dir() {
+                continue;
+            }
+            self.watcher
+                .watch(&dir, RecursiveMode::Recursive)
+                .map_err(|e| Error::Other(format!("cannot watch {}: {e}", dir.display())))?;
+            self.watched.insert(dir);
+        }
+        Ok(())
     }
 
     fn is_source(&self, p: &Path) -> bool {
@@ -89,7 +109,7 @@ impl SourceWatch {
     /// test of whether a change arrived meanwhile, to give up long work for it. Runs until
     /// the watcher fails.
     pub fn run(
-        self,
+        mut self,
         mut on_change: impl FnMut(&[PathBuf]),
         mut on_idle: impl FnMut(&(dyn Fn() -> bool + Sync)) -> bool,
     ) -> Result<()> {
@@ -133,6 +153,14 @@ impl SourceWatch {
             let mut changed = burst.changed;
             changed.sort();
             changed.dedup();
+            // A source folder made since (`static/` for a first CNAME): watched before the
+            // rebuild reads it, so nothing written in it afterwards is missed.
+            if changed
+                .iter()
+                .any(|p| p.parent() == Some(self.root.as_path()))
+            {
+                self.watch_source_folders()?;
+            }
             if !changed.is_empty() {
                 on_change(&changed);
                 idle_work = true;
@@ -149,6 +177,7 @@ fn is_source(root: &Path, layout: &Layout, p: &Path) -> bool {
     p.starts_with(layout.content())
         || p.starts_with(layout.templates())
         || p.starts_with(layout.measurements())
+        || p.starts_with(layout.static_files())
         || p == root.join(CONFIG_FILE)
 }
 
@@ -204,6 +233,13 @@ mod tests {
         let root = Path::new("/p");
         let layout = Layout::new(root);
         assert!(is_source(root, &layout, Path::new("/p/content/terms/a.md")));
+        assert!(is_source(root, &layout, Path::new("/p/static/CNAME")));
+        assert!(is_source(
+            root,
+            &layout,
+            Path::new("/p/static/.well-known/security.txt")
+        ));
+        assert!(!is_source(root, &layout, Path::new("/p/site/index.html")));
         for side in [
             "/p/content/terms/.#a.md",
             "/p/content/terms/a.md~",

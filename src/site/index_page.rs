@@ -434,6 +434,7 @@ impl AzIndex {
         // Its errors are the build's (`assemble`); here only its HTML.
         let home = super::home::home(input).map(|h| h.html);
         ctx.insert("home", &home);
+        ctx.insert("measured_on", &measured_on(input));
         ctx.insert("contents", &contents);
         ctx.insert("topics", &topic_groups(input));
         ctx.insert("jump", &jump);
@@ -441,6 +442,20 @@ impl AzIndex {
         ctx.insert("lessons", &lessons);
         ctx.insert("guides", &guides);
         render_template(input.tera, "index.html", &ctx, &input.layout.templates())
+    }
+}
+
+/// The GPU models the site's numbers come from, as one phrase ("NVIDIA H200 (h200) and
+/// NVIDIA H100 80GB HBM3 (h100)"): each node with a current record of an experiment.
+/// Empty when there is none. Read from the records alone (their checks are made once per
+/// build and kept), not from the entries: `serve` remakes the home page on every edit.
+fn measured_on(input: &RenderInput<'_>) -> String {
+    let models: Vec<String> =
+        crate::render::node_facts::measured_models(input.config, input.library);
+    match models.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Files about the whole site rather than one entry: the search index, `sitemap.xml`, the
-//! Atom feed, the search page, `404.html` and redirect pages. Only published entries appear
+//! Atom feed, the search page, `404.html`, the verification nodes page (`nodes_page`) and
+//! redirect pages. Only published entries appear
 //! in the sitemap and feed; a `--drafts` preview never leaks a draft into what search
 //! engines or feed readers see. Redirects lead to the pages a build writes: published
 //! entries, and in a preview (every page `noindex`) its drafts too. Its search index, in its own folder, lists what the
@@ -17,7 +18,7 @@ use crate::render::templates::render as render_template;
 use crate::render::RenderInput;
 
 /// Files every build writes besides the entry pages and the index (made here).
-pub const SITE_WIDE_FILES: &[&str] = &["feed.xml", "sitemap.xml", "search/", "404.html"];
+pub const SITE_WIDE_FILES: &[&str] = &["feed.xml", "sitemap.xml", "search/", "404.html", "nodes/"];
 
 /// Every site-wide file, each handed to `sink` as it is made (the search index's files as
 /// soon as each is made; a build writes them at once). `pages` is every published entry,
@@ -120,6 +121,7 @@ fn render_site_wide_until_into(
                     bytes: html.into_bytes(),
                 });
             }
+            made.extend(super::nodes_page::nodes_page(input)?);
             Ok(made)
         },
     );

@@ -33,6 +33,8 @@ pub const GENERATED: &[&str] = &[
     "guides",
     "sections",
     "reproduce",
+    // The verification nodes page (`site::nodes_page`).
+    "nodes",
     crate::trust::node_list::NODES_FILE,
     ".glossary-site",
     ".glossary-drafts",

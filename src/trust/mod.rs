@@ -6,6 +6,7 @@
 
 pub mod contributed;
 pub mod file;
+pub mod keygen;
 pub mod node;
 pub mod node_list;
 pub mod people;

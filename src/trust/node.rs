@@ -63,6 +63,20 @@ pub fn check_node_keys(config: &Config, config_path: &Path) -> Vec<Error> {
             }
         }
     }
+    for (node, profile) in &config.nodes {
+        let at = config.public_key_at.get(node).copied();
+        for (i, previous) in profile.previous_keys.iter().enumerate() {
+            for (j, digest) in previous.records.iter().flatten().enumerate() {
+                if !is_record_digest(digest) {
+                    errors.push(Error::content(
+                        config_path,
+                        at,
+                        format!("[nodes.{node}] previous_keys[{i}].records[{j}] is {digest:?}, not a record digest (`sha256:` and 64 lower-case hex digits, as `glossary verify seal-retired` writes them)"),
+                    ));
+                }
+            }
+        }
+    }
     errors
 }
 
@@ -146,16 +160,67 @@ pub fn verify_record(
     .map_err(|e| format!("its signature {e}"))
 }
 
-/// Whether `bytes` carry `node`'s signature, by its current key or by a key it retired
-/// after the record was captured. The one rule for a node's records (latest, history,
-/// imports): a key rotation keeps every run the old key signed while it was the node's,
-/// and a retired key (lost, or leaked) signs nothing captured after its retirement.
-///
-/// `captured_at` is read from the record; it is trusted because the key that signed the
-/// bytes holding it is checked here. A holder of a retired key can still sign a record
-/// dated before the retirement: retiring a key bounds what it can add going forward only
-/// when it was not stolen (remove it from `previous_keys` to distrust everything it
-/// signed).
+/// Which of a node's keys signed a record, for verdicts that name the signer (never the
+/// node's current key when another key signed).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SignedBy {
+    /// The node's `public_key`.
+    Current { fingerprint: String },
+    /// One of its `previous_keys`, retired at `retired`, whose fixed records list holds
+    /// this record among `sealed` ones.
+    Previous {
+        fingerprint: String,
+        retired: chrono::DateTime<chrono::Utc>,
+        sealed: usize,
+    },
+}
+
+impl SignedBy {
+    pub fn fingerprint(&self) -> &str {
+        match self {
+            SignedBy::Current { fingerprint } | SignedBy::Previous { fingerprint, .. } => {
+                fingerprint
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for SignedBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SignedBy::Current { fingerprint } => {
+                write!(f, "key {fingerprint} (the node's current key)")
+            }
+            SignedBy::Previous {
+                fingerprint,
+                retired,
+                sealed,
+            } => write!(
+                f,
+                "key {fingerprint} (a previous key of the node, retired {}; this record is one of the {sealed} it signed, fixed at its retirement)",
+                retired.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ),
+        }
+    }
+}
+
+/// A record file's digest as a retired key's `records` list holds it.
+pub fn record_digest(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    format!("sha256:{}", hex::encode(sha2::Sha256::digest(bytes)))
+}
+
+/// Whether `text` is a digest as [`record_digest`] writes it: `sha256:` and 64 lower-case
+/// hex digits.
+pub fn is_record_digest(text: &str) -> bool {
+    text.strip_prefix("sha256:").is_some_and(|h| {
+        h.len() == 64
+            && h.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+/// [`check_node_record`], for callers that need only whether.
 pub fn verify_node_record(
     node: &str,
     profile: &crate::config::Node,
@@ -164,6 +229,23 @@ pub fn verify_node_record(
     sig_path: &Path,
     captured_at: chrono::DateTime<chrono::Utc>,
 ) -> Result<(), String> {
+    check_node_record(node, profile, bytes, signature, sig_path, captured_at).map(|_| ())
+}
+
+/// Whether `bytes` carry `node`'s signature, and by which key: its current key, or a key
+/// it retired whose fixed `records` list (the digests of what it signed, written when it
+/// was retired) holds these bytes. The one rule for a node's records (latest, history,
+/// imports, bundles): a rotation keeps every run the old key signed while it was the
+/// node's, and a retired key signs nothing new, even backdated, since a new record's
+/// digest is in no list. The record must also say it was captured before the retirement.
+pub fn check_node_record(
+    node: &str,
+    profile: &crate::config::Node,
+    bytes: &[u8],
+    signature: Option<&str>,
+    sig_path: &Path,
+    captured_at: chrono::DateTime<chrono::Utc>,
+) -> Result<SignedBy, String> {
     let current = verify_record(
         node,
         profile.public_key.as_deref(),
@@ -171,11 +253,20 @@ pub fn verify_node_record(
         signature,
         sig_path,
     );
-    let (Err(why), Some(signature)) = (&current, signature) else {
-        return current;
+    let why = match current {
+        Ok(()) => {
+            let fingerprint = profile
+                .public_key
+                .as_deref()
+                .and_then(|k| sshsig::parse_public_key(k).ok())
+                .map(|k| sshsig::fingerprint(&k))
+                .unwrap_or_default();
+            return Ok(SignedBy::Current { fingerprint });
+        }
+        Err(why) => why,
     };
-    let Ok(parsed) = sshsig::parse_signature(signature) else {
-        return current;
+    let Some(parsed) = signature.and_then(|s| sshsig::parse_signature(s).ok()) else {
+        return Err(why);
     };
     for previous in &profile.previous_keys {
         let Ok(key) = sshsig::parse_public_key(&previous.key) else {
@@ -185,28 +276,60 @@ pub fn verify_node_record(
             continue;
         }
         let fingerprint = sshsig::fingerprint(&key);
-        if captured_at >= previous.retired {
-            return Err(format!(
-                "its signature was made with key {fingerprint}, which node {node} retired on {} (previous_keys), but the record says it was captured on {}, after that",
-                previous.retired.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-                captured_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-            ));
-        }
+        let retired = previous
+            .retired
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         if let Some(problem) = sshsig::key_problem(&key) {
             return Err(format!(
                 "node {node}'s previous key {fingerprint} {problem}"
             ));
         }
-        return parsed
+        parsed
             .verify(
                 RECORD_NAMESPACE,
                 bytes,
                 std::slice::from_ref(&key),
                 &format!("node {node}"),
             )
-            .map_err(|e| format!("its signature (by previous key {fingerprint}) {e}"));
+            .map_err(|e| format!("its signature (by previous key {fingerprint}) {e}"))?;
+        let Some(sealed) = &previous.records else {
+            return Err(format!(
+                "its signature was made with key {fingerprint}, which node {node} retired on {retired}, and glossary.toml fixes no list of the records that key signed (previous_keys `records`), so it vouches for none: run `glossary verify seal-retired --node {node}` to list the records it signed"
+            ));
+        };
+        let digest = record_digest(bytes);
+        if !sealed.contains(&digest) {
+            return Err(format!(
+                "its signature was made with key {fingerprint}, which node {node} retired on {retired}; this record ({}) is not one of the {} records that key signed before its retirement (previous_keys `records`): a retired key signs nothing new",
+                &digest[.."sha256:".len() + 12],
+                sealed.len()
+            ));
+        }
+        if captured_at >= previous.retired {
+            return Err(format!(
+                "its signature was made with key {fingerprint}, which node {node} retired on {retired} (previous_keys), but the record says it was captured on {}, after that",
+                captured_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ));
+        }
+        return Ok(SignedBy::Previous {
+            fingerprint,
+            retired: previous.retired,
+            sealed: sealed.len(),
+        });
     }
-    Err(why.clone())
+    let signed_by_current = profile
+        .public_key
+        .as_deref()
+        .and_then(|k| sshsig::parse_public_key(k).ok())
+        .is_some_and(|k| k.key_data() == parsed.public_key_data());
+    if profile.previous_keys.is_empty() || signed_by_current {
+        Err(why)
+    } else {
+        Err(format!(
+            "{why}, nor to any of its {} previous_keys",
+            profile.previous_keys.len()
+        ))
+    }
 }
 
 /// A node's private key: `--key FILE`, else the profile's `key` path (`~/` expanded,
@@ -455,6 +578,8 @@ mod tests {
             .with_timezone(&chrono::Utc)
     }
 
+    /// A node with `current` as its key and `previous` retired at the times given, each
+    /// vouching for the record `{}` only.
     fn profile(current: &Signer, previous: &[(&Signer, &str)]) -> crate::config::Node {
         crate::config::Node {
             gpu: "NVIDIA H200".into(),
@@ -467,6 +592,7 @@ mod tests {
                 .map(|(k, t)| crate::config::PreviousKey {
                     key: k.public_key().to_openssh().unwrap(),
                     retired: at(t),
+                    records: Some(vec![record_digest(b"{}")]),
                 })
                 .collect(),
             key: None,
@@ -474,6 +600,7 @@ mod tests {
             l2_bytes: None,
             mem_bytes: None,
             slurm: None,
+            datasheet: None,
             contributed_by: None,
             peaks: Default::default(),
         }
@@ -523,6 +650,84 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("not registered"), "{e}");
+    }
+
+    /// Issue 53: a retired key signs nothing new. A record its holder signs now, dated
+    /// before the retirement (backdated), is in no fixed list and is refused, naming the
+    /// signer's key; a key retired with no list vouches for nothing; each verdict names
+    /// the key that signed, not the node's current key.
+    #[test]
+    fn a_retired_key_vouches_only_for_the_records_fixed_at_its_retirement() {
+        let old = Signer::ed25519_from_seed(&[1; 32], "old").unwrap();
+        let new = Signer::ed25519_from_seed(&[2; 32], "new").unwrap();
+        let p = profile(&new, &[(&old, "2026-12-04T00:00:00Z")]);
+        let path = Path::new("records/h200.json.sig");
+        let captured = at("2026-12-03T06:00:00Z");
+        let old_fp = sshsig::fingerprint(old.public_key());
+        // The fixed record: accepted, named as signed by the retired key.
+        let sig = old.sign(RECORD_NAMESPACE, b"{}").unwrap();
+        let by = check_node_record("h200", &p, b"{}", Some(&sig), path, captured).unwrap();
+        assert_eq!(
+            by,
+            SignedBy::Previous {
+                fingerprint: old_fp.clone(),
+                retired: at("2026-12-04T00:00:00Z"),
+                sealed: 1
+            }
+        );
+        assert!(
+            by.to_string().contains("retired 2026-12-04T00:00:00Z"),
+            "{by}"
+        );
+        // A backdated record the retired key signs today.
+        let forged = br#"{"median_ms": 0.1}"#;
+        let sig = old.sign(RECORD_NAMESPACE, forged).unwrap();
+        let e = check_node_record("h200", &p, forged, Some(&sig), path, captured).unwrap_err();
+        assert!(
+            e.contains(&old_fp) && e.contains("not one of the 1 records that key signed"),
+            "{e}"
+        );
+        // A key retired before lists were kept vouches for nothing until it is sealed.
+        let mut unsealed = p.clone();
+        unsealed.previous_keys[0].records = None;
+        let sig = old.sign(RECORD_NAMESPACE, b"{}").unwrap();
+        let e =
+            check_node_record("h200", &unsealed, b"{}", Some(&sig), path, captured).unwrap_err();
+        assert!(e.contains("seal-retired --node h200"), "{e}");
+        // The current key's record names the current key.
+        let sig = new.sign(RECORD_NAMESPACE, forged).unwrap();
+        let by = check_node_record("h200", &p, forged, Some(&sig), path, captured).unwrap();
+        assert_eq!(
+            by.fingerprint(),
+            sshsig::fingerprint(new.public_key()),
+            "{by}"
+        );
+        // A stranger's key is named, and so is that it is none of the node's keys.
+        let stranger = Signer::ed25519_from_seed(&[3; 32], "x").unwrap();
+        let sig = stranger.sign(RECORD_NAMESPACE, b"{}").unwrap();
+        let e = check_node_record("h200", &p, b"{}", Some(&sig), path, captured).unwrap_err();
+        assert!(
+            e.contains(&sshsig::fingerprint(stranger.public_key()))
+                && e.contains("nor to any of its 1 previous_keys"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_malformed_record_digest_is_an_error_at_the_key() {
+        let a = Signer::ed25519_from_seed(&[4; 32], "a").unwrap();
+        let b = Signer::ed25519_from_seed(&[5; 32], "b").unwrap();
+        let mut config: Config =
+            toml::from_str("title = \"t\"\nbase_url = \"https://x.example\"\n").unwrap();
+        let mut p = profile(&a, &[(&b, "2026-12-04T00:00:00Z")]);
+        p.previous_keys[0].records = Some(vec!["sha256:ABC".into()]);
+        config.nodes.insert("h200".into(), p);
+        let e = check_node_keys(&config, Path::new("glossary.toml"));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(
+            e[0].to_string().contains("previous_keys[0].records[0]"),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -43,6 +43,8 @@ GLOSSARY_SEARCH_FIXTURE_OUT="$fixture/search" cargo test --quiet --profile "$pro
 export GLOSSARY_SEARCH_FIXTURE="$fixture/search"
 GLOSSARY_IMPORTED_FIXTURE_OUT="$fixture/imported" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_imported_fixture >/dev/null
 export GLOSSARY_IMPORTED_FIXTURE="$fixture/imported"
+GLOSSARY_NODES_FIXTURE_OUT="$fixture/nodes" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_nodes_fixture >/dev/null
+export GLOSSARY_NODES_FIXTURE="$fixture/nodes"
 
 cd "$here"
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules ]]; then

@@ -154,6 +154,7 @@ pub fn fixture_config(label: &str, blocks: u32, reserved: u32, ms: f64, gbps: f6
             throttled_samples: Some(0),
             unobserved_samples: 0,
             converged: true,
+            host_median_ms: None,
             interval: glossary::measure::run::stats::median_interval(&[ms; 10]),
         }),
         quantities: [

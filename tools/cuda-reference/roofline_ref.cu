@@ -64,7 +64,10 @@ int main() {
     cudaEvent_t s, e; CHECK(cudaEventCreate(&s)); CHECK(cudaEventCreate(&e));
     row<1>(x, y, n, hx, s, e); row<2>(x, y, n, hx, s, e); row<4>(x, y, n, hx, s, e);
     row<8>(x, y, n, hx, s, e); row<16>(x, y, n, hx, s, e); row<32>(x, y, n, hx, s, e);
-    row<64>(x, y, n, hx, s, e); row<128>(x, y, n, hx, s, e); row<256>(x, y, n, hx, s, e);
+    row<40>(x, y, n, hx, s, e); row<48>(x, y, n, hx, s, e); row<56>(x, y, n, hx, s, e);
+    row<64>(x, y, n, hx, s, e); row<72>(x, y, n, hx, s, e); row<80>(x, y, n, hx, s, e);
+    row<96>(x, y, n, hx, s, e); row<112>(x, y, n, hx, s, e); row<128>(x, y, n, hx, s, e);
+    row<160>(x, y, n, hx, s, e); row<192>(x, y, n, hx, s, e); row<256>(x, y, n, hx, s, e);
     row<512>(x, y, n, hx, s, e);
     return 0;
 }

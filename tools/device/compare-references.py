@@ -17,8 +17,10 @@ LINE = re.compile(r"^(\S+)\s+(\S+)\s+median\s+([0-9.]+)\s+ms")
 
 def runs_of(experiment, uuid):
     """Every kept run (latest and history) of an experiment captured on this GPU unit."""
-    paths = glob.glob(f"measurements/{experiment}/records/h200.json")
-    paths += glob.glob(f"measurements/{experiment}/records/history/h200/*.json")
+    # Every node's records (h100 and h200 alike); the UUID below keeps this unit's.
+    paths = [p for p in glob.glob(f"measurements/{experiment}/records/*.json")
+             if not p.endswith(".failed.json")]
+    paths += glob.glob(f"measurements/{experiment}/records/history/*/*.json")
     runs = {}
     for p in paths:
         with open(p) as f:

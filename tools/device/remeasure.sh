@@ -11,10 +11,14 @@
 #   NODE=h100 tools/device/remeasure.sh   # name the node instead of reading the GPU
 #
 # Each verify process is stopped after PER_RUN_S seconds (default 240), so one experiment
-# that hangs (a kernel that never returns) cannot take the whole call with it.
+# that hangs (a kernel that never returns) cannot take the whole call with it; no new one
+# starts once DEADLINE_S seconds (default 540) have passed since the script began, so the
+# records made so far still come back inside the device tool's 10-minute call.
 set -uo pipefail
 PASSES=${PASSES:-2}
 PER_RUN_S=${PER_RUN_S:-240}
+DEADLINE_S=${DEADLINE_S:-540}
+began=$(date +%s)
 export PATH="$PWD/.device:$PATH"
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -34,6 +38,9 @@ status=0
 for pass in $(seq 1 "$PASSES"); do
   start=$(date +%s)
   for id in $ids; do
+    if [ $(( $(date +%s) - began + 30 )) -gt "$DEADLINE_S" ]; then
+      echo "pass $pass: $id not run: the deadline (${DEADLINE_S} s) is near" | tee -a "$OUT/verify.log"; status=1; continue
+    fi
     timeout "$PER_RUN_S" glossary verify --node "$NODE" --key ".device/keys/$NODE" --only "$id" >>"$OUT/verify.log" 2>&1 \
       || { echo "pass $pass: $id failed (see verify.log)"; status=1; }
   done

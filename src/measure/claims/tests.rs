@@ -64,6 +64,7 @@ fn row(label: &str, mean_ms: f64, rsd: f64, n: usize, seed: u64) -> ConfigRecord
             throttled_samples: Some(0),
             unobserved_samples: 0,
             converged: s.rsd <= 0.01,
+            host_median_ms: None,
             interval,
         }),
         quantities: BTreeMap::from([("gbps".to_string(), quantity)]),

@@ -52,6 +52,7 @@ fn row(label: &str, gbps: f64, tflops: f64, clock: Option<u32>) -> ConfigRecord 
             unobserved_samples: 0,
             converged: true,
             interval: None,
+            host_median_ms: None,
         }),
         quantities: [
             ("gbps".to_string(), Quantity::metric(gbps, "GB/s", None, 0)),

@@ -123,6 +123,59 @@ impl Gpu {
     }
 }
 
+/// What a node's profile says of its GPU, as the driver reports it: what `glossary verify
+/// init-node` writes into `[nodes.NAME]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceFacts {
+    /// `cuDeviceGetName`, as records and the node check compare it.
+    pub name: String,
+    /// "9.0".
+    pub compute_capability: String,
+    /// "sm_90".
+    pub arch: String,
+    pub sm_count: u32,
+    pub l2_bytes: u64,
+    pub mem_bytes: u64,
+    pub uuid: String,
+}
+
+/// Device 0 as the driver reports it. Needs the driver only (no NVRTC): a machine that
+/// will verify needs NVRTC too, which `verify --dry-run` checks. Fails with a clear
+/// message, never a panic, where there is no driver or no device.
+pub fn read_device() -> Result<DeviceFacts, RunError> {
+    if !driver_present() {
+        return Err(RunError::NoDriver);
+    }
+    let count = CudaContext::device_count().map_err(|e| RunError::NoDevice(format!("{e:?}")))?;
+    if count < 1 {
+        return Err(RunError::NoDevice("device count is 0".into()));
+    }
+    let ctx = CudaContext::new(0).doing(|| "opening a context on device 0".into())?;
+    let attr = |a: Attr| -> Result<u32, RunError> {
+        ctx.attribute(a)
+            .doing(|| format!("reading device attribute {a:?}"))
+            .map(|v| v.max(0) as u32)
+    };
+    let (major, minor) = ctx
+        .compute_capability()
+        .doing(|| "reading the compute capability".into())?;
+    Ok(DeviceFacts {
+        name: ctx
+            .name()
+            .doing(|| "reading the device name".into())?
+            .trim()
+            .to_string(),
+        compute_capability: format!("{major}.{minor}"),
+        arch: format!("sm_{major}{minor}"),
+        sm_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?.into(),
+        mem_bytes: ctx
+            .total_mem()
+            .doing(|| "reading the device memory size".into())? as u64,
+        uuid: format_uuid(&ctx.uuid().doing(|| "reading the device UUID".into())?.bytes),
+    })
+}
+
 /// nvidia-smi's spelling: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.
 pub fn format_uuid(bytes: &[std::ffi::c_char; 16]) -> String {
     let h: Vec<String> = bytes.iter().map(|b| format!("{:02x}", *b as u8)).collect();

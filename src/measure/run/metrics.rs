@@ -48,6 +48,9 @@ pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord)
         ] {
             env.insert(k.into(), Num::Float(v));
         }
+        if let Some(host) = t.host_median_ms {
+            env.insert("host_median_ms".into(), Num::Float(host));
+        }
     }
     for (k, q) in &rec.quantities {
         if let Some(v) = q.value {
@@ -63,7 +66,7 @@ pub fn apply(spec: &ExperimentSpec, device: &DeviceVars, rec: &mut ConfigRecord)
             "median_ms".into(),
             t.interval.as_ref().map(|i| (i.lo, i.hi)),
         );
-        for k in ["min_ms", "max_ms", "mean_ms"] {
+        for k in ["min_ms", "max_ms", "mean_ms", "host_median_ms"] {
             timed.insert(k.into(), None);
         }
     }

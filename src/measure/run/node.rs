@@ -88,6 +88,7 @@ mod tests {
             l2_bytes: None,
             mem_bytes: None,
             slurm: None,
+            datasheet: None,
             contributed_by: None,
             peaks: Default::default(),
         }

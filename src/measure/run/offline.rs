@@ -12,7 +12,7 @@ use super::RunError;
 use crate::measure::spec::plan::ConfigPlan;
 use crate::measure::spec::Experiment;
 
-/// Compile `exp` for `arch` (`sm_90`) as its `plans` ask. Errors: the first compile
+/// Compile `exp` for `arch` (`sm_90`, or `sm_90a` when it asks) as its `plans` ask. Errors: the first compile
 /// failure of each option list, then every launch whose kernel is missing, one per site.
 pub fn compile_experiment(
     exp: &Experiment,
@@ -21,10 +21,11 @@ pub fn compile_experiment(
 ) -> Result<(), RunError> {
     let file = exp.path();
     let source = exp.kernel_source()?;
+    let arch = exp.target_arch(arch)?;
     let mut built: HashMap<Vec<String>, Vec<u8>> = HashMap::new();
     let mut missing = Vec::new();
     for plan in plans {
-        let options = options_for(&plan.compile_options, arch, &[]);
+        let options = options_for(&plan.compile_options, &arch, &[]);
         if !built.contains_key(&options) {
             built.insert(options.clone(), cubin(&file, &source, &options)?);
         }

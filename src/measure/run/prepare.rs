@@ -82,6 +82,7 @@ pub fn prepare(
 ) -> Result<Vec<PreparedConfig>, RunError> {
     let file = exp.path();
     let source = exp.kernel_source()?;
+    let arch = exp.target_arch(&gpu.arch)?;
     let mut modules: HashMap<Vec<String>, Compiled> = HashMap::new();
     let mut problems: Vec<(Option<Site>, String)> = Vec::new();
     let free = if exp.spec.mode == Mode::Timed {
@@ -96,7 +97,7 @@ pub fn prepare(
     };
     let mut out = Vec::new();
     for plan in plans {
-        let options = options_for(&plan.compile_options, &gpu.arch, &[]);
+        let options = options_for(&plan.compile_options, &arch, &[]);
         if !modules.contains_key(&options) {
             let compiled = compile(gpu, &file, &source, options.clone())?;
             modules.insert(options.clone(), compiled);

@@ -38,6 +38,7 @@ fn row(label: &str, status: ConfigStatus, median: Option<f64>) -> ConfigRecord {
             throttled_samples: Some(0),
             unobserved_samples: 0,
             converged: true,
+            host_median_ms: None,
             interval: None,
         }),
         ..Default::default()

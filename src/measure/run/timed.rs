@@ -86,11 +86,19 @@ pub fn run(
                 };
             }
             Ok(()) => {
+                let before: Vec<&PreparedLaunch> = p
+                    .launches
+                    .iter()
+                    .zip(&p.plan.launches)
+                    .filter(|(_, plan)| plan.before_each_sample)
+                    .map(|(l, _)| l)
+                    .collect();
                 let raw = time_config(
                     gpu,
                     policy,
                     &buffers,
                     p.timed(),
+                    &before,
                     &p.plan.label,
                     flush.as_mut(),
                     clocks,
@@ -176,6 +184,8 @@ fn check(
 
 struct RawTiming {
     samples: Vec<f64>,
+    /// Host (CPU) time each sample's enqueueing took, ms.
+    host_ms: Vec<f64>,
     converged: bool,
     clock: Option<super::clocks::ClockVerdict>,
     /// The median board power nvidia-smi read while the samples ran.
@@ -187,23 +197,40 @@ fn time_config(
     policy: &TimingPolicy,
     buffers: &Buffers,
     l: &PreparedLaunch,
+    before: &[&PreparedLaunch],
     label: &str,
     mut flush: Option<&mut CudaSlice<u8>>,
     clocks: Option<&ClockMonitor>,
 ) -> Result<RawTiming, RunError> {
     let stream = &gpu.stream;
     let sync = |what: &str| stream.synchronize().doing(|| format!("{label}: {what}"));
+    // The launches queued ahead of each sample (`before_each_sample`).
+    let enqueue_before = || -> Result<(), RunError> {
+        for b in before {
+            b.apply()?;
+            buffers
+                .launch(gpu, b)
+                .doing(|| format!("{label}: launching {} before a sample", b.plan.kernel))?;
+        }
+        if !before.is_empty() {
+            // The launches before may share the timed launch's function.
+            l.apply()?;
+        }
+        Ok(())
+    };
     l.apply()?;
     // One sample's work: `repeat` launches, one by one or as the graph captured once.
     let sample = Sample::new(gpu, buffers, l, label)?;
     // Warm-up, in the samples' form: one to learn its length, then enough to fill the
     // warm-up time.
     let t0 = Instant::now();
+    enqueue_before()?;
     sample.run(gpu, buffers, l)?;
     sync("warm-up")?;
     let one_ms = t0.elapsed().as_secs_f64() * 1e3;
     let more = ((policy.warmup_ms / one_ms.max(1e-3)).ceil() as usize).min(10_000);
     for _ in 0..more {
+        enqueue_before()?;
         sample.run(gpu, buffers, l)?;
     }
     sync("warm-up")?;
@@ -218,6 +245,7 @@ fn time_config(
         .collect::<Result<_, RunError>>()?;
     let started = Instant::now();
     let mut samples = Vec::new();
+    let mut host_ms = Vec::new();
     let mut batches = Vec::new();
     let converged = 'sampling: loop {
         let batch_start = Instant::now();
@@ -231,8 +259,11 @@ fn time_config(
                 }
                 .doing(|| "flushing L2".into())?;
             }
+            enqueue_before()?;
             start.record(stream).doing(|| "recording an event".into())?;
+            let enqueue = Instant::now();
             sample.run(gpu, buffers, l)?;
+            host_ms.push(enqueue.elapsed().as_secs_f64() * 1e3);
             end.record(stream).doing(|| "recording an event".into())?;
         }
         let mut taken = 0;
@@ -274,6 +305,7 @@ fn time_config(
     });
     Ok(RawTiming {
         samples,
+        host_ms,
         converged,
         clock,
         power_w,
@@ -392,6 +424,7 @@ fn finish_timing(raw: RawTiming) -> Timing {
             .as_ref()
             .map_or(raw_samples_len, |c| c.unobserved_samples),
         converged: raw.converged,
+        host_median_ms: summarize(&raw.host_ms).map(|s| s.median),
     }
 }
 

@@ -94,6 +94,10 @@ pub struct ExperimentSpec {
     /// NVRTC options; may use `{param}`. `--gpu-architecture` is added at run time.
     #[serde(default)]
     pub compile_options: Vec<String>,
+    /// Compile for the node's arch-specific target (`sm_90a` for an `sm_90` node), which
+    /// alone has instructions such as `wgmma`; its code runs on that architecture only.
+    #[serde(default)]
+    pub arch_specific: bool,
     #[serde(default = "default_seed")]
     pub seed: u64,
     #[serde(default)]
@@ -207,6 +211,12 @@ pub struct LaunchSpec {
     pub carveout_percent: Option<ExprSrc>,
     #[serde(default)]
     pub timed: bool,
+    /// An untimed launch enqueued again before every timing sample's first event (after
+    /// the check, which runs it once like any launch): a kernel that keeps the GPU busy
+    /// so that the sample's launches are all queued before the first of them runs, and
+    /// the events time the GPU's cost per launch rather than the host's launch rate.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub before_each_sample: bool,
     /// Thread-block cluster dimensions: launched with `cuLaunchKernelEx` and a cluster
     /// dimension attribute. Absent: the plain launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -429,6 +439,26 @@ impl Experiment {
         Error::content(self.path(), location, message.into())
     }
 
+    /// The architecture NVRTC compiles for on a node of `node_arch` (`sm_90`): that one,
+    /// or with `arch_specific` its arch-specific target (`sm_90a`). Such targets begin
+    /// with `sm_90`; asking one of an older node is an error at the key.
+    pub fn target_arch(&self, node_arch: &str) -> Result<String> {
+        if !self.spec.arch_specific {
+            return Ok(node_arch.to_string());
+        }
+        let major = node_arch
+            .strip_prefix("sm_")
+            .filter(|v| v.len() >= 2 && v.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|v| v[..v.len() - 1].parse::<u32>().ok());
+        match major {
+            Some(m) if m >= 9 => Ok(format!("{node_arch}a")),
+            _ => Err(self.error_at(
+                Some(&YamlPath::top("arch_specific").value()),
+                format!("`arch_specific`: the node's architecture {node_arch} has no arch-specific target (they begin with sm_90a)"),
+            )),
+        }
+    }
+
     /// The kernel sources, concatenated in the order listed, as NVRTC compiles them.
     pub fn kernel_source(&self) -> Result<KernelSource> {
         let files: Vec<(String, PathBuf)> = self
@@ -439,6 +469,15 @@ impl Experiment {
             .collect();
         KernelSource::read(&files)
     }
+}
+
+/// Whether a compile option names `node_arch` (`--gpu-architecture=sm_90`) or its
+/// arch-specific target (`=sm_90a`, see `Experiment::target_arch`): a record compiled
+/// either way is of that node.
+pub fn option_names_arch(option: &str, node_arch: &str) -> bool {
+    option
+        .rsplit_once('=')
+        .is_some_and(|(_, a)| a == node_arch || a.strip_prefix(node_arch) == Some("a"))
 }
 
 /// A problem found in a file, with the key or value it is about.
@@ -475,7 +514,7 @@ pub const LAUNCH_FACTS: &[&str] = &[
     "max_active_clusters",
     "launches_per_sample",
 ];
-pub const TIME_NAMES: &[&str] = &["median_ms", "min_ms", "max_ms", "mean_ms"];
+pub const TIME_NAMES: &[&str] = &["median_ms", "min_ms", "max_ms", "mean_ms", "host_median_ms"];
 /// The most launches of the timed launch one sample may time (`repeat`).
 pub const MAX_REPEAT: i64 = 100_000;
 /// The largest thread-block cluster every GPU with clusters launches (the portable size).
@@ -888,6 +927,15 @@ impl ExperimentSpec {
                 // `repeat` and `graph` shape how the timed launch is timed; any other
                 // launch runs once.
                 let timed_here = list_i == 0 && li == self.timed_launch();
+                if l.before_each_sample && (list_i != 0 || timed_here) {
+                    bad(
+                        at.key("before_each_sample").name(),
+                        format!(
+                            "kernel `{}`: `before_each_sample` belongs on an untimed launch of `launches` (it runs before each sample of the timed one)",
+                            l.kernel
+                        ),
+                    );
+                }
                 for (key, given) in [("repeat", l.repeat.is_some()), ("graph", l.graph.is_some())] {
                     if given && !timed_here {
                         bad(

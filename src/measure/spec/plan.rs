@@ -83,6 +83,9 @@ pub struct LaunchPlan {
     /// How each timing sample runs this launch (the timed launch only; else once).
     #[serde(skip_serializing_if = "Sampling::is_once")]
     pub sampling: Sampling,
+    /// Enqueued again before every timing sample (`before_each_sample`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub before_each_sample: bool,
 }
 
 /// What one timing sample of the timed launch is: `repeat` launches back to back,
@@ -901,6 +904,7 @@ fn launch(
         carveout,
         cluster,
         sampling: Sampling { repeat, graph },
+        before_each_sample: l.before_each_sample,
     }
 }
 

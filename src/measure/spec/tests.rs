@@ -817,6 +817,41 @@ fn repeat_is_bounded_and_only_on_the_timed_launch() {
 }
 
 #[test]
+fn before_each_sample_is_only_on_an_untimed_launch_and_host_time_is_readable() {
+    // Before the timed launch, ahead of every sample: accepted, and a metric may read the
+    // host's enqueue time.
+    let two = good().replace(
+        "launches:\n  - kernel: scale\n",
+        "launches:\n  - kernel: scale_reference\n    args: [{f32: 1}, x, out, {u64: n}]\n    grid: ceil_div(n, 256)\n    block: 256\n    before_each_sample: true\n  - kernel: scale\n    timed: true\n",
+    );
+    let two = two.replace(
+        "metrics:\n",
+        "metrics:\n  host_us: {value: host_median_ms * 1000}\n",
+    );
+    assert_eq!(errors(&two), Vec::<String>::new());
+    // On the timed launch itself it would time nothing new: refused at the key.
+    let timed = good().replace(
+        "    grid: ceil_div(n, block)\n    block: block\n",
+        "    grid: ceil_div(n, block)\n    block: block\n    before_each_sample: true\n",
+    );
+    one_error(
+        &timed,
+        "    |before_each_sample: true",
+        "kernel `scale`: `before_each_sample` belongs on an untimed launch of `launches`",
+    );
+    // In the reference's launches, which are never timed: refused too.
+    let reference = good().replace(
+        "      grid: ceil_div(n, 256)\n      block: 256\n",
+        "      grid: ceil_div(n, 256)\n      block: 256\n      before_each_sample: true\n",
+    );
+    one_error(
+        &reference,
+        "      |before_each_sample: true",
+        "kernel `scale_reference`: `before_each_sample` belongs on an untimed launch",
+    );
+}
+
+#[test]
 fn metrics_may_read_launch_facts_but_not_take_their_names() {
     let metric = |m: &str| good().replace("metrics:\n", &format!("metrics:\n  {m}\n"));
     let ok = metric("us: {value: median_ms * 1000 / launches_per_sample}");
@@ -885,4 +920,32 @@ fn metrics_may_read_observations_but_not_take_their_names() {
     // A timed experiment's records may have the board power; a table may cite it.
     let (_dir, e) = load(&good(), KERNEL);
     assert!(e.unwrap().knows("power_w"));
+}
+
+#[test]
+fn arch_specific_targets_the_nodes_own_variant_and_refuses_an_older_node() {
+    let (_dir, plain) = load(&good(), KERNEL);
+    assert_eq!(plain.unwrap().target_arch("sm_90").unwrap(), "sm_90");
+    let text = good().replace("seed: 1\n", "seed: 1\narch_specific: true\n");
+    let (_dir, e) = load(&text, KERNEL);
+    let e = e.unwrap();
+    assert_eq!(e.target_arch("sm_90").unwrap(), "sm_90a");
+    assert_eq!(e.target_arch("sm_100").unwrap(), "sm_100a");
+    // Ampere and Ada have no arch-specific target: an error at the key, not NVRTC's.
+    let err = e.target_arch("sm_89").unwrap_err().to_string();
+    let at = place(&text, "arch_specific: |true");
+    assert!(err.contains(&format!("experiment.yaml:{at}:")), "{err}");
+    assert!(err.contains("sm_89 has no arch-specific target"), "{err}");
+    assert!(e.target_arch("sm_x0").is_err());
+}
+
+#[test]
+fn a_record_compiled_for_the_arch_specific_target_is_of_the_node() {
+    assert!(option_names_arch("--gpu-architecture=sm_90", "sm_90"));
+    assert!(option_names_arch("--gpu-architecture=sm_90a", "sm_90"));
+    assert!(!option_names_arch("--gpu-architecture=sm_90b", "sm_90"));
+    assert!(!option_names_arch("--gpu-architecture=sm_900", "sm_90"));
+    assert!(!option_names_arch("--gpu-architecture=sm_89", "sm_90"));
+    assert!(!option_names_arch("--gpu-architecture=sm_9", "sm_90"));
+    assert!(!option_names_arch("--std=c++17", "sm_90"));
 }

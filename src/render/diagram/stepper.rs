@@ -688,6 +688,7 @@ mod tests {
                 throttled_samples: Some(0),
                 unobserved_samples: 0,
                 converged: true,
+                host_median_ms: None,
                 interval: None,
             }),
             quantities: [

@@ -249,6 +249,174 @@ pub struct Node {
     /// "measured by <name>'s <GPU>".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contributed_by: Option<String>,
+    /// The GPU's physical limits (`[nodes.NAME.peaks]`), by roof name (`dram`, `fp32`,
+    /// `tensor_bf16`...; `rates::ROOFS` is the list): what a metric's `roof:` is read
+    /// against, and what no recorded row may exceed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub peaks: BTreeMap<RoofName, Peak>,
+}
+
+/// A name of [`crate::rates::ROOFS`], checked when glossary.toml is read.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct RoofName(String);
+
+impl RoofName {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for RoofName {
+    type Error = String;
+    fn try_from(name: String) -> std::result::Result<RoofName, String> {
+        match crate::rates::roof(&name) {
+            Some(_) => Ok(RoofName(name)),
+            None => Err(format!(
+                "`{name}` is not a roof; peaks are named {}",
+                crate::rates::roof_names()
+            )),
+        }
+    }
+}
+
+impl From<RoofName> for String {
+    fn from(n: RoofName) -> String {
+        n.0
+    }
+}
+
+impl std::borrow::Borrow<str> for RoofName {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+/// One physical limit of a node, with where it comes from: `dram = { rate = "4.8 TB/s",
+/// source = "...", checked = 2026-12-06 }`. Exactly one of `rate` (with `at_mhz` when the
+/// datasheet rate assumes an SM clock), `per_clock_per_sm` (`"128 B"`) or
+/// `fma_lanes_per_sm` (FP lanes, each one FMA, two FLOPs, a clock). Checked as it is read
+/// (the unit's kind against the roof's is checked by the map's key in `check_peaks`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+#[serde(try_from = "RawPeak", into = "RawPeak")]
+pub struct Peak {
+    pub raw: RawPeak,
+    pub form: crate::rates::PeakForm,
+    /// What the form counts (bytes, FLOP, warp exchanges).
+    pub work: crate::rates::Work,
+}
+
+/// A peak as glossary.toml writes it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPeak {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<String>,
+    /// The SM clock (MHz) a datasheet `rate` assumes; the rate then scales with the clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_mhz: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_clock_per_sm: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fma_lanes_per_sm: Option<u32>,
+    /// Where the figure is from: a URL or a document's name (and where in it).
+    pub source: String,
+    /// When someone last checked the figure against its source: a TOML date.
+    #[serde(deserialize_with = "checked_on", serialize_with = "ymd")]
+    pub checked: chrono::NaiveDate,
+}
+
+impl TryFrom<RawPeak> for Peak {
+    type Error = String;
+    fn try_from(raw: RawPeak) -> std::result::Result<Peak, String> {
+        use crate::rates::{parse_rate, parse_work, PeakForm, Per, Work};
+        if raw.source.trim().is_empty() {
+            return Err("a peak needs a `source` (a URL or a document's name)".into());
+        }
+        let (form, work) = match (&raw.rate, &raw.per_clock_per_sm, raw.fma_lanes_per_sm) {
+            (Some(rate), None, None) => {
+                let (v, unit) = parse_rate(rate).map_err(|e| format!("rate: {e}"))?;
+                if unit.per != Per::Second {
+                    return Err(format!("rate = \"{rate}\": a rate is per second; per clock, write per_clock_per_sm"));
+                }
+                let per_s = v * unit.scale;
+                let form = match raw.at_mhz {
+                    Some(0) => return Err("at_mhz must be above 0".into()),
+                    Some(mhz) => PeakForm::AtClock { per_s, mhz: mhz.into() },
+                    None => PeakForm::Fixed { per_s },
+                };
+                (form, unit.work)
+            }
+            (None, Some(w), None) if raw.at_mhz.is_none() => {
+                let (n, work) = parse_work(w).map_err(|e| format!("per_clock_per_sm: {e} (write a count and B, FLOP or warp exchanges, e.g. \"128 B\")"))?;
+                (PeakForm::PerClock { per_sm_per_cycle: n }, work)
+            }
+            (None, None, Some(lanes)) if raw.at_mhz.is_none() && lanes > 0 => (
+                PeakForm::PerClock { per_sm_per_cycle: 2.0 * f64::from(lanes) },
+                Work::Flop,
+            ),
+            _ => {
+                return Err("a peak is exactly one of `rate` (with `at_mhz` when it assumes an SM clock), `per_clock_per_sm` or `fma_lanes_per_sm` (above 0)".into())
+            }
+        };
+        Ok(Peak { raw, form, work })
+    }
+}
+
+impl From<Peak> for RawPeak {
+    fn from(p: Peak) -> RawPeak {
+        p.raw
+    }
+}
+
+/// A TOML date (`2026-12-06`) or the same as a string (a bundle's JSON copy).
+fn checked_on<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<chrono::NaiveDate, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Toml(toml::value::Datetime),
+        Text(String),
+    }
+    let text = match Either::deserialize(d)? {
+        Either::Toml(t) => t.to_string(),
+        Either::Text(t) => t,
+    };
+    chrono::NaiveDate::parse_from_str(&text, "%Y-%m-%d").map_err(|e| {
+        serde::de::Error::custom(format!(
+            "checked = {text}: {e}; write a date, as 2026-12-06"
+        ))
+    })
+}
+
+fn ymd<S: serde::Serializer>(d: &chrono::NaiveDate, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&d.format("%Y-%m-%d").to_string())
+}
+
+/// Each peak counts what its roof counts (`dram` in bytes, `fp32` in FLOP): the one check
+/// a peak cannot make alone, since it needs the name it is filed under.
+fn check_peaks(nodes: &BTreeMap<String, Node>) -> std::result::Result<(), String> {
+    let mut wrong = Vec::new();
+    for (node, profile) in nodes {
+        for (name, peak) in &profile.peaks {
+            if let Some((work, what)) = crate::rates::roof(name.as_str()) {
+                if work != peak.work {
+                    wrong.push(format!(
+                        "[nodes.{node}.peaks] {}: the {what} counts {}, but this peak counts {}",
+                        name.as_str(),
+                        work.name(),
+                        peak.work.name()
+                    ));
+                }
+            }
+        }
+    }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(wrong.join("; "))
+    }
 }
 
 /// A key a node used to sign with: `previous_keys = [{key = "ssh-ed25519 ...", retired =
@@ -351,6 +519,10 @@ impl Config {
                 .filter_map(|(name, n)| Some((name, location(&text, n.public_key?.span().start))))
                 .collect();
         }
+        check_peaks(&config.nodes).map_err(|message| Error::Config {
+            path: path.clone(),
+            message,
+        })?;
         let mut seen = std::collections::HashSet::new();
         for s in &config.sections {
             // The same alphabet as entry slugs (config sits below content, so it is spelled out).

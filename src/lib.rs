@@ -31,6 +31,7 @@ pub mod measure;
 pub mod names;
 pub mod occupancy;
 pub mod pipeline;
+pub mod rates;
 pub mod render;
 pub mod reproduce;
 pub mod review;

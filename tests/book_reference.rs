@@ -16,7 +16,7 @@ use std::path::Path;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 
-use glossary::config::{Config, ContentConfig, Node, ReviewConfig, Section, SlurmProfile};
+use glossary::config::{Config, ContentConfig, Node, RawPeak, ReviewConfig, Section, SlurmProfile};
 use glossary::content::{Claim, DiagramRef, FrontMatter, LineChartRef, Source, TableRef};
 use glossary::measure::spec::{
     BufferSpec, ExperimentSpec, LaunchSpec, MetricSpec, Override, ReferenceSpec, TimingPolicy,
@@ -101,6 +101,7 @@ fn settings_keys() -> BTreeSet<String> {
         keys::<ContentConfig>("content."),
         keys::<Node>("nodes.NAME."),
         keys::<SlurmProfile>("nodes.NAME.slurm."),
+        keys::<RawPeak>("nodes.NAME.peaks.ROOF."),
     ]
     .concat()
     .into_iter()
@@ -269,8 +270,12 @@ fn used_keys(value: &serde_json::Value, prefix: &str, maps: &[&str], out: &mut B
     match value {
         serde_json::Value::Object(m) => {
             for (k, v) in m {
+                // A node's peaks are keyed by roof (`dram`, `fp32`): `ROOF`, as the
+                // table names them.
                 let key = if maps.contains(&prefix) {
                     "NAME"
+                } else if prefix == "nodes.NAME.peaks." {
+                    "ROOF"
                 } else {
                     k.as_str()
                 };

@@ -741,6 +741,33 @@ fn unconverged_timings_are_marked_with_their_spread() {
     assert_eq!(page.matches("class=\"chart-bar\"").count(), 2, "{page}");
 }
 
+#[test]
+fn throttled_rows_are_marked_with_the_reasons_seen_and_old_records_still_load() {
+    let site = valid_site();
+    let root = site.path();
+    write_record(root, |r| {
+        let t = r.configs[1].timing.as_mut().unwrap();
+        t.throttled_samples = Some(3);
+        r.extra =
+            serde_json::json!({ "clock_events": { r.configs[1].label.clone(): ["sw_power_cap"] } });
+    });
+    build(root, &["--drafts"]);
+    let page = read(root, "site-drafts/terms/alpha/index.html");
+    assert!(page.contains("<td class=\"num\">800.0‡</td>"), "{page}");
+    assert!(page.contains("<td class=\"num\">1200.0</td>"), "{page}");
+    assert!(page.contains("clock events: sw_power_cap"), "{page}");
+    // A record from before NVML was read (no clock_events): marked by its count alone.
+    write_record(root, |r| {
+        r.configs[1].timing.as_mut().unwrap().throttled_samples = Some(3);
+    });
+    build(root, &["--drafts"]);
+    let page = read(root, "site-drafts/terms/alpha/index.html");
+    assert!(
+        page.contains("800.0‡") && page.contains("SM clock under 90%"),
+        "{page}"
+    );
+}
+
 /// A row that stopped at the time cap is the node's to re-measure, not the author's to
 /// fix: `check --strict` passes, naming how many such notes there are; `--verbose` lists
 /// each, as does `build --verbose`, while a plain build only counts them.

@@ -33,7 +33,7 @@ const LAYERS: &[&[&str]] = &[
     &["config", "atomic", "build_cache"],
     // Leaves that use nothing of the crate: errors, names and text as a reader sees them,
     // the link schemes a page may carry, how deep a YAML file may nest, and the live-heap
-    // counter of `--features heap-count`.
+    // counter of `--features heap-count`, and rate units with the roofs they are read against.
     &[
         "error",
         "names",
@@ -41,6 +41,7 @@ const LAYERS: &[&[&str]] = &[
         "link_scheme",
         "yaml_depth",
         "heap_count",
+        "rates",
     ],
 ];
 

@@ -243,8 +243,16 @@ fn print_configs(configs: &[crate::measure::run::ConfigSummary]) {
         configs.iter().collect()
     };
     println!(
-        "  {:<12} {:>5} {:>8} {:>7} {:>9} {:>9} {:>10} {:>6}  quantities",
-        "label", "regs", "smem", "blk/SM", "occupancy", "achieved", "median ms", "rsd"
+        "  {:<12} {:>5} {:>8} {:>7} {:>9} {:>9} {:>10} {:>6} {:>16}  quantities",
+        "label",
+        "regs",
+        "smem",
+        "blk/SM",
+        "occupancy",
+        "achieved",
+        "median ms",
+        "rsd",
+        "SM clock seen"
     );
     for c in shown {
         if let (false, Some(reason)) = (c.passed, &c.reason) {
@@ -257,7 +265,7 @@ fn print_configs(configs: &[crate::measure::run::ConfigSummary]) {
             .map(|(k, v)| format!("{k}={}", v.map_or("-".into(), |v| format!("{v:.4}"))))
             .collect();
         println!(
-            "  {:<12} {:>5} {:>8} {:>7} {:>9} {:>9} {:>10} {:>6}  {}{}",
+            "  {:<12} {:>5} {:>8} {:>7} {:>9} {:>9} {:>10} {:>6} {:>16}  {}{}",
             c.label,
             c.registers.map_or("-".into(), |v| v.to_string()),
             c.smem_reserved.map_or("-".into(), |v| v.to_string()),
@@ -266,6 +274,7 @@ fn print_configs(configs: &[crate::measure::run::ConfigSummary]) {
             pct(c.achieved_occupancy),
             num(c.median_ms, 4),
             pct(c.rsd),
+            c.clock_seen(),
             q.join(" "),
             c.reason
                 .as_deref()

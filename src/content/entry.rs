@@ -586,6 +586,15 @@ pub struct Claim {
     /// the model may not support it): the reason is shown with the warning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fragile_ok: Option<String>,
+    /// `share: true` with `row`: `below`/`above` bound the row's share (0..1) of the roof
+    /// its column names (`roof:` in experiment.yaml), at the clock the row ran at.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub share: bool,
+    /// `bound: dram` with `row` and `above`: the row is bound by that roof, which holds
+    /// only if its share of it is above `above` and no other roof of the row is nearer.
+    /// `bound: latency` with `below`: every roof of the row is under that share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound: Option<String>,
 }
 
 /// The checked form of a claim.
@@ -606,12 +615,31 @@ pub enum ClaimTest {
         below: Option<f64>,
         above: Option<f64>,
     },
+    /// The row's share of its column's roof, bounded.
+    Share {
+        row: String,
+        below: Option<f64>,
+        above: Option<f64>,
+    },
+    /// The row is bound by `roof` (its share above `above`, and the nearest of the row's
+    /// roofs), or by latency (`roof` is `latency`: every share under `below`).
+    Bound {
+        row: String,
+        roof: String,
+        threshold: f64,
+    },
 }
+
+/// What `bound:` names for a row far from every roof.
+pub const LATENCY_BOUND: &str = "latency";
 
 impl Claim {
     /// The test this claim states, or why it states none or several.
     pub fn test(&self) -> Result<ClaimTest, String> {
         let bounded = self.below.is_some() || self.above.is_some();
+        if self.share || self.bound.is_some() {
+            return self.roof_test();
+        }
         match (&self.within, &self.ratio, &self.row) {
             (Some(tol), None, None) => {
                 if self.rows.len() < 2 {
@@ -651,6 +679,62 @@ impl Claim {
                 Err("a claim needs `within` (with `rows`), `ratio` or `row`".into())
             }
             _ => Err("a claim is one of `within`, `ratio` or `row`, not several".into()),
+        }
+    }
+}
+
+impl Claim {
+    /// `share` and `bound` claims: a `row`, and shares between 0 and 1.
+    fn roof_test(&self) -> Result<ClaimTest, String> {
+        let row = match (&self.row, &self.within, &self.ratio, self.rows.is_empty()) {
+            (Some(r), None, None, true) => r.clone(),
+            _ => return Err(
+                "`share` and `bound` claims name one `row`, without `within`, `ratio` or `rows`"
+                    .into(),
+            ),
+        };
+        for t in [self.below, self.above].into_iter().flatten() {
+            if !(0.0..=1.0).contains(&t) {
+                return Err(format!(
+                    "a share is between 0 and 1 (0.8 is 80% of the roof), got {t}"
+                ));
+            }
+        }
+        match (&self.bound, self.share) {
+            (Some(_), true) => Err("a claim is `share` or `bound`, not both".into()),
+            (None, _) if self.below.is_none() && self.above.is_none() => {
+                Err("a `share` claim needs `below`, `above` or both".into())
+            }
+            (None, _) => Ok(ClaimTest::Share {
+                row,
+                below: self.below,
+                above: self.above,
+            }),
+            (Some(roof), false) if roof == LATENCY_BOUND => match (self.below, self.above) {
+                (Some(t), None) => Ok(ClaimTest::Bound {
+                    row,
+                    roof: roof.clone(),
+                    threshold: t,
+                }),
+                _ => Err(
+                    "`bound: latency` takes `below`: the share every roof of the row stays under"
+                        .into(),
+                ),
+            },
+            (Some(roof), false) if crate::rates::roof(roof).is_none() => Err(format!(
+                "`bound: {roof}` names no roof: write one of {} or `{LATENCY_BOUND}`",
+                crate::rates::roof_names()
+            )),
+            (Some(roof), false) => match (self.above, self.below) {
+                (Some(t), None) => Ok(ClaimTest::Bound {
+                    row,
+                    roof: roof.clone(),
+                    threshold: t,
+                }),
+                _ => Err(format!(
+                    "`bound: {roof}` takes `above`: the share of the roof the row must exceed"
+                )),
+            },
         }
     }
 }

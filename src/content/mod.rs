@@ -14,7 +14,7 @@ mod validate;
 
 pub use entry::{
     Claim, ClaimTest, DiagramRef, Entry, EntryId, FrontMatter, IdSet, Kind, LineChartRef,
-    PageOnlyPacked, Source, TableRef, TermUse, Thinned, Topic, UnpackError,
+    PageOnlyPacked, Source, TableRef, TermUse, Thinned, Topic, UnpackError, LATENCY_BOUND,
 };
 pub use front_matter::{
     line_of_item_field, line_of_reference, parse_front_matter, split_front_matter,

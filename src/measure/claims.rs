@@ -102,6 +102,29 @@ pub fn check_claim(
     latest: &Record,
     history: &[Run],
 ) -> Result<Supported, String> {
+    check_claim_roofed(test, column, latest, history, None)
+}
+
+/// What `share` and `bound` claims read besides the record: which metric reads which roof
+/// (the experiment) and the roofs themselves (the node's peaks).
+#[derive(Debug, Clone, Copy)]
+pub struct Roofing<'a> {
+    /// The experiment's metrics read against a roof (`Experiment::roofed`).
+    pub metrics: &'a [super::roofs::Roofed],
+    pub node: &'a crate::config::Node,
+}
+
+/// [`check_claim`], with the roofs `share` and `bound` claims are judged against.
+pub fn check_claim_roofed(
+    test: &ClaimTest,
+    column: &str,
+    latest: &Record,
+    history: &[Run],
+    roofing: Option<&Roofing<'_>>,
+) -> Result<Supported, String> {
+    let judge = |test: &ClaimTest, column: &str, record: &Record| {
+        judge_roofed(test, column, record, roofing)
+    };
     let latest = judge(test, column, latest)?;
     if latest.verdict != Verdict::Holds {
         return Err(latest.refusal());
@@ -145,6 +168,26 @@ pub fn check_claim(
 /// Judge one claim on one record. `Err`: the record cannot answer (a row missing or
 /// failed, a value without an interval).
 pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, String> {
+    judge_roofed(test, column, record, None)
+}
+
+/// [`judge`], with the roofs `share` and `bound` claims need (without them, such a claim
+/// cannot be checked, and says so).
+pub fn judge_roofed(
+    test: &ClaimTest,
+    column: &str,
+    record: &Record,
+    roofing: Option<&Roofing<'_>>,
+) -> Result<Judged, String> {
+    if let ClaimTest::Share { .. } | ClaimTest::Bound { .. } = test {
+        let roofing = roofing.ok_or_else(|| {
+            format!(
+                "a share or bound claim needs node {}'s peaks, which were not given here",
+                record.node
+            )
+        })?;
+        return judge_share(test, column, record, roofing);
+    }
     let mut notes = Vec::new();
     let timed = std::cell::Cell::new(false);
     let mut value = |row: &str| -> Result<Estimate, String> {
@@ -178,6 +221,22 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
                     if !e.estimate.is_point() {
                         notes.push(n);
                     }
+                }
+                // A throttled row is said as an unconverged one is: the claim reads
+                // samples some of which ran under a pulled-down clock.
+                if e.timed && cfg.throttled() {
+                    let t = cfg.timing.as_ref();
+                    let why = record.clock_events(row);
+                    notes.push(format!(
+                        "row `{row}` ran throttled ({} of {} samples{})",
+                        t.and_then(|t| t.throttled_samples).unwrap_or(0),
+                        t.map_or(0, |t| t.samples_ms.len()),
+                        if why.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; {}", why.join(", "))
+                        }
+                    ));
                 }
                 Ok(e.estimate)
             }
@@ -269,6 +328,9 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
                 }
             }
         }
+        ClaimTest::Share { .. } | ClaimTest::Bound { .. } => {
+            unreachable!("judged by judge_share above")
+        }
         ClaimTest::Value { row, below, above } => {
             let v = value(row)?;
             let (verdict, bound, advice, margin) = bounds(v, *below, *above);
@@ -287,6 +349,196 @@ pub fn judge(test: &ClaimTest, column: &str, record: &Record) -> Result<Judged, 
         notes,
         margin,
         timed: timed.get(),
+    })
+}
+
+/// A row's share of the roof `metric` names, with the interval of its value: the
+/// reading (roof at the row's clock, its source) and the share.
+fn share_of(
+    record: &Record,
+    row: &str,
+    metric: &str,
+    readings: &std::collections::BTreeMap<(String, String), super::roofs::RoofReading>,
+) -> Result<(super::roofs::RoofReading, Estimate), String> {
+    let cfg = record
+        .config(row)
+        .ok_or_else(|| format!("record has no row `{row}`"))?;
+    if let Some(reason) = cfg.status.problem() {
+        return Err(format!("row `{row}` failed on the node: {reason}"));
+    }
+    let reading = readings
+        .get(&(row.to_string(), metric.to_string()))
+        .cloned()
+        .ok_or_else(|| format!("row `{row}` has no share of `{metric}`'s roof (no value, or node {} lists no such peak in glossary.toml)", record.node))?;
+    let e = match cfg.estimate(metric, record.schema) {
+        Ok(e) => e.estimate,
+        Err(NoEstimate::Missing) => return Err(format!("row `{row}` has no value for `{metric}`")),
+        Err(NoEstimate::NoInterval(why)) => {
+            return Err(format!(
+                "{metric} of row `{row}` has no interval ({why}): a claim on it cannot hold"
+            ))
+        }
+    };
+    let p = reading.peak;
+    Ok((reading, Estimate::new(e.value / p, e.lo / p, e.hi / p)))
+}
+
+fn pct(e: Estimate) -> String {
+    if e.is_point() {
+        format!("{:.1}%", e.value * 100.0)
+    } else {
+        format!(
+            "{:.1}% [{:.1}%, {:.1}%]",
+            e.value * 100.0,
+            e.lo * 100.0,
+            e.hi * 100.0
+        )
+    }
+}
+
+fn describe(r: &super::roofs::RoofReading) -> String {
+    let clock = r.clock.phrase();
+    format!(
+        "the {} roof, {:.4} {}{}{} ({}, checked {})",
+        r.roof,
+        r.peak,
+        r.unit,
+        if clock.is_empty() { "" } else { " " },
+        clock,
+        r.source,
+        r.checked
+    )
+}
+
+/// `share` and `bound` claims: a row's share of its roof, and which roof is nearest.
+fn judge_share(
+    test: &ClaimTest,
+    column: &str,
+    record: &Record,
+    roofing: &Roofing<'_>,
+) -> Result<Judged, String> {
+    let readings = super::roofs::readings(roofing.metrics, roofing.node, record);
+    let column_roof = roofing
+        .metrics
+        .iter()
+        .find(|m| m.metric == column)
+        .map(|m| m.roof.clone())
+        .ok_or_else(|| {
+            format!("column `{column}` reads no roof: give its metric `roof:` in experiment.yaml")
+        })?;
+    let timed = record
+        .configs
+        .iter()
+        .any(|c| c.quantities.get(column).is_some_and(|q| q.timed));
+    let (verdict, shown, advice, margin) = match test {
+        ClaimTest::Share { row, below, above } => {
+            let (r, share) = share_of(record, row, column, &readings)?;
+            let (v, bound, advice, margin) = bounds(share, *below, *above);
+            (
+                v,
+                format!(
+                    "{column}: {row} = {:.4} {}, {} of {}{bound}",
+                    r.value,
+                    r.unit,
+                    pct(share),
+                    describe(&r)
+                ),
+                advice,
+                margin,
+            )
+        }
+        ClaimTest::Bound {
+            row,
+            roof,
+            threshold,
+        } => {
+            // Every roof the row has a reading for, with its share.
+            let mut shares = Vec::new();
+            for m in roofing.metrics {
+                if readings.contains_key(&(row.clone(), m.metric.clone())) {
+                    let (r, s) = share_of(record, row, &m.metric, &readings)?;
+                    shares.push((m.metric.clone(), r, s));
+                }
+            }
+            let listed = shares
+                .iter()
+                .map(|(m, r, s)| format!("{m}: {} of {}", pct(*s), describe(r)))
+                .collect::<Vec<_>>()
+                .join("; ");
+            if roof == crate::content::LATENCY_BOUND {
+                if shares.is_empty() {
+                    return Err(format!("row `{row}` has no roof to be far from: no metric of it names a roof the node lists"));
+                }
+                let mut worst = (Verdict::Holds, String::new(), f64::INFINITY);
+                for (m, _, s) in &shares {
+                    let (v, _, _, margin) = bounds(*s, Some(*threshold), None);
+                    worst.2 = worst.2.min(margin);
+                    if v != Verdict::Holds && worst.0 == Verdict::Holds {
+                        worst = (v, format!("`{m}` is not surely under {:.0}% of its roof: the row is near a roof, not latency-bound", threshold * 100.0), worst.2);
+                    }
+                }
+                (
+                    worst.0,
+                    format!(
+                        "row `{row}`, bound by latency (every share under {:.0}%): {listed}",
+                        threshold * 100.0
+                    ),
+                    worst.1,
+                    worst.2,
+                )
+            } else {
+                if &column_roof != roof {
+                    return Err(format!("claim says bound by `{roof}`, but column `{column}` reads roof `{column_roof}`: name the column that reads `{roof}`"));
+                }
+                let Some((_, r, mine)) = shares.iter().find(|(m, _, _)| m == column).cloned()
+                else {
+                    return Err(format!("row `{row}` has no share of `{roof}`"));
+                };
+                let (mut v, _, mut advice, margin) = bounds(mine, None, Some(*threshold));
+                if v != Verdict::Holds {
+                    advice = format!(
+                        "its share of {roof} is not surely above {:.0}%: {advice}",
+                        threshold * 100.0
+                    );
+                }
+                // The named roof must be the nearest: its share above every other's, on
+                // the whole interval.
+                for (m, other, s) in &shares {
+                    if m == column || other.roof == r.roof {
+                        continue;
+                    }
+                    let nearer = if mine.lo > s.hi {
+                        Verdict::Holds
+                    } else if mine.hi < s.lo {
+                        Verdict::Fails
+                    } else {
+                        Verdict::Ambiguous
+                    };
+                    if nearer != Verdict::Holds && v == Verdict::Holds {
+                        v = nearer;
+                        advice = format!("the {} roof ({m}, {}) is {} nearer than {roof}: the row is not surely bound by {roof}", other.roof, pct(*s), if nearer == Verdict::Fails { "" } else { "perhaps" });
+                    }
+                }
+                (
+                    v,
+                    format!(
+                        "row `{row}`, bound by {roof} (share above {:.0}%, nearest roof): {listed}",
+                        threshold * 100.0
+                    ),
+                    advice,
+                    margin,
+                )
+            }
+        }
+        _ => unreachable!("only share and bound claims come here"),
+    };
+    Ok(Judged {
+        verdict,
+        shown,
+        advice,
+        notes: Vec::new(),
+        margin,
+        timed,
     })
 }
 

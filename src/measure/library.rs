@@ -54,6 +54,15 @@ pub struct Citation<'a> {
     /// Every other kept run of this experiment on this node, oldest first: claims must
     /// hold on each ([`super::claims::check_claim`]).
     pub history: Arc<[Run]>,
+    /// Each roofed metric of each passed row against the node's peaks, by (row, metric)
+    /// (`super::roofs::readings`): shares for tables, claims and the roofline chart.
+    pub roofs: BTreeMap<(String, String), super::roofs::RoofReading>,
+    /// Rows the node's peaks make impossible (`super::roofs::above_roof`): citing one is
+    /// an error ([`Citation::row`]).
+    pub above_roof: Vec<super::roofs::AboveRoof>,
+    /// The node's peaks for this record's GPU (`super::roofs::node_peaks`): what a chart
+    /// draws as roofs.
+    pub peaks: Vec<super::roofs::NodePeak>,
 }
 
 /// Why a cited measurement cannot be used.
@@ -96,6 +105,9 @@ pub enum Staleness {
         row: String,
         column: String,
     },
+    /// The row is above its roof in the node's peaks by more than the band: the record,
+    /// or the peak in glossary.toml, is wrong.
+    AboveRoof(Box<super::roofs::AboveRoof>),
 }
 
 impl fmt::Display for Staleness {
@@ -127,6 +139,11 @@ impl fmt::Display for Staleness {
             Staleness::ValueMissing { row, column } => {
                 write!(f, "row `{row}` has no value for `{column}` in the record")
             }
+            Staleness::AboveRoof(a) => write!(
+                f,
+                "{a}; if the record is right, the peak in glossary.toml [nodes.{}.peaks] {} is wrong",
+                a.node, a.roof
+            ),
         }
     }
 }
@@ -346,11 +363,30 @@ impl Library {
                 history::load(&exp.records_dir(), &check, Some(&loaded.digest)).into()
             })
             .clone();
+        let (roofs, above_roof, peaks) = match config.node(node) {
+            Ok(profile) if !profile.peaks.is_empty() => {
+                let roofed = exp.roofed();
+                (
+                    super::roofs::readings(&roofed, profile, &record),
+                    super::roofs::above_roof(
+                        &roofed,
+                        exp.spec.timing.tolerance(),
+                        profile,
+                        &record,
+                    ),
+                    super::roofs::node_peaks(profile, &record),
+                )
+            }
+            _ => Default::default(),
+        };
         Ok(Citation {
             experiment: exp,
             record,
             provenance: loaded.provenance.clone(),
             history,
+            roofs,
+            above_roof,
+            peaks,
         })
     }
 }
@@ -438,6 +474,9 @@ impl Citation<'_> {
                 row: row.into(),
                 reason: reason.to_string(),
             });
+        }
+        if let Some(a) = self.above_roof.iter().find(|a| a.row == row) {
+            return Err(Staleness::AboveRoof(Box::new(a.clone())));
         }
         Ok(cfg)
     }

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod history;
 pub mod library;
 pub mod record;
+pub mod roofs;
 pub mod run;
 pub mod spec;
 pub mod units;

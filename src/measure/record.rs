@@ -210,6 +210,12 @@ pub struct TimedLaunch {
 /// The key of `Record::extra` that holds each non-plain row's [`TimedLaunch`].
 pub const TIMED_LAUNCHES: &str = "timed_launches";
 
+/// The key of `Record::extra` that holds, by row label, the clock-event reasons NVML
+/// reported while the row's samples ran (`sw_power_cap`, `hw_thermal_slowdown`...; see
+/// `run::clocks::REASONS`). Rows with none, and records from before NVML was read, have
+/// no entry: a record without the key loads as it always did.
+pub const CLOCK_EVENTS: &str = "clock_events";
+
 /// A named measured or derived value with its unit.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Quantity {
@@ -552,6 +558,23 @@ impl ConfigRecord {
         }
     }
 
+    /// The share of this row's samples a clock reading covered (0..1); None for a row
+    /// without samples.
+    pub fn clock_coverage(&self) -> Option<f64> {
+        let t = self.timing.as_ref()?;
+        let n = t.samples_ms.len();
+        (n > 0).then(|| 1.0 - f64::from(t.unobserved_samples).min(n as f64) / n as f64)
+    }
+
+    /// True when a clock reading saw some of this row's samples throttled: the clock under
+    /// the floor, or a reason that pulls it down (`run::clocks::judge`).
+    pub fn throttled(&self) -> bool {
+        self.timing
+            .as_ref()
+            .and_then(|t| t.throttled_samples)
+            .is_some_and(|n| n > 0)
+    }
+
     /// True when this row's sampling stopped at the time cap (or the sample limit)
     /// before its spread fell under `max_rsd`.
     pub fn unconverged(&self) -> bool {
@@ -602,6 +625,16 @@ impl Record {
 
     pub fn config(&self, label: &str) -> Option<&ConfigRecord> {
         self.configs.iter().find(|c| c.label == label)
+    }
+
+    /// The clock-event reasons seen while row `label`'s samples ran ([`CLOCK_EVENTS`]);
+    /// empty for a row with none and for a record from before they were read.
+    pub fn clock_events(&self, label: &str) -> Vec<String> {
+        self.extra
+            .get(CLOCK_EVENTS)
+            .and_then(|m| m.get(label))
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
     }
 
     /// How row `label`'s timed launch ran, where it was not one plain launch a sample

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::content::{line_of_item_field, split_front_matter, Entry, EntryId};
 use crate::error::{Error, Location, Result};
-use crate::measure::claims::{check_claim, LEGACY_NOTE};
+use crate::measure::claims::{check_claim_roofed, LEGACY_NOTE};
 use crate::measure::{Citation, Staleness};
 use crate::render::figures::{referenced, Figures};
 use crate::render::tables::side_by_side;
@@ -154,8 +154,28 @@ pub(crate) fn assess_checked(
                     s
                 }
             };
+            // The experiment's metrics read against a roof, for share and bound claims.
+            let roofed = match citations.get(&(exp.clone(), node.clone())) {
+                Some(Ok(c)) => c.experiment.roofed(),
+                _ => Vec::new(),
+            };
+            let roofing =
+                project
+                    .config
+                    .nodes
+                    .get(&node)
+                    .map(|n| crate::measure::claims::Roofing {
+                        metrics: &roofed,
+                        node: n,
+                    });
             match citations.get(&(exp.clone(), node.clone())) {
-                Some(Ok(c)) => match check_claim(&test, &claim.column, &c.record, &c.history) {
+                Some(Ok(c)) => match check_claim_roofed(
+                    &test,
+                    &claim.column,
+                    &c.record,
+                    &c.history,
+                    roofing.as_ref(),
+                ) {
                     Ok(supported) => {
                         let band = c.experiment.spec.timing.tolerance();
                         let fragile_why = supported.fragile(band);

@@ -7,11 +7,16 @@
 use std::fmt::Write;
 
 use super::escape::escape;
-use super::tables::{LineAxes, TableView};
+use super::tables::{LineAxes, ReferenceLine, RooflineNode, RooflinePoint, TableView};
 
 /// The chart for the `index`-th table of a page: the line chart the entry asked for, or
 /// the bar chart. `index` keeps the SVG's element ids unique on the page.
 pub fn chart(table: &TableView, index: usize) -> Option<String> {
+    if !table.roofs.roofline.is_empty() {
+        if let Some(svg) = roofline_chart(table, index) {
+            return Some(svg);
+        }
+    }
     match table.line {
         Some(axes) if !table.groups.is_empty() => comparison_line_chart(table, axes, index),
         Some(axes) => line_chart(table, axes, index),
@@ -161,17 +166,28 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
     if bars.is_empty() || bars.iter().any(|b| b.value < 0.0) {
         return None;
     }
-    let max = bars.iter().map(|b| b.value).fold(0.0_f64, f64::max);
+    let reference = reference_for(table, metric).filter(|r| r.value.is_finite() && r.value > 0.0);
+    let max = bars
+        .iter()
+        .map(|b| b.value)
+        .chain(reference.map(|r| r.value))
+        .fold(0.0_f64, f64::max);
     let metric_name = &table.headings[metric];
     let label_name = label_col
         .and_then(|c| table.headings.get(c))
         .map(String::as_str)
         .unwrap_or("row");
     let description = format!(
-        "Bar chart of {metric_name} by {label_name}: {}.",
-        listed(bars.iter())
+        "Bar chart of {metric_name} by {label_name}: {}.{}",
+        listed(bars.iter()),
+        reference.map_or(String::new(), |r| format!(
+            " A dashed line marks the {}.",
+            r.label
+        ))
     );
-    let height = AXIS + TOP * 2.0 + ROW_HEIGHT * bars.len() as f64;
+    // A roof's label gets a row of its own under the bars.
+    let height =
+        AXIS + TOP * 2.0 + ROW_HEIGHT * (bars.len() + usize::from(reference.is_some())) as f64;
     // The axis title names what the bars measure, with its unit: the column's heading
     // carries the unit ("GB/s", "median ms", "achieved occupancy (%)").
     let axis = format!("{} →", axis_title(metric_name, table, metric));
@@ -205,6 +221,16 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
             y = Coord(y),
             vx = at.bars_at + w + GAP,
             shown = escape(b.shown),
+        );
+    }
+    if let Some(r) = reference {
+        let x = at.bars_at + at.bar(r.value, max);
+        let bottom = AXIS + TOP + ROW_HEIGHT * bars.len() as f64;
+        let _ = write!(
+            svg,
+            r#"<line class="roof-reference" x1="{x:.1}" y1="{AXIS}" x2="{x:.1}" y2="{bottom:.1}"><title>{t}</title></line><text class="roof-reference-label" x="{x:.1}" y="{ty:.1}" text-anchor="end">{t}</text>"#,
+            ty = bottom + 14.0,
+            t = escape(&r.label),
         );
     }
     svg.push_str("</svg>");
@@ -403,6 +429,7 @@ pub fn line_chart(table: &TableView, axes: LineAxes, index: usize) -> Option<Str
         y_name,
         index,
         None,
+        reference_for(table, axes.y),
     )
 }
 
@@ -441,7 +468,7 @@ fn comparison_line_chart(table: &TableView, axes: LineAxes, index: usize) -> Opt
             p = if pending { " pending" } else { "" }
         )
     });
-    draw_lines(&series, x_name, y_name, index, Some(legend))
+    draw_lines(&series, x_name, y_name, index, Some(legend), None)
 }
 
 /// One line of a line chart: its points, sorted by x, and side by side its node (its
@@ -524,6 +551,7 @@ fn draw_lines(
     y_name: &str,
     index: usize,
     legend: Option<(String, f64, f64)>,
+    reference: Option<&ReferenceLine>,
 ) -> Option<String> {
     let all = || series.iter().flat_map(|s| s.points.iter());
     let x_min = all().map(|p| p.x).fold(f64::INFINITY, f64::min);
@@ -546,8 +574,10 @@ fn draw_lines(
     let y_data_min = all()
         .map(|p| p.y_span.map_or(p.y, |s| s.0.min(p.y)))
         .fold(f64::INFINITY, f64::min);
+    let reference = reference.filter(|r| r.value.is_finite());
     let y_data_max = all()
         .map(|p| p.y_span.map_or(p.y, |s| s.1.max(p.y)))
+        .chain(reference.map(|r| r.value))
         .fold(f64::NEG_INFINITY, f64::max);
     let y_lo_raw = y_data_min.min(0.0);
     let step = nice_step((y_data_max - y_lo_raw).max(f64::MIN_POSITIVE) / 4.0);
@@ -599,6 +629,10 @@ fn draw_lines(
                 .collect::<Vec<_>>()
                 .join(" "),
         ),
+    };
+    let description = match reference {
+        Some(r) => format!("{description} A dashed line marks the {}.", r.label),
+        None => description,
     };
     // Side by side, the legend sits above the plot, which moves down by its height; the
     // chart widens (and scales down in its box) when a legend line is wider than it.
@@ -672,6 +706,18 @@ fn draw_lines(
         cy = PLOT_TOP + plot_h / 2.0,
         y = escape(y_name),
     ));
+    // The column's roof, where its metric names one: a dashed line with its label.
+    if let Some(r) = reference {
+        let yy = py(r.value);
+        let _ = write!(
+            svg,
+            r#"<line class="roof-reference" x1="{PLOT_LEFT}" y1="{yy:.1}" x2="{x2}" y2="{yy:.1}"><title>{t}</title></line><text class="roof-reference-label" x="{lx}" y="{ly:.1}" text-anchor="end">{t}</text>"#,
+            x2 = LINE_WIDTH - PLOT_RIGHT,
+            lx = LINE_WIDTH - PLOT_RIGHT - 2.0,
+            ly = yy + 14.0,
+            t = escape(&r.label),
+        );
+    }
     // Each line, then a marker on every point (drawn last, so on top).
     for s in series {
         let class = s.node.map_or(String::new(), |(g, _)| format!(" node-{g}"));
@@ -715,6 +761,348 @@ fn draw_lines(
     }
     svg.push_str("</svg>");
     Some(svg)
+}
+
+/// The roofline chart's size in SVG units: taller than the line chart, for the roofs'
+/// labels; it scales with its box as the line chart does (`.line-chart` in style.css).
+const ROOF_WIDTH: f64 = 400.0;
+const ROOF_HEIGHT: f64 = 320.0;
+/// Colours per node (`roof-node-N` in style.css); a fourth node reuses the first.
+const NODE_CLASSES: usize = 3;
+
+/// `10^k` as a tick label: 0.01, 0.1, 1, 10, 100, 1,000.
+fn decade_label(k: i32) -> String {
+    if k < 0 {
+        format!("{:.*}", (-k) as usize, 10f64.powi(k))
+    } else {
+        tick_label(10f64.powi(k), 1.0)
+    }
+}
+
+/// A roofline: FLOP rate against arithmetic intensity, both on log axes, under the
+/// node's roofs: each memory roof a slope (bandwidth x intensity), each compute roof a
+/// flat line from its ridge point (where it meets the DRAM slope, marked with its FLOP/B)
+/// on; the measured points on top, each with its values in a `<title>`, every one listed
+/// in the `<desc>`. Several nodes: each node's roofs and points in a colour of its own,
+/// named in a legend. None when no point can be drawn.
+pub fn roofline_chart(table: &TableView, index: usize) -> Option<String> {
+    if table.stale.is_some() {
+        return None;
+    }
+    let nodes: &[RooflineNode] = &table.roofs.roofline;
+    let positive = |v: f64| v.is_finite() && v > 0.0;
+    let points: Vec<(usize, &RooflinePoint)> = nodes
+        .iter()
+        .enumerate()
+        .flat_map(|(i, n)| n.points.iter().map(move |p| (i, p)))
+        .filter(|(_, p)| positive(p.x) && positive(p.y))
+        .collect();
+    if points.is_empty() {
+        return None;
+    }
+    // The slope a ridge is taken against: DRAM where listed, else the first memory roof.
+    let dram = |n: &RooflineNode| -> Option<(String, f64)> {
+        n.memory
+            .iter()
+            .find(|(r, _)| r == "dram")
+            .or(n.memory.first())
+            .cloned()
+            .filter(|m| positive(m.1))
+    };
+    let ridges: Vec<f64> = nodes
+        .iter()
+        .filter_map(|n| Some((dram(n)?.1, n)))
+        .flat_map(|(m, n)| n.compute.iter().map(move |(_, c)| c / m))
+        .filter(|r| positive(*r))
+        .collect();
+    let xs = points.iter().map(|p| p.1.x).chain(ridges.iter().copied());
+    let x_min = xs.clone().fold(f64::INFINITY, f64::min);
+    let x_max = xs.fold(f64::NEG_INFINITY, f64::max);
+    let (kx_lo, kx_hi) = (
+        x_min.log10().floor() as i32,
+        (x_max.log10().ceil() as i32).max(x_min.log10().floor() as i32 + 1),
+    );
+    let x_lo = 10f64.powi(kx_lo);
+    let ys = points
+        .iter()
+        .map(|p| p.1.y)
+        .chain(nodes.iter().flat_map(|n| n.compute.iter().map(|c| c.1)))
+        .chain(nodes.iter().filter_map(|n| dram(n).map(|m| m.1 * x_lo)))
+        .filter(|v| positive(*v));
+    let y_min = ys.clone().fold(f64::INFINITY, f64::min);
+    let y_max = ys.fold(f64::NEG_INFINITY, f64::max);
+    let (ky_lo, ky_hi) = (
+        y_min.log10().floor() as i32,
+        (y_max.log10().ceil() as i32).max(y_min.log10().floor() as i32 + 1),
+    );
+    let plot_w = ROOF_WIDTH - PLOT_LEFT - PLOT_RIGHT;
+    let plot_h = ROOF_HEIGHT - PLOT_TOP - PLOT_BOTTOM;
+    let px = |x: f64| PLOT_LEFT + (x.log10() - kx_lo as f64) / (kx_hi - kx_lo) as f64 * plot_w;
+    let py =
+        |y: f64| PLOT_TOP + (1.0 - (y.log10() - ky_lo as f64) / (ky_hi - ky_lo) as f64) * plot_h;
+    let (x_hi, y_hi) = (10f64.powi(kx_hi), 10f64.powi(ky_hi));
+    let x_name = nodes[0].x_name.as_str();
+    let y_name = nodes[0].y_name.as_str();
+    let y_unit = y_name
+        .rsplit_once('(')
+        .map_or("", |(_, u)| u.trim_end_matches(')'));
+
+    let id = format!("roofline-{index}");
+    let several = nodes.len() > 1;
+    let roofs_said: Vec<String> = nodes
+        .iter()
+        .map(|n| {
+            let mut parts: Vec<String> = n
+                .memory
+                .iter()
+                .map(|(r, m)| {
+                    format!(
+                        "{r} slope {} {y_unit} per FLOP/B",
+                        crate::measure::roofs::sig(*m)
+                    )
+                })
+                .collect();
+            let m = dram(n).map(|m| m.1);
+            parts.extend(n.compute.iter().map(|(r, c)| match m {
+                Some(m) => format!(
+                    "{r} roof {} {y_unit}, ridge at {} FLOP/B",
+                    crate::measure::roofs::sig(*c),
+                    crate::measure::roofs::sig(c / m)
+                ),
+                None => format!("{r} roof {} {y_unit}", crate::measure::roofs::sig(*c)),
+            }));
+            let clock = if n.clock.is_empty() {
+                String::new()
+            } else {
+                format!(" (compute roofs at {})", n.clock)
+            };
+            format!("node {}: {}{clock}", n.node, parts.join(", "))
+        })
+        .collect();
+    let title = format!(
+        "Roofline of {y_name} against {x_name}, both on logarithmic axes, under the node's roofs"
+    );
+    let description = format!(
+        "{}. {} measured points: {}.",
+        roofs_said.join("; "),
+        points.len(),
+        points
+            .iter()
+            .map(|(i, p)| {
+                let node = if several {
+                    format!("{} ", nodes[*i].node)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{node}{}: {} {x_name}, {} {y_name}",
+                    p.label, p.x_shown, p.y_shown
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    let mut svg = format!(
+        r#"<svg class="line-chart roofline-chart" role="img" aria-labelledby="{id}-title {id}-desc" viewBox="0 0 {ROOF_WIDTH} {ROOF_HEIGHT}" width="{ROOF_WIDTH}" height="{ROOF_HEIGHT}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title id="{id}-title">{t}</title><desc id="{id}-desc">{d}</desc>"#,
+        t = escape(&title),
+        d = escape(&description),
+    );
+    let base = ROOF_HEIGHT - PLOT_BOTTOM;
+    let right = ROOF_WIDTH - PLOT_RIGHT;
+    // Decade grid and labels on both axes.
+    for k in ky_lo..=ky_hi {
+        let yy = py(10f64.powi(k));
+        let _ = write!(
+            svg,
+            r#"<line class="chart-grid" x1="{PLOT_LEFT}" y1="{yy:.1}" x2="{right}" y2="{yy:.1}"></line><text class="chart-tick" x="{tx}" y="{ty:.1}" text-anchor="end">{label}</text>"#,
+            tx = PLOT_LEFT - 6.0,
+            ty = yy + 4.0,
+            label = escape(&decade_label(k)),
+        );
+    }
+    for k in kx_lo..=kx_hi {
+        let xx = px(10f64.powi(k));
+        let label = decade_label(k);
+        // The last label ends at the chart's edge rather than past it.
+        let half = label.chars().count() as f64 * CHAR_WIDTH / 2.0;
+        let (tx, anchor) = if xx + half > ROOF_WIDTH - 1.0 {
+            (ROOF_WIDTH - 1.0, "end")
+        } else if xx - half < PLOT_LEFT {
+            // The first starts at the y axis, clear of the y axis's lowest label.
+            (xx, "start")
+        } else {
+            (xx, "middle")
+        };
+        let _ = write!(
+            svg,
+            r#"<line class="chart-grid" x1="{xx:.1}" y1="{PLOT_TOP}" x2="{xx:.1}" y2="{base}"></line><text class="chart-tick" x="{tx:.1}" y="{ty}" text-anchor="{anchor}">{label}</text>"#,
+            ty = base + 18.0,
+            label = escape(&label),
+        );
+    }
+    let _ = write!(
+        svg,
+        r#"<line class="chart-axis" x1="{PLOT_LEFT}" y1="{PLOT_TOP}" x2="{PLOT_LEFT}" y2="{base}"></line><line class="chart-axis" x1="{PLOT_LEFT}" y1="{base}" x2="{right}" y2="{base}"></line><text class="chart-axis-title" x="{cx:.1}" y="{ty}" text-anchor="middle">{x} (log scale)</text><text class="chart-axis-title" transform="translate(14 {cy:.1}) rotate(-90)" text-anchor="middle">{y} (log scale)</text>"#,
+        cx = PLOT_LEFT + plot_w / 2.0,
+        ty = ROOF_HEIGHT - 10.0,
+        x = escape(x_name),
+        cy = PLOT_TOP + plot_h / 2.0,
+        y = escape(y_name),
+    );
+    // The roofs, each node in its colour. Labels are kept inside the plot: a compute
+    // roof's at its right end, above the line; a memory roof's where its slope enters.
+    let mut labels_at: Vec<f64> = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let class = format!("roof-node-{}", i % NODE_CLASSES);
+        let top = n
+            .compute
+            .iter()
+            .map(|c| c.1)
+            .fold(f64::NEG_INFINITY, f64::max);
+        for (roof, slope) in &n.memory {
+            if !positive(*slope) {
+                continue;
+            }
+            // From the left edge to where it meets the highest compute roof (or the
+            // plot's top or right edge).
+            let x_end = (top / slope).min(x_hi).min(y_hi / slope);
+            let (x0, y0) = (x_lo, slope * x_lo);
+            let x_start = if y0 < 10f64.powi(ky_lo) {
+                10f64.powi(ky_lo) / slope
+            } else {
+                x0
+            };
+            if x_end <= x_start {
+                continue;
+            }
+            let _ = write!(
+                svg,
+                r#"<line class="roof-line roof-memory {class}" x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}"><title>{}</title></line>"#,
+                px(x_start),
+                py(slope * x_start),
+                px(x_end),
+                py(slope * x_end),
+                escape(&format!(
+                    "{} {roof}: {} {y_unit} per FLOP/B",
+                    n.node,
+                    crate::measure::roofs::sig(*slope)
+                )),
+            );
+            let lx = px(x_start) + 4.0;
+            let ly = py(slope * x_start) - 6.0;
+            // Its bandwidth, in the y unit's prefix: TFLOP/s per FLOP/B is TB/s.
+            let bandwidth = format!(
+                "{roof} {} {}",
+                crate::measure::roofs::sig(*slope),
+                y_unit.replace("FLOP", "B")
+            );
+            let _ = write!(
+                svg,
+                r#"<text class="roof-label {class}" x="{lx:.1}" y="{ly:.1}">{}</text>"#,
+                escape(&bandwidth)
+            );
+        }
+        let ridge_from = dram(n);
+        for (roof, c) in &n.compute {
+            if !positive(*c) {
+                continue;
+            }
+            let start = ridge_from.as_ref().map_or(x_lo, |m| (c / m.1).max(x_lo));
+            if start >= x_hi {
+                continue;
+            }
+            let yy = py(*c);
+            let _ = write!(
+                svg,
+                r#"<line class="roof-line roof-compute {class}" x1="{:.1}" y1="{yy:.1}" x2="{right}" y2="{yy:.1}"><title>{}</title></line>"#,
+                px(start),
+                escape(&format!(
+                    "{} {roof}: {} {y_unit}",
+                    n.node,
+                    crate::measure::roofs::sig(*c)
+                )),
+            );
+            // Ridge point: where this roof meets the DRAM slope, with its FLOP/B.
+            let mut label = format!("{roof} {}", crate::measure::roofs::sig(*c));
+            if let Some((m_name, m)) = &ridge_from {
+                let r = c / m;
+                label.push_str(&format!(", ridge {}", crate::measure::roofs::sig(r)));
+                if r >= x_lo {
+                    let _ = write!(
+                        svg,
+                        r#"<rect class="roof-ridge {class}" x="{:.1}" y="{:.1}" width="6" height="6" transform="rotate(45 {:.1} {yy:.1})"><title>{}</title></rect>"#,
+                        px(r) - 3.0,
+                        yy - 3.0,
+                        px(r),
+                        escape(&format!(
+                            "{} ridge of {roof} and {m_name}: {} FLOP/B",
+                            n.node,
+                            crate::measure::roofs::sig(r)
+                        )),
+                    );
+                }
+            }
+            // Nudge a label down past one already drawn at nearly the same height.
+            let mut ly = yy - 5.0;
+            while labels_at.iter().any(|l| (l - ly).abs() < 13.0) {
+                ly += 13.0;
+            }
+            labels_at.push(ly);
+            let _ = write!(
+                svg,
+                r#"<text class="roof-label {class}" x="{:.1}" y="{ly:.1}" text-anchor="end">{}</text>"#,
+                right - 2.0,
+                escape(&label)
+            );
+        }
+    }
+    // The measured points, on top.
+    for (i, p) in &points {
+        let class = format!("roof-node-{}", i % NODE_CLASSES);
+        let node = if several {
+            format!("{} ", nodes[*i].node)
+        } else {
+            String::new()
+        };
+        let _ = write!(
+            svg,
+            r#"<circle class="chart-point roof-point {class}" cx="{:.1}" cy="{:.1}" r="3.5"><title>{}</title></circle>"#,
+            px(p.x),
+            py(p.y),
+            escape(&format!(
+                "{node}{}: {} {x_name}, {} {y_name}",
+                p.label, p.x_shown, p.y_shown
+            )),
+        );
+    }
+    if several {
+        for (i, n) in nodes.iter().enumerate() {
+            let class = format!("roof-node-{}", i % NODE_CLASSES);
+            let ly = PLOT_TOP + 14.0 + 15.0 * i as f64;
+            let _ = write!(
+                svg,
+                r#"<circle class="chart-point roof-point {class}" cx="{:.1}" cy="{:.1}" r="3.5"></circle><text class="roof-label {class}" x="{:.1}" y="{:.1}">{}</text>"#,
+                PLOT_LEFT + 10.0,
+                ly - 4.0,
+                PLOT_LEFT + 18.0,
+                ly,
+                escape(&n.node)
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    Some(svg)
+}
+
+/// A column's roof across a line chart: a dashed line at its value with its label, and
+/// how far the y axis must reach to show it.
+fn reference_for(table: &TableView, column: usize) -> Option<&ReferenceLine> {
+    table
+        .roofs
+        .reference
+        .iter()
+        .find(|(c, _)| *c == column)
+        .map(|(_, r)| r)
 }
 
 /// A round step near `raw`: 1, 2, 2.5 or 5 times a power of ten.
@@ -826,6 +1214,7 @@ mod tests {
             notes: Vec::new(),
             line: None,
             bar: None,
+            roofs: Default::default(),
         }
     }
 
@@ -1319,5 +1708,148 @@ mod tests {
         t.intervals.clear();
         let svg = line_chart(&t, LineAxes { x: 1, y: 2 }, 0).unwrap();
         assert!(!svg.contains("chart-error"));
+    }
+
+    fn roofline_node(node: &str, dram: f64, fp32: f64) -> RooflineNode {
+        RooflineNode {
+            node: node.into(),
+            x_name: "arithmetic intensity (FLOP/B)".into(),
+            y_name: "FP32 rate (TFLOP/s)".into(),
+            memory: vec![("dram".into(), dram)],
+            compute: vec![("fp32".into(), fp32), ("tensor_bf16".into(), 1070.5)],
+            clock: "1980 MHz, the driver's maximum SM clock".into(),
+            points: [(0.25, 1.05), (8.0, 29.7), (128.0, 63.2)]
+                .iter()
+                .map(|&(x, y)| RooflinePoint {
+                    label: format!("k{x}"),
+                    x,
+                    y,
+                    x_shown: format!("{x:.2}"),
+                    y_shown: format!("{y:.2}"),
+                })
+                .collect(),
+        }
+    }
+
+    fn roofline_table(nodes: Vec<RooflineNode>) -> TableView {
+        let mut t = table(
+            &[
+                "label",
+                "arithmetic intensity (FLOP/B)",
+                "FP32 rate (TFLOP/s)",
+            ],
+            &[false, true, true],
+            &[&["k1", "0.25", "1.05"]],
+        );
+        t.line = Some(LineAxes { x: 1, y: 2 });
+        t.roofs.roofline = nodes;
+        t
+    }
+
+    #[test]
+    fn a_roofline_draws_log_axes_roofs_ridges_and_points_with_their_values() {
+        let t = roofline_table(vec![roofline_node("h200", 4.8, 66.9)]);
+        let svg = chart(&t, 0).unwrap();
+        assert!(svg.contains("class=\"line-chart roofline-chart\""), "{svg}");
+        assert!(svg.contains("both on logarithmic axes"), "{svg}");
+        // The DRAM slope, both compute roofs, and each ridge with its FLOP/B.
+        assert_eq!(svg.matches("roof-memory").count(), 1, "{svg}");
+        assert_eq!(svg.matches("roof-compute").count(), 2, "{svg}");
+        assert!(
+            svg.contains("<title>h200 ridge of fp32 and dram: 13.94 FLOP/B</title>"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("fp32 roof 66.90 TFLOP/s, ridge at 13.94 FLOP/B"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("compute roofs at 1980 MHz, the driver&#39;s maximum SM clock"),
+            "{svg}"
+        );
+        assert!(svg.contains("dram 4.800 TB/s"), "{svg}");
+        // Every point, with its values, in a <title> and in the <desc>.
+        assert_eq!(
+            svg.matches("<circle class=\"chart-point roof-point")
+                .count(),
+            3,
+            "{svg}"
+        );
+        assert!(
+            svg.contains(
+                "<title>k8: 8.00 arithmetic intensity (FLOP/B), 29.70 FP32 rate (TFLOP/s)</title>"
+            ),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("k128: 128.00 arithmetic intensity (FLOP/B), 63.20 FP32 rate (TFLOP/s)"),
+            "{svg}"
+        );
+        // Decade ticks on both axes.
+        for tick in [">0.1<", ">1<", ">10<", ">100<", ">1,000<"] {
+            assert!(svg.contains(tick), "{tick} in {svg}");
+        }
+        // One node: no legend, one colour.
+        assert!(!svg.contains("roof-node-1"), "{svg}");
+        // A stale table draws nothing.
+        let mut stale = t.clone();
+        stale.stale = Some("record is stale".into());
+        assert_eq!(roofline_chart(&stale, 0), None);
+    }
+
+    #[test]
+    fn a_roofline_of_several_nodes_gives_each_its_colour_and_a_legend() {
+        let t = roofline_table(vec![
+            roofline_node("h200", 4.8, 66.9),
+            roofline_node("h100", 3.35, 66.9),
+        ]);
+        let svg = chart(&t, 0).unwrap();
+        assert!(svg.contains("roof-line roof-memory roof-node-1"), "{svg}");
+        assert!(
+            svg.contains("roof-point roof-node-0") && svg.contains("roof-point roof-node-1"),
+            "{svg}"
+        );
+        // The legend names each node; each point says its node.
+        assert!(
+            svg.contains(">h100</text>") && svg.contains(">h200</text>"),
+            "{svg}"
+        );
+        assert!(svg.contains("<title>h100 k8: 8.00"), "{svg}");
+        assert!(
+            svg.contains("h100 ridge of fp32 and dram: 19.97 FLOP/B"),
+            "{svg}"
+        );
+    }
+
+    #[test]
+    fn a_line_or_bar_chart_draws_its_columns_roof_as_a_labelled_line() {
+        let mut t = table(
+            &["label", "working set (MiB)", "bandwidth (GB/s)"],
+            &[false, true, true],
+            &[
+                &["a", "1", "3000"],
+                &["b", "64", "4100"],
+                &["c", "1024", "4200"],
+            ],
+        );
+        let roof = ReferenceLine {
+            label: "dram roof 4800 GB/s".into(),
+            value: 4800.0,
+        };
+        t.roofs.reference = vec![(2, roof)];
+        let bar = bar_chart(&t).unwrap();
+        assert!(bar.contains("class=\"roof-reference\""), "{bar}");
+        assert!(bar.contains(">dram roof 4800 GB/s</text>"), "{bar}");
+        assert!(
+            bar.contains("A dashed line marks the dram roof 4800 GB/s."),
+            "{bar}"
+        );
+        let line = line_chart(&t, LineAxes { x: 1, y: 2 }, 0).unwrap();
+        assert!(line.contains("class=\"roof-reference\""), "{line}");
+        // The y axis reaches the roof (4,800): its top tick is 6,000, not 4,000.
+        assert!(line.contains(">6,000<"), "{line}");
+        // Without a roof, neither draws one.
+        t.roofs.reference.clear();
+        assert!(!bar_chart(&t).unwrap().contains("roof-reference"));
     }
 }

@@ -257,6 +257,7 @@ mod tests {
             notes: Vec::new(),
             line: None,
             bar: None,
+            roofs: Default::default(),
         };
         let class = |i: usize| if i == 0 { "label" } else { "num" };
         assert_eq!(

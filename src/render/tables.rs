@@ -39,6 +39,57 @@ pub struct TableView {
     /// The column (by position) a bar chart draws, where the entry names one. Side by
     /// side, its position within each node's column group.
     pub bar: Option<usize>,
+    /// The roofs its chart draws, decided here from the record and the node's peaks.
+    #[serde(skip)]
+    pub roofs: ChartRoofs,
+}
+
+/// The roofs a table's chart draws (the chart only draws them; which and where is
+/// decided here).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChartRoofs {
+    /// One per cited node when the chart is a roofline: its x column an arithmetic
+    /// intensity (FLOP/B) and its y column a FLOP rate.
+    pub roofline: Vec<RooflineNode>,
+    /// A labelled reference line at a column's roof, by column position, for the line or
+    /// bar chart that draws that column.
+    pub reference: Vec<(usize, ReferenceLine)>,
+}
+
+/// One node on a roofline chart: its roofs in the chart's units and its measured points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RooflineNode {
+    pub node: String,
+    /// The x and y columns' headings, with their units (a side-by-side table keeps them
+    /// here, having no line axes of its own).
+    pub x_name: String,
+    pub y_name: String,
+    /// Memory roofs (`dram`, `l2`, `smem`): y = slope x intensity, in the y column's unit.
+    pub memory: Vec<(String, f64)>,
+    /// Compute roofs (`fp32`, `tensor_bf16`...), in the y column's unit.
+    pub compute: Vec<(String, f64)>,
+    /// Which clock the compute roofs are taken at ("1980 MHz, the driver's maximum SM clock").
+    pub clock: String,
+    /// Each row with both values.
+    pub points: Vec<RooflinePoint>,
+}
+
+/// One measured point of a roofline: the row, its values and how the table shows them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RooflinePoint {
+    pub label: String,
+    pub x: f64,
+    pub y: f64,
+    pub x_shown: String,
+    pub y_shown: String,
+}
+
+/// A column's roof drawn as a line across its chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReferenceLine {
+    /// "dram roof 4800 GB/s".
+    pub label: String,
+    pub value: f64,
 }
 
 /// The positions of a line chart's two columns in [`TableView::headings`].
@@ -100,6 +151,7 @@ pub fn not_measured_yet(node: &str) -> String {
 }
 
 const UNCONVERGED_MARK: &str = "†";
+const THROTTLED_MARK: &str = "‡";
 
 /// A table caption with each of the table's columns it names in backticks (`` `smem_reserved` ``)
 /// written as the table's header shows it (“dynamic smem (B)”): the caption and the header
@@ -161,6 +213,7 @@ pub fn table_view(
             .as_ref()
             .filter(|c| c.x.is_none())
             .and_then(|c| table.columns.iter().position(|col| *col == c.y)),
+        roofs: ChartRoofs::default(),
     };
     let citation = match citation {
         Ok(c) => c,
@@ -178,7 +231,20 @@ pub fn table_view(
     view.headings = table
         .columns
         .iter()
-        .map(|c| citation.record.heading(c))
+        .map(|c| match crate::measure::roofs::share_column(c) {
+            Some(m) => format!(
+                "{} of {} roof (%)",
+                citation.record.heading(m),
+                citation
+                    .experiment
+                    .spec
+                    .metrics
+                    .get(m)
+                    .and_then(|s| s.roof.as_deref())
+                    .unwrap_or("its")
+            ),
+            None => citation.record.heading(c),
+        })
         .collect();
     view.caption = table
         .caption
@@ -205,6 +271,11 @@ pub fn table_view(
     let mut narrow: Option<(f64, &'static str)> = None;
     // The widest spread among rows whose sampling hit its cap, for the footnote.
     let mut unconverged: Option<f64> = None;
+    // Rows a clock reading saw throttled, with the reasons seen, for their footnote.
+    let mut throttled: Vec<(String, u32, usize, Vec<String>)> = Vec::new();
+    // The roofs the table's share columns read, each at each clock used, for the note
+    // that says what a share is of.
+    let mut shares: Vec<crate::measure::roofs::RoofReading> = Vec::new();
     for row in &table.rows {
         match citation.row(row) {
             Ok(cfg) => {
@@ -212,7 +283,21 @@ pub fn table_view(
                 let mut values = Vec::with_capacity(table.columns.len());
                 let mut intervals = Vec::with_capacity(table.columns.len());
                 for col in &table.columns {
-                    match cfg.column(col) {
+                    let value = match crate::measure::roofs::share_column(col) {
+                        Some(metric) => {
+                            let reading = citation.roofs.get(&(row.clone(), metric.to_string()));
+                            if let Some(r) = reading {
+                                if !shares.iter().any(|s: &crate::measure::roofs::RoofReading| {
+                                    s.roof == r.roof && s.clock == r.clock
+                                }) {
+                                    shares.push(r.clone());
+                                }
+                            }
+                            reading.map(|r| crate::measure::ColumnValue::Fraction(r.share()))
+                        }
+                        None => cfg.column(col),
+                    };
+                    match value {
                         Some(v) => {
                             let timing = cfg.timing.as_ref().filter(|t| !t.converged);
                             let mark = match timing {
@@ -221,6 +306,20 @@ pub fn table_view(
                                     UNCONVERGED_MARK
                                 }
                                 _ => "",
+                            };
+                            let throttle = if cfg.throttled() && timed(col) {
+                                if !throttled.iter().any(|t| t.0 == cfg.label) {
+                                    let t = cfg.timing.as_ref();
+                                    throttled.push((
+                                        cfg.label.clone(),
+                                        t.and_then(|t| t.throttled_samples).unwrap_or(0),
+                                        t.map_or(0, |t| t.samples_ms.len()),
+                                        citation.record.clock_events(&cfg.label),
+                                    ));
+                                }
+                                THROTTLED_MARK
+                            } else {
+                                ""
                             };
                             let mut cell = v.display();
                             // The interval the record keeps, read, never computed here.
@@ -242,6 +341,7 @@ pub fn table_view(
                                 }
                             }
                             cell.push_str(mark);
+                            cell.push_str(throttle);
                             cells.push(cell);
                             values.push(v.as_f64());
                             intervals.push(span.map(|e| (e.lo, e.hi)));
@@ -264,6 +364,19 @@ pub fn table_view(
             Err(why) => problems.push(why),
         }
     }
+    view.roofs = chart_roofs(table, node, citation, &view);
+    if let Some(r) = view.roofs.roofline.first() {
+        let sources: Vec<String> = citation
+            .peaks
+            .iter()
+            .map(|p| format!("{} ({})", p.roof, p.source))
+            .collect();
+        view.notes.push(format!(
+            "The chart is a roofline: both axes logarithmic; each memory roof a slope, each compute roof flat from its ridge point (marked, with its FLOP/B){}. Peaks from glossary.toml: {}.",
+            if r.clock.is_empty() { String::new() } else { format!("; compute roofs at {}", r.clock) },
+            sources.join("; ")
+        ));
+    }
     if let Some((h, unit)) = narrow {
         view.notes.push(format!(
             "A number shown without ± has a 95% interval narrower than its last digit: at most ±{}{unit}.",
@@ -276,6 +389,26 @@ pub fn table_view(
             rsd * 100.0
         ));
     }
+    if !shares.is_empty() {
+        view.notes.push(share_note(&shares));
+    }
+    if !throttled.is_empty() {
+        let rows: Vec<String> = throttled
+            .iter()
+            .map(|(label, n, of, why)| {
+                let why = if why.is_empty() {
+                    "the SM clock under 90% of its maximum".to_string()
+                } else {
+                    format!("clock events: {}", why.join(", "))
+                };
+                format!("{label} ({n} of {of} samples; {why})")
+            })
+            .collect();
+        view.notes.push(format!(
+            "{THROTTLED_MARK} Throttled: a clock reading saw some of these rows' samples throttled: {}. The samples are kept, not dropped: the median is of the kernel as the GPU ran it.",
+            rows.join("; ")
+        ));
+    }
     if !problems.is_empty() {
         view.stale = Some(
             problems
@@ -286,6 +419,146 @@ pub fn table_view(
         );
     }
     (view, problems)
+}
+
+/// The roofs of a table's chart: a roofline when its line chart is a FLOP rate against an
+/// arithmetic intensity in FLOP/B and the node lists peaks, and a reference line for each
+/// column whose metric names a roof.
+fn chart_roofs(
+    table: &TableRef,
+    node: &str,
+    citation: &Citation<'_>,
+    view: &TableView,
+) -> ChartRoofs {
+    use crate::measure::roofs::sig;
+    use crate::rates::{Per, RateUnit, Work};
+    let unit_of = |col: &str| {
+        citation
+            .record
+            .configs
+            .iter()
+            .find_map(|c| c.quantities.get(col).map(|q| q.unit.clone()))
+    };
+    let mut out = ChartRoofs::default();
+    for (i, col) in table.columns.iter().enumerate() {
+        let best = citation
+            .roofs
+            .iter()
+            .filter(|((_, m), _)| m == col)
+            .map(|(_, r)| r)
+            .max_by(|a, b| a.peak.total_cmp(&b.peak));
+        if let Some(r) = best {
+            let clock = match r.clock {
+                crate::measure::roofs::ClockUsed::None => String::new(),
+                crate::measure::roofs::ClockUsed::Seen(m)
+                | crate::measure::roofs::ClockUsed::DriverMax(m) => format!(" at {m} MHz"),
+            };
+            out.reference.push((
+                i,
+                ReferenceLine {
+                    label: format!("{} roof {} {}{clock}", r.roof, sig(r.peak), r.unit),
+                    value: r.peak,
+                },
+            ));
+        }
+    }
+    let Some(axes) = view.line else { return out };
+    let (Some(x_col), Some(y_col)) = (table.columns.get(axes.x), table.columns.get(axes.y)) else {
+        return out;
+    };
+    let y_unit = unit_of(y_col).and_then(|u| RateUnit::parse(&u).ok());
+    let intensity = unit_of(x_col).is_some_and(|u| u.trim() == "FLOP/B");
+    let Some(y) = y_unit.filter(|u| u.work == Work::Flop && u.per == Per::Second && intensity)
+    else {
+        return out;
+    };
+    let of = |work: Work| -> Vec<(String, f64)> {
+        citation
+            .peaks
+            .iter()
+            .filter(|p| p.work == work)
+            .map(|p| (p.roof.clone(), p.per_s / y.scale))
+            .collect()
+    };
+    let compute = of(Work::Flop);
+    if compute.is_empty() {
+        return out;
+    }
+    let clock = citation
+        .peaks
+        .iter()
+        .find_map(|p| match p.clock {
+            crate::measure::roofs::ClockUsed::DriverMax(m) => {
+                Some(format!("{m} MHz, the driver's maximum SM clock"))
+            }
+            _ => None,
+        })
+        .unwrap_or_default();
+    let label = view.numeric.iter().position(|&n| !n);
+    let points = view
+        .rows
+        .iter()
+        .zip(&view.values)
+        .filter_map(|(cells, values)| {
+            let (x, yv) = ((*values.get(axes.x)?)?, (*values.get(axes.y)?)?);
+            Some(RooflinePoint {
+                label: label
+                    .and_then(|l| cells.get(l))
+                    .cloned()
+                    .unwrap_or_default(),
+                x,
+                y: yv,
+                x_shown: cells.get(axes.x)?.clone(),
+                y_shown: cells.get(axes.y)?.clone(),
+            })
+        })
+        .collect();
+    out.roofline.push(RooflineNode {
+        node: node.to_string(),
+        x_name: view.headings.get(axes.x).cloned().unwrap_or_default(),
+        y_name: view.headings.get(axes.y).cloned().unwrap_or_default(),
+        memory: of(Work::Bytes),
+        compute,
+        clock,
+        points,
+    });
+    out
+}
+
+/// What each share column is a share of: the roof, its value at the clock used, the
+/// clock, and where the peak comes from.
+fn share_note(shares: &[crate::measure::roofs::RoofReading]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut roofs: Vec<&str> = shares.iter().map(|r| r.roof.as_str()).collect();
+    roofs.dedup();
+    for roof in roofs {
+        let of: Vec<&crate::measure::roofs::RoofReading> =
+            shares.iter().filter(|r| r.roof == roof).collect();
+        let first = of[0];
+        let values: Vec<String> = of
+            .iter()
+            .map(|r| {
+                let clock = r.clock.phrase();
+                if clock.is_empty() {
+                    format!("{} {}", crate::measure::roofs::sig(r.peak), r.unit)
+                } else {
+                    format!("{} {} {clock}", crate::measure::roofs::sig(r.peak), r.unit)
+                }
+            })
+            .collect();
+        parts.push(format!(
+            "the {} roof ({}) is {} (source: {}, checked {})",
+            roof,
+            first.what,
+            values.join("; "),
+            first.source,
+            first.checked
+        ));
+    }
+    format!(
+        "Shares are of the node's peaks in glossary.toml: {}.",
+        parts.join("; ")
+    )
 }
 
 /// A table citing several nodes: each node's table cut as [`table_view`] cuts it, then set
@@ -345,8 +618,16 @@ pub fn side_by_side(
             .flat_map(|(_, v, _)| v.provenance.clone())
             .collect(),
         // Side by side: set below, as positions within each node's group.
+        // A roofline draws each node's roofs and points in a colour of its own.
         line: None,
         bar: None,
+        roofs: ChartRoofs {
+            roofline: views
+                .iter()
+                .flat_map(|(_, v, _)| v.roofs.roofline.clone())
+                .collect(),
+            reference: Vec::new(),
+        },
         stale: None,
         notes: Vec::new(),
     };

@@ -332,6 +332,7 @@ fn local_profile(
         slurm: None,
         datasheet: None,
         contributed_by: None,
+        peaks: Default::default(),
     })
 }
 

@@ -602,6 +602,7 @@ mod tests {
             slurm: None,
             datasheet: None,
             contributed_by: None,
+            peaks: Default::default(),
         }
     }
 

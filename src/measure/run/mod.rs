@@ -32,7 +32,8 @@ pub use error::RunError;
 
 use crate::config::{Config, Layout};
 use crate::measure::record::{
-    ConfigRecord, ConfigStatus, Quantity, Record, TimedLaunch, RECORD_SCHEMA, TIMED_LAUNCHES,
+    ConfigRecord, ConfigStatus, Quantity, Record, TimedLaunch, CLOCK_EVENTS, RECORD_SCHEMA,
+    TIMED_LAUNCHES,
 };
 use crate::measure::spec::plan::{device_from_profile, ConfigPlan, DeviceVars};
 use crate::measure::spec::{signature, Experiment, Mode, EXPERIMENT_FILE};
@@ -120,6 +121,13 @@ pub struct ConfigSummary {
     pub median_ms: Option<f64>,
     pub rsd: Option<f64>,
     pub converged: Option<bool>,
+    /// The median SM clock the readings saw; None where no reading covered a sample (no
+    /// "clock seen" is claimed for such a row).
+    pub sm_clock_mhz: Option<u32>,
+    /// The share of the row's samples a clock reading covered.
+    pub clock_coverage: Option<f64>,
+    /// Samples a reading saw throttled (None: no reading covered any).
+    pub throttled_samples: Option<u32>,
     /// Metrics and ncu metrics by name (None: not measured).
     pub quantities: BTreeMap<String, Option<f64>>,
 }
@@ -147,11 +155,32 @@ impl ConfigSummary {
             median_ms: t.map(|t| t.median_ms),
             rsd: t.map(|t| t.rsd),
             converged: t.map(|t| t.converged),
+            sm_clock_mhz: t.and_then(|t| t.sm_clock_mhz),
+            clock_coverage: c.clock_coverage(),
+            throttled_samples: t.and_then(|t| t.throttled_samples),
             quantities: c
                 .quantities
                 .iter()
                 .map(|(k, q)| (k.clone(), q.value))
                 .collect(),
+        }
+    }
+
+    /// "1980 MHz (100%)": the median SM clock the readings saw and the share of the
+    /// row's samples they covered, with "throttled" where a reading saw some throttled;
+    /// "-" where no reading covered any sample: no clock is claimed as seen for such a row.
+    pub fn clock_seen(&self) -> String {
+        match (self.sm_clock_mhz, self.clock_coverage) {
+            (Some(mhz), Some(share)) if share > 0.0 => format!(
+                "{mhz} MHz ({:.0}%){}",
+                share * 100.0,
+                if self.throttled_samples.is_some_and(|n| n > 0) {
+                    " throttled"
+                } else {
+                    ""
+                }
+            ),
+            _ => "-".to_string(),
         }
     }
 
@@ -169,6 +198,9 @@ impl ConfigSummary {
             median_ms: None,
             rsd: None,
             converged: None,
+            sm_clock_mhz: None,
+            clock_coverage: None,
+            throttled_samples: None,
             quantities: BTreeMap::new(),
         }
     }
@@ -399,7 +431,7 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
         progress.set_message(exp.id.clone());
         let outcome = match run_one(
             req,
-            &gpu,
+            (&gpu, &profile),
             exp,
             p,
             clocks.as_ref(),
@@ -418,9 +450,10 @@ pub fn verify(req: &VerifyRequest, progress: &indicatif::ProgressBar) -> Result<
     Ok(report)
 }
 
+/// Run one experiment on `gpu`, the GPU of node profile `profile`.
 fn run_one(
     req: &VerifyRequest,
-    gpu: &gpu::Gpu,
+    (gpu, profile): (&gpu::Gpu, &crate::config::Node),
     exp: &Experiment,
     prepared: Vec<prepare::PreparedConfig>,
     clocks: Option<&clocks::ClockMonitor>,
@@ -459,7 +492,7 @@ fn run_one(
             })
         })
         .collect();
-    let mut configs = timed::run(
+    let (mut configs, clock_events) = timed::run(
         gpu,
         spec.mode,
         spec.seed,
@@ -512,8 +545,8 @@ fn run_one(
             "seed": spec.seed,
             "timing_policy": spec.timing,
             "l2_flush_bytes": (spec.timing.flush_l2 && spec.mode == Mode::Timed).then(|| timed::flush_bytes(gpu)),
-            "sm_clock_source": if clocks.is_some() { "nvidia-smi --query-gpu=clocks.sm,power.draw -lms 50 (read only)" } else { "not available" },
-            "throttle_rule": format!("a sample is throttled when its batch saw the SM clock under {:.0}% of the driver's maximum", clocks::THROTTLE_FRACTION * 100.0),
+            "sm_clock_source": clocks.map_or("not available".to_string(), |c| c.source.describe()),
+            "throttle_rule": format!("a sample is throttled when a clock reading during its batch saw the SM clock under {:.0}% of the driver's maximum, or a clock-event reason that pulls the clock down ({})", clocks::THROTTLE_FRACTION * 100.0, clocks::REASONS.iter().filter(|r| r.2).map(|r| r.1).collect::<Vec<_>>().join(", ")),
             "ncu_source": ncu_source,
             "achieved_occupancy_metric": ncu::ACHIEVED_METRIC,
             "device_limits": gpu.limits,
@@ -521,6 +554,9 @@ fn run_one(
     };
     if !timed_launches.is_empty() {
         record.extra[TIMED_LAUNCHES] = json!(timed_launches);
+    }
+    if !clock_events.is_empty() {
+        record.extra[CLOCK_EVENTS] = json!(clock_events);
     }
     let paths = (req.record_path(exp), req.failed_record_path(exp));
     // Before anything is written: the claims this run would flip or make ambiguous.
@@ -532,7 +568,19 @@ fn run_one(
         progress.println(format!("  claim: {line}"));
         notes.push(format!("claim: {line}"));
     }
-    let outcome = write_outcome(paths, record, req.allow_partial, notes, signer)?;
+    let roofed = exp.roofed();
+    for line in crate::measure::roofs::shares_said(&roofed, profile, &record) {
+        progress.println(format!("  share: {line}"));
+        notes.push(format!("share: {line}"));
+    }
+    let outcome = write_checked(
+        paths,
+        record,
+        (&roofed, spec.timing.tolerance(), profile),
+        req.allow_partial,
+        notes,
+        signer,
+    )?;
     if let (Outcome::Written { record, .. }, None, Some(_)) = (&outcome, &req.out, signer) {
         keep_in_history(exp, &req.node, record)?;
     }
@@ -548,6 +596,35 @@ fn keep_in_history(exp: &Experiment, node: &str, path: &Path) -> Result<(), RunE
     let record = Record::load(path)?;
     crate::measure::history::keep(&exp.records_dir(), node, record.captured_at, &bytes, &sig)?;
     Ok(())
+}
+
+/// [`write_outcome`], after the one check a record must pass before it is written at
+/// all: no passed row above its roof (`measure::roofs::above_roof`). A row faster than
+/// the node's peaks allow has a wrong byte or FLOP count, or work the compiler removed;
+/// its record is refused whole, nothing is written, and the previous record stands.
+pub fn write_checked(
+    paths: (PathBuf, PathBuf),
+    record: Record,
+    (roofed, band, profile): (&[crate::measure::roofs::Roofed], f64, &crate::config::Node),
+    allow_partial: bool,
+    notes: Vec<String>,
+    signer: Option<&crate::trust::Signer>,
+) -> Result<Outcome, RunError> {
+    let above = crate::measure::roofs::above_roof(roofed, band, profile, &record);
+    if !above.is_empty() {
+        return Err(RunError::Other(format!(
+            "{} row(s) above the node's peaks (glossary.toml [nodes.{}.peaks]); no record written, {} stays as it was: {}",
+            above.len(),
+            record.node,
+            paths.0.display(),
+            above
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        )));
+    }
+    write_outcome(paths, record, allow_partial, notes, signer)
 }
 
 /// The one place records are written. Every config passed: `records/<node>.json`, and

@@ -90,6 +90,7 @@ mod tests {
             slurm: None,
             datasheet: None,
             contributed_by: None,
+            peaks: Default::default(),
         }
     }
 

@@ -275,3 +275,72 @@ fn metrics_read_observed_clock_and_power_as_timed_names_without_an_interval() {
         );
     }
 }
+
+#[test]
+fn verify_refuses_a_row_above_its_roof_and_writes_no_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut exp = experiment(dir.path());
+    exp.spec.metrics.get_mut("gbps").unwrap().roof = Some("dram".into());
+    let profile: crate::config::Node = toml::from_str(
+        "gpu = \"NVIDIA H200\"\ncompute_capability = \"9.0\"\narch = \"sm_90\"\nsm_count = 132\n\
+         [peaks]\ndram = { rate = \"4.8 TB/s\", source = \"H200 product page\", checked = 2026-12-06 }\n",
+    )
+    .unwrap();
+    let device = [("l2_bytes".to_string(), 62914560)].into();
+    // 2^24 floats in and out (8 bytes each) in 0.01 ms: 13,422 GB/s, nearly three
+    // times the H200's 4.8 TB/s. A real run gets this from a byte count that is wrong.
+    let mut fast = row("block128", ConfigStatus::Passed, Some(0.01));
+    metrics::apply(&exp.spec, &device, &mut fast);
+    let bad = record(&exp, vec![fast]);
+    let roofed = exp.roofed();
+    let limits = (roofed.as_slice(), exp.spec.timing.tolerance(), &profile);
+    let err = write_checked(paths(&exp), bad, limits, false, vec![], None)
+        .unwrap_err()
+        .to_string();
+    for part in [
+        "row `block128`",
+        "gbps = 13422 GB/s",
+        "dram roof of 4800 GB/s",
+        "H200 product page",
+        "no record written",
+    ] {
+        assert!(err.contains(part), "{part} in {err}");
+    }
+    assert!(!exp.record_path("h200").exists());
+    assert!(!exp.failed_record_path("h200").exists());
+    // At 1 ms the same row is 134 GB/s, under its roof: written.
+    let mut slow = row("block128", ConfigStatus::Passed, Some(1.0));
+    metrics::apply(&exp.spec, &device, &mut slow);
+    let out = write_checked(
+        paths(&exp),
+        record(&exp, vec![slow]),
+        limits,
+        false,
+        vec![],
+        None,
+    )
+    .unwrap();
+    assert!(matches!(out, Outcome::Written { .. }));
+}
+
+#[test]
+fn verify_prints_a_clock_only_for_rows_a_reading_covered_with_the_share_covered() {
+    let summary = |clock: Option<u32>, unobserved: u32, throttled: Option<u32>| {
+        let mut r = row("block128", ConfigStatus::Passed, Some(1.0));
+        let t = r.timing.as_mut().unwrap();
+        t.samples_ms = vec![1.0; 2000];
+        t.sm_clock_mhz = clock;
+        t.unobserved_samples = unobserved;
+        t.throttled_samples = throttled;
+        ConfigSummary::of(&r).clock_seen()
+    };
+    // The launch-overhead row of issue 51: 10 of 2,000 samples covered.
+    assert_eq!(summary(Some(1980), 1990, Some(0)), "1980 MHz (1%)");
+    assert_eq!(summary(Some(1980), 0, Some(0)), "1980 MHz (100%)");
+    assert_eq!(
+        summary(Some(1755), 0, Some(40)),
+        "1755 MHz (100%) throttled"
+    );
+    // No reading covered the row: no clock is printed as seen.
+    assert_eq!(summary(None, 2000, None), "-");
+}

@@ -27,7 +27,12 @@ struct Expected {
     outputs: Vec<Vec<u8>>,
 }
 
-/// Check then time every prepared configuration. `tick` is called after each one.
+/// The clock-event reasons seen while each row's samples ran, by row label (rows with
+/// none are left out): `Record::extra`'s `clock_events`.
+pub type ClockEvents = std::collections::BTreeMap<String, Vec<&'static str>>;
+
+/// Check then time every prepared configuration, with the clock-event reasons each row
+/// saw. `tick` is called after each one.
 pub fn run(
     gpu: &Gpu,
     mode: Mode,
@@ -36,14 +41,15 @@ pub fn run(
     prepared: Vec<PreparedConfig>,
     clocks: Option<&ClockMonitor>,
     tick: &mut dyn FnMut(&str),
-) -> Result<Vec<ConfigRecord>, RunError> {
+) -> Result<(Vec<ConfigRecord>, ClockEvents), RunError> {
     let mut out = Vec::new();
+    let mut events = ClockEvents::new();
     if mode == Mode::Occupancy {
         for p in prepared {
             tick(&p.plan.label);
             out.push(p.record);
         }
-        return Ok(out);
+        return Ok((out, events));
     }
     let mut flush = if policy.flush_l2 {
         // Twice L2 so that no line the kernel will read survives.
@@ -97,6 +103,9 @@ pub fn run(
                     flush.as_mut(),
                     clocks,
                 )?;
+                if let Some(c) = raw.clock.as_ref().filter(|c| !c.reasons.is_empty()) {
+                    events.insert(p.plan.label.clone(), c.reasons.clone());
+                }
                 if let Some(w) = raw.power_w {
                     record
                         .quantities
@@ -109,7 +118,7 @@ pub fn run(
         out.push(record);
         held = Some(buffers);
     }
-    Ok(out)
+    Ok((out, events))
 }
 
 pub fn flush_bytes(gpu: &Gpu) -> u64 {
@@ -284,9 +293,9 @@ fn time_config(
             .collect()
     });
     let clock = readings.as_ref().map(|per_batch| {
-        let mhz: Vec<(usize, Vec<u32>)> = per_batch
+        let mhz: Vec<(usize, Vec<super::clocks::Seen>)> = per_batch
             .iter()
-            .map(|(n, r)| (*n, r.iter().map(|r| r.sm_mhz).collect()))
+            .map(|(n, r)| (*n, r.iter().map(|r| (r.sm_mhz, r.reasons)).collect()))
             .collect();
         judge(&mhz, gpu.limits.max_sm_clock_mhz)
     });

@@ -406,7 +406,30 @@ impl Experiment {
             .collect()
     }
 
+    /// The metrics read against a roof, in the file's order: what `measure::roofs` takes.
+    pub fn roofed(&self) -> Vec<crate::measure::roofs::Roofed> {
+        self.spec
+            .metrics
+            .iter()
+            .filter_map(|(name, m)| {
+                Some(crate::measure::roofs::Roofed {
+                    metric: name.clone(),
+                    roof: m.roof.clone()?,
+                    unit: m.unit.clone(),
+                })
+            })
+            .collect()
+    }
+
     pub fn knows(&self, name: &str) -> bool {
+        if let Some(metric) = crate::rates::share_column(name) {
+            // `share(m)`: a metric that names a roof.
+            return self
+                .spec
+                .metrics
+                .get(metric)
+                .is_some_and(|m| m.roof.is_some());
+        }
         self.quantity_names().contains(&name)
     }
 
@@ -948,6 +971,11 @@ impl ExperimentSpec {
                     at.name(),
                     format!("metric `{name}` has a built-in name (an observation)"),
                 );
+            }
+            if let Some(roof) = &m.roof {
+                if let Err(why) = crate::rates::metric_fits_roof(roof, &m.unit) {
+                    bad(at.key("roof").value(), format!("metric `{name}`: {why}"));
+                }
             }
             exprs.push((at.key("value").value(), &m.value));
         }

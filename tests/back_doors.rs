@@ -193,6 +193,100 @@ fn an_older_version_put_back_with_its_sign_off_is_refused_as_a_rollback() {
         .contains("The first paragraph."));
 }
 
+/// v1 signed by both at `first`, v2 (the correction) at `second`; then v1's text and
+/// sign-off file put back. Returns v1's log line.
+fn put_back_v1(site: &Site, first: &str, second: &str) -> String {
+    sign_entry_both(site, at(first));
+    let v1 = site.read("content/terms/warp.md");
+    let v1_signoff = site.read("content/reviews/terms/warp.yaml");
+    let v1_line = site.read("content/reviews/log/terms/warp.jsonl");
+    site.write(
+        "content/terms/warp.md",
+        &term("warp", "The corrected paragraph."),
+    );
+    sign_entry_both(site, at(second));
+    let b = site.ok(&["build"]);
+    assert!(b.stdout.contains("published 1, refused 0"), "{b:?}");
+    site.write("content/terms/warp.md", &v1);
+    site.write("content/reviews/terms/warp.yaml", &v1_signoff);
+    v1_line.trim_end().to_string()
+}
+
+/// Issue 53: a log line's `signed` time is not believed. v1's own line appended again,
+/// announcing a later time (its signatures still verify), does not make v1 the latest.
+#[test]
+fn an_old_log_line_re_announced_with_a_later_time_is_still_a_rollback() {
+    let site = site();
+    let line = put_back_v1(&site, "2026-10-01T10:00:00Z", "2026-11-01T10:00:00Z");
+    let replayed = line.replace(
+        r#""signed":"2026-10-01T10:00:00Z""#,
+        r#""signed":"2026-12-01T10:00:00Z""#,
+    );
+    assert_ne!(replayed, line);
+    let log = site.read("content/reviews/log/terms/warp.jsonl");
+    site.write(
+        "content/reviews/log/terms/warp.jsonl",
+        &format!("{log}{replayed}\n"),
+    );
+    let b = site.ok(&["build"]);
+    assert!(
+        b.stdout.contains("refused terms/warp: rolled back"),
+        "{b:?}"
+    );
+    assert!(!site.path("site/terms/warp/index.html").exists());
+}
+
+/// Issue 53: two versions signed by both within one second: the later in the log is the
+/// latest, and the earlier put back is a rollback.
+#[test]
+fn of_two_versions_signed_in_one_second_the_earlier_put_back_is_a_rollback() {
+    let site = site();
+    put_back_v1(&site, "2026-11-01T10:00:00Z", "2026-11-01T10:00:00Z");
+    let b = site.ok(&["build"]);
+    assert!(
+        b.stdout.contains("refused terms/warp: rolled back"),
+        "{b:?}"
+    );
+    assert!(!site.path("site/terms/warp/index.html").exists());
+}
+
+/// Issue 53: the log's folders and files are trust files. A symlinked `log/terms` (to an
+/// empty folder: the log would read as absent) or a folder in place of `warp.jsonl` is
+/// an error naming it, not "no log".
+#[test]
+fn a_symlinked_log_folder_or_a_folder_for_a_log_is_refused_by_name() {
+    let site = site();
+    put_back_v1(&site, "2026-10-01T10:00:00Z", "2026-11-01T10:00:00Z");
+    let terms = site.path("content/reviews/log/terms");
+    std::fs::rename(&terms, site.path("kept-log")).unwrap();
+    std::fs::create_dir(site.path("empty")).unwrap();
+    std::os::unix::fs::symlink(site.path("empty"), &terms).unwrap();
+    let b = site.run(&["build"]);
+    assert!(!b.ok, "{b:?}");
+    assert!(
+        b.stderr.contains("content/reviews/log/terms") && b.stderr.contains("is a symlink"),
+        "{b:?}"
+    );
+    // Nothing written: the site still holds v2.
+    assert!(!site
+        .read("site/terms/warp/index.html")
+        .contains("The first paragraph."));
+
+    std::fs::remove_file(&terms).unwrap();
+    std::fs::create_dir_all(terms.join("warp.jsonl")).unwrap();
+    let b = site.run(&["build"]);
+    assert!(!b.ok, "{b:?}");
+    assert!(
+        b.stderr.contains("content/reviews/log/terms/warp.jsonl")
+            && b.stderr.contains("is a folder where a sign-off log file belongs"),
+        "{b:?}"
+    );
+    // Nothing written: the site still holds v2.
+    assert!(!site
+        .read("site/terms/warp/index.html")
+        .contains("The first paragraph."));
+}
+
 #[test]
 fn a_display_name_changed_after_sign_off_does_not_reach_the_byline() {
     let site = site();

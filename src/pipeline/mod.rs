@@ -282,7 +282,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let caches = cache::Caches::open(&planned_output(
         opts,
         &crate::config::Layout::new(&opts.root),
-    ));
+    ))?;
     let visit = |project: &Project, prepared: &Prepare, e: &mut Entry, of: usize| {
         let (checks, template_ids) = (&prepared.checks, &prepared.template_ids);
         // A diagram's preset is loaded after the content: such an entry is assessed then.

@@ -139,6 +139,11 @@ pub fn render_site_into_with(
         errors.extend(e.flatten());
         Default::default()
     });
+    errors.extend(super::redirects::check_against_static(
+        &entries,
+        &statics.files,
+        &input.layout.static_files(),
+    ));
     let static_refused = statics.refused;
     Error::collect(errors)?;
     drop(headings);

@@ -141,10 +141,7 @@ fn a_redirect_onto_a_static_file_is_an_error_naming_both() {
     sign_static(root, "old/page.html");
     let out = run(root, &["build"]);
     assert!(out.status.success(), "{}", text(&out));
-    assert_eq!(
-        read(root, "site/old/page.html"),
-        "<!doctype html><p>signed page</p>\n"
-    );
+    assert!(read(root, "site/old/page.html").ends_with("<p>signed page</p>\n"));
     for (redirect, site_file, static_file, why) in [
         (
             "/old/page.html",

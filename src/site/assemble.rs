@@ -135,7 +135,13 @@ pub fn render_site_into_with(
             }
         }
     }
-    let statics = static_files(input.layout, input.people).unwrap_or_else(|e| {
+    let statics = static_files(
+        input.layout,
+        input.people,
+        &input.config.base_url,
+        input.config.content.allow_remote_images,
+    )
+    .unwrap_or_else(|e| {
         errors.extend(e.flatten());
         Default::default()
     });

@@ -43,6 +43,8 @@ GLOSSARY_SEARCH_FIXTURE_OUT="$fixture/search" cargo test --quiet --profile "$pro
 export GLOSSARY_SEARCH_FIXTURE="$fixture/search"
 GLOSSARY_IMPORTED_FIXTURE_OUT="$fixture/imported" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_imported_fixture >/dev/null
 export GLOSSARY_IMPORTED_FIXTURE="$fixture/imported"
+GLOSSARY_STATIC_SCRIPTS_FIXTURE_OUT="$fixture/static-scripts" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_static_scripts_fixture >/dev/null
+export GLOSSARY_STATIC_SCRIPTS_FIXTURE="$fixture/static-scripts"
 
 cd "$here"
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules ]]; then

@@ -78,7 +78,10 @@ pub fn skeleton(name: &str) -> String {
 /// names of one reading); look-alikes across scripts are UTS #39's ([`skeleton`]).
 pub fn ascii_fold(name: &str) -> Option<String> {
     let latin = name.chars().all(|c| {
-        matches!(c.script(), Script::Latin | Script::Common | Script::Inherited)
+        matches!(
+            c.script(),
+            Script::Latin | Script::Common | Script::Inherited
+        )
     });
     if !latin {
         return None;

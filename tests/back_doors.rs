@@ -13,8 +13,8 @@ use common::Site;
 use glossary::content::{EntryId, Kind};
 use glossary::review::Role;
 
-const PNG: &[u8] =
-    b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
+/// A whole 1×1 PNG: an inert file must decode (issue 53).
+const PNG: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x0b\x49\x44\x41\x54\x78\x9c\x63\x60\x00\x02\x00\x00\x05\x00\x01\x7a\x5e\xab\x3f\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
 const EVIL: &str = "<!doctype html><script>alert(document.cookie)</script>\n";
 
 fn key(person: &str) -> String {
@@ -125,6 +125,46 @@ fn a_page_disguised_as_an_image_or_text_needs_signatures() {
     assert!(b.stdout.contains("refused static/robots.txt"), "{b:?}");
     assert!(!site.path("site/photo.png").exists());
     assert!(!site.path("site/robots.txt").exists());
+}
+
+/// Issue 53: a file that is also a script is not inert, whatever its name: a `.txt` or
+/// `CNAME` holding code, a GIF whose first bytes open a comment (a GIF/JavaScript
+/// polyglot), a PDF that acts. Each needs signing, and unsigned is left out.
+#[test]
+fn files_that_are_also_scripts_are_not_inert() {
+    let site = site();
+    site.write("static/notes.txt", "window.pwned = 1\n");
+    site.write("static/CNAME", "alert(document.domain)\n");
+    std::fs::write(
+        site.path("static/pixel.gif"),
+        b"GIF89a/*\x01\x00\x01\x00\x00\x00\x00;*/=alert(1)//",
+    )
+    .unwrap();
+    std::fs::write(
+        site.path("static/doc.pdf"),
+        b"%PDF-1.4\n1 0 obj << /Type /Catalog /OpenAction << /S /JavaScript /JS (app.alert(1)) >> >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n",
+    )
+    .unwrap();
+    let b = site.ok(&["build"]);
+    // (Why each is not inert is unit-tested in `site::inert`.)
+    for file in [
+        "static/notes.txt",
+        "static/CNAME",
+        "static/pixel.gif",
+        "static/doc.pdf",
+    ] {
+        assert!(
+            b.stdout.contains(&format!(
+                "refused {file}: not an image, font, PDF or plain text, so published only when signed"
+            )),
+            "{file}: {b:?}"
+        );
+        assert!(
+            !site.path(&file.replace("static/", "site/")).exists(),
+            "{file}"
+        );
+    }
+    assert_eq!(std::fs::read(site.path("site/logo.png")).unwrap(), PNG);
 }
 
 #[test]
@@ -288,7 +328,8 @@ fn a_symlinked_log_folder_or_a_folder_for_a_log_is_refused_by_name() {
     assert!(!b.ok, "{b:?}");
     assert!(
         b.stderr.contains("content/reviews/log/terms/warp.jsonl")
-            && b.stderr.contains("is a folder where a sign-off log file belongs"),
+            && b.stderr
+                .contains("is a folder where a sign-off log file belongs"),
         "{b:?}"
     );
     // Nothing written: the site still holds v2.

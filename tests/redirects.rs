@@ -122,7 +122,15 @@ fn sign_static(root: &std::path::Path, rel: &str) {
         let key = support::keys::key(person).private.display().to_string();
         let out = run(
             root,
-            &["review", "sign", &format!("static/{rel}"), "--as", role, "--key", &key],
+            &[
+                "review",
+                "sign",
+                &format!("static/{rel}"),
+                "--as",
+                role,
+                "--key",
+                &key,
+            ],
         );
         assert!(out.status.success(), "{}", text(&out));
     }
@@ -135,7 +143,11 @@ fn sign_static(root: &std::path::Path, rel: &str) {
 fn a_redirect_onto_a_static_file_is_an_error_naming_both() {
     let dir = valid_site();
     let root = dir.path();
-    write(root, "static/old/page.html", "<!doctype html><p>signed page</p>\n");
+    write(
+        root,
+        "static/old/page.html",
+        "<!doctype html><p>signed page</p>\n",
+    );
     write(root, "static/notes.txt", "plain notes\n");
     sign_valid_site(root);
     sign_static(root, "old/page.html");
@@ -158,7 +170,11 @@ fn a_redirect_onto_a_static_file_is_an_error_naming_both() {
     ] {
         let dir = valid_site();
         let root = dir.path();
-        write(root, "static/old/page.html", "<!doctype html><p>signed page</p>\n");
+        write(
+            root,
+            "static/old/page.html",
+            "<!doctype html><p>signed page</p>\n",
+        );
         write(root, "static/notes.txt", "plain notes\n");
         add_front_matter(
             root,
@@ -172,7 +188,9 @@ fn a_redirect_onto_a_static_file_is_an_error_naming_both() {
         assert!(!out.status.success(), "{redirect}: {all}");
         assert!(
             all.contains("content/terms/alpha.md")
-                && all.contains(&format!("redirect_from `{redirect}` of `terms/alpha` (site file {site_file}) {why}"))
+                && all.contains(&format!(
+                    "redirect_from `{redirect}` of `terms/alpha` (site file {site_file}) {why}"
+                ))
                 && all.contains(static_file),
             "{redirect}: {all}"
         );

@@ -44,7 +44,9 @@ const PATH: &AsciiSet = &NON_ALPHANUMERIC
 /// The path part of `base_url` (`/` for `https://g.test`, `/glossary/` for
 /// `https://x.github.io/glossary`), always beginning and ending with `/`.
 pub fn base_path(base_url: &str) -> String {
-    let after_scheme = base_url.split_once("://").map_or(base_url, |(_, rest)| rest);
+    let after_scheme = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest);
     let path = after_scheme
         .find('/')
         .map_or("", |i| &after_scheme[i..])
@@ -139,10 +141,7 @@ pub fn with_meta_policy(html: &[u8], policy: &str) -> Vec<u8> {
     );
     let start = html.strip_prefix(b"\xEF\xBB\xBF").map_or(0, |_| 3);
     let rest = &html[start..];
-    let lead = rest
-        .iter()
-        .take_while(|b| b.is_ascii_whitespace())
-        .count();
+    let lead = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
     let doctype_end = rest[lead..]
         .get(..9)
         .filter(|p| p.eq_ignore_ascii_case(b"<!doctype"))
@@ -177,7 +176,10 @@ mod tests {
             p.contains("script-src *:*/static/ *:*/search/ *:*/__livereload.js;"),
             "{p}"
         );
-        assert!(p.contains("style-src *:*/static/ *:*/search/ *:*/__livereload.js;"), "{p}");
+        assert!(
+            p.contains("style-src *:*/static/ *:*/search/ *:*/__livereload.js;"),
+            "{p}"
+        );
         assert!(!p.contains("script-src 'self'"), "{p}");
         assert_eq!(base_path("https://g.test"), "/");
         assert_eq!(base_path("https://x.github.io/glossary"), "/glossary/");
@@ -197,8 +199,8 @@ mod tests {
             "<!DOCTYPE html>\n<meta http-equiv=\"Content-Security-Policy\" content=\"a\">\n<html><head><script src=x></script>"
         );
         let m = with_meta_policy(b"<script src=x></script>", "'none'");
-        assert!(String::from_utf8(m)
-            .unwrap()
-            .starts_with("<meta http-equiv=\"Content-Security-Policy\" content=\"&#39;none&#39;\">\n<script"));
+        assert!(String::from_utf8(m).unwrap().starts_with(
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"&#39;none&#39;\">\n<script"
+        ));
     }
 }

@@ -271,7 +271,11 @@ fn log_line_shape(line: &LogLine) -> bool {
 
 /// The versions of `signoff`'s log whose lines verify, one line at a time (what
 /// [`check_signoffs`] finds in batches).
-fn verified_log(entry: &dyn fmt::Display, signoff: &SignOff, people: &People) -> Vec<LoggedVersion> {
+fn verified_log(
+    entry: &dyn fmt::Display,
+    signoff: &SignOff,
+    people: &People,
+) -> Vec<LoggedVersion> {
     let ok: Vec<bool> = signoff
         .log
         .iter()

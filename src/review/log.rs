@@ -148,13 +148,11 @@ fn folders_are_real(reviews_dir: &Path, path: &Path) -> Result<bool> {
                     TrustFileError::Symlink(at.clone()).why(),
                 ))
             }
-            Ok(m) if !m.is_dir() => {
-                return Err(Error::content(
-                    &at,
-                    None,
-                    "is not a folder; the sign-off log's folders hold only folders and .jsonl files",
-                ))
-            }
+            Ok(m) if !m.is_dir() => return Err(Error::content(
+                &at,
+                None,
+                "is not a folder; the sign-off log's folders hold only folders and .jsonl files",
+            )),
             Ok(_) => {}
         }
     }
@@ -214,7 +212,10 @@ pub fn list_logs(reviews_dir: &Path) -> Result<LogListing> {
         } else if kind.is_file() {
             names.insert(item.into_path());
         } else {
-            errors.push(odd(path, TrustFileError::NotRegular(path.to_path_buf()).why()));
+            errors.push(odd(
+                path,
+                TrustFileError::NotRegular(path.to_path_buf()).why(),
+            ));
         }
     }
     Error::collect(errors)?;
@@ -481,7 +482,12 @@ mod tests {
             let listed = read_listed(dir.path(), id, Some(&listing)).unwrap();
             assert_eq!(listed, read(dir.path(), id).unwrap(), "{id}");
         }
-        assert_eq!(read_listed(dir.path(), &logged, Some(&listing)).unwrap().len(), 1);
+        assert_eq!(
+            read_listed(dir.path(), &logged, Some(&listing))
+                .unwrap()
+                .len(),
+            1
+        );
         // No log folder at all: an empty listing.
         let empty = tempfile::tempdir().unwrap();
         assert!(list_logs(empty.path()).unwrap().0.is_empty());
@@ -500,7 +506,10 @@ mod tests {
         let e = list_logs(dir.path()).err().unwrap().to_string();
         assert!(e.contains("warp.jsonl") && e.contains("folder"), "{e}");
         let e = read(dir.path(), &unlogged).unwrap_err().to_string();
-        assert!(e.contains("warp.jsonl") && e.contains("not a regular file"), "{e}");
+        assert!(
+            e.contains("warp.jsonl") && e.contains("not a regular file"),
+            "{e}"
+        );
         std::fs::remove_dir(log_path(dir.path(), &unlogged)).unwrap();
 
         // The kind's folder a symlink to an empty folder: the log would read as absent.

@@ -80,7 +80,10 @@ pub fn check_against_static(
                     .find(|f| f.starts_with(&format!("{file}/")))
                     .cloned()
                     .unwrap_or_default();
-                Some((below, "would be written as a file where a folder holds the static file"))
+                Some((
+                    below,
+                    "would be written as a file where a folder holds the static file",
+                ))
             } else {
                 None
             };

@@ -25,7 +25,8 @@ use crate::error::{Error, Location, Result};
 
 use super::sshsig::{fingerprint, key_material, key_problem, parse_public_key};
 use crate::names::{
-    ascii_fold, canonical_name, folded_skeleton, person_name_allowed_part, person_name_problem, skeleton,
+    ascii_fold, canonical_name, folded_skeleton, person_name_allowed_part, person_name_problem,
+    skeleton,
 };
 
 pub const PEOPLE_FILE: &str = "people.toml";
@@ -485,13 +486,15 @@ mod tests {
             let text = person("reviewer-b", "Bob Reviewer", 1) + &person("reviewer-x", twin, 2);
             let e = load(&text).expect_err(twin);
             assert!(
-                e.contains(&format!("person `reviewer-x` ({twin:?}) and person `reviewer-b` (\"Bob Reviewer\")"))
-                    && e.contains("look the same"),
+                e.contains(&format!(
+                    "person `reviewer-x` ({twin:?}) and person `reviewer-b` (\"Bob Reviewer\")"
+                )) && e.contains("look the same"),
                 "{twin}: {e}"
             );
         }
         // Two different names still load.
-        let text = person("reviewer-b", "Bob Reviewer", 1) + &person("reviewer-x", "Rob Reviewer", 2);
+        let text =
+            person("reviewer-b", "Bob Reviewer", 1) + &person("reviewer-x", "Rob Reviewer", 2);
         assert!(load(&text).is_ok());
     }
 

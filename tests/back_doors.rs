@@ -50,7 +50,7 @@ fn an_unsigned_page_in_static_is_refused_and_published_once_both_sign() {
     site.write("static/old/terms/x/index.html", "<p>a refused draft</p>");
     let b = site.ok(&["build"]);
     assert!(
-        b.stdout.contains("refused static/evil.html: not an image, font, PDF or plain text, so published only when signed like an entry: no named author has signed it; no named reviewer has signed it"),
+        b.stdout.contains("refused static/evil.html: not inert: .html is not an inert type (PNG, JPEG, GIF, WebP, ICO and BMP images, TrueType and OpenType fonts, PDF, CNAME and .txt): a browser may run it or render it as a page; published only when signed like an entry: no named author has signed it; no named reviewer has signed it"),
         "{b:?}"
     );
     assert!(
@@ -146,17 +146,21 @@ fn files_that_are_also_scripts_are_not_inert() {
     )
     .unwrap();
     let b = site.ok(&["build"]);
-    // (Why each is not inert is unit-tested in `site::inert`.)
-    for file in [
-        "static/notes.txt",
-        "static/CNAME",
-        "static/pixel.gif",
-        "static/doc.pdf",
+    for (file, why) in [
+        (
+            "static/notes.txt",
+            "it is named as plain text but holds `=`",
+        ),
+        ("static/CNAME", "CNAME must hold one host name"),
+        (
+            "static/pixel.gif",
+            "it is named .gif, but it does not decode as Gif",
+        ),
+        ("static/doc.pdf", "it is named .pdf, but it"),
     ] {
         assert!(
-            b.stdout.contains(&format!(
-                "refused {file}: not an image, font, PDF or plain text, so published only when signed"
-            )),
+            b.stdout
+                .contains(&format!("refused {file}: not inert: {why}")),
             "{file}: {b:?}"
         );
         assert!(

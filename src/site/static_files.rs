@@ -49,6 +49,8 @@ pub struct StaticFiles {
     pub files: Vec<OutputFile>,
     /// Active files left out, as `static/<path>`, with the gate's reasons.
     pub refused: Vec<(String, Vec<Refusal>)>,
+    /// Why each of them is not inert (`inert::inert`), by `static/<path>`.
+    pub not_inert: std::collections::BTreeMap<String, String>,
     /// The policy of the signed pages (`render::csp::signed_page_policy`): what the
     /// `_headers` file sends.
     pub signed_policy: String,
@@ -75,10 +77,13 @@ pub fn static_files(
             path: rel.split('/').collect(),
             bytes,
         };
-        if super::inert::inert(&rel, &bytes).is_ok() {
-            out.files.push(file(bytes));
-            continue;
-        }
+        let why = match super::inert::inert(&rel, &bytes) {
+            Ok(()) => {
+                out.files.push(file(bytes));
+                continue;
+            }
+            Err(why) => why,
+        };
         match static_verdict(&reviews, &rel, &bytes, people) {
             Ok(v) if v.is_published() => {
                 signed.push(rel.clone());
@@ -88,7 +93,10 @@ pub fn static_files(
                     out.files.push(file(bytes));
                 }
             }
-            Ok(v) => out.refused.push((static_name(&rel), v.refusals)),
+            Ok(v) => {
+                out.not_inert.insert(static_name(&rel), why);
+                out.refused.push((static_name(&rel), v.refusals));
+            }
             Err(e) => errors.push(e),
         }
     }

@@ -32,6 +32,9 @@ const BUILT: &[&str] = &["static/", "search/"];
 /// not inert, so it is published only when signed.
 const LIVE_RELOAD: &str = "/__livereload.js";
 
+/// The scheme of a site opened from disk.
+const FROM_DISK: &str = "file:";
+
 /// What stays as it is in a path of a source expression: CSP needs `;`, `,` and spaces
 /// (and anything not a plain URL character) percent-encoded.
 const PATH: &AsciiSet = &NON_ALPHANUMERIC
@@ -84,6 +87,10 @@ fn built_sources(base: &str) -> Vec<String> {
         .flat_map(|b| BUILT.iter().map(move |d| source(&format!("{b}{d}"))))
         .collect();
     out.push(source(LIVE_RELOAD));
+    // A site opened from disk (`file://`, which the relative links allow): no host to
+    // match a path under, so the scheme. A served page never loads a `file:` URL, so this
+    // opens nothing on a published site.
+    out.push(FROM_DISK.into());
     out
 }
 
@@ -173,11 +180,11 @@ mod tests {
     fn scripts_and_styles_come_from_the_build_s_folders_only() {
         let p = policy_at(false, "/");
         assert!(
-            p.contains("script-src *:*/static/ *:*/search/ *:*/__livereload.js;"),
+            p.contains("script-src *:*/static/ *:*/search/ *:*/__livereload.js file:;"),
             "{p}"
         );
         assert!(
-            p.contains("style-src *:*/static/ *:*/search/ *:*/__livereload.js;"),
+            p.contains("style-src *:*/static/ *:*/search/ *:*/__livereload.js file:;"),
             "{p}"
         );
         assert!(!p.contains("script-src 'self'"), "{p}");
@@ -186,7 +193,7 @@ mod tests {
         assert_eq!(base_path("http://127.0.0.1:1/a/b/?q"), "/a/b/");
         let s = signed_page_policy(false, "/g/", &["app.js".into(), "a b;c.css".into()]);
         assert!(
-            s.contains("script-src 'unsafe-inline' *:*/g/static/ *:*/g/search/ *:*/static/ *:*/search/ *:*/__livereload.js *:*/g/app.js *:*/g/a%20b%3Bc.css *:*/app.js *:*/a%20b%3Bc.css;"),
+            s.contains("script-src 'unsafe-inline' *:*/g/static/ *:*/g/search/ *:*/static/ *:*/search/ *:*/__livereload.js file: *:*/g/app.js *:*/g/a%20b%3Bc.css *:*/app.js *:*/a%20b%3Bc.css;"),
             "{s}"
         );
     }

@@ -64,6 +64,50 @@ pub fn skeleton(name: &str) -> String {
     folded.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// A person's name as a reader skimming a byline takes it, past what UTS #39 lists:
+/// transliterated to ASCII (`deunicode`: "Reʋiewer", "Boɓ", "Rɛviewer" to plain letters),
+/// lower case, every space and punctuation mark dropped ("Bob-Reviewer", "BobReviewer"),
+/// letters a reader confuses taken as one (`i` and `1` as `l`, `0` as `o`, a turned `ǝ`,
+/// which transliterates to `@`, as `e`), and the pairs that draw as one letter folded
+/// (`w` as `vv`, `m` as `rn`, `d` as `cl`). Two people whose names agree here are refused
+/// as one name (`trust::people`); the refusal names both, so a real second person with a
+/// near name can be told apart in the registry, which is better than a look-alike signing.
+///
+/// Only for names in the Latin script (with common marks and punctuation): None for any
+/// other, whose transliteration would take two different names for one (two Chinese
+/// names of one reading); look-alikes across scripts are UTS #39's ([`skeleton`]).
+pub fn ascii_fold(name: &str) -> Option<String> {
+    let latin = name.chars().all(|c| {
+        matches!(
+            c.script(),
+            Script::Latin | Script::Common | Script::Inherited
+        )
+    });
+    if !latin {
+        return None;
+    }
+    let ascii = deunicode::deunicode_with_tofu(name, "?").to_ascii_lowercase();
+    let letters: String = ascii
+        .chars()
+        .filter_map(|c| match c {
+            'i' | '1' | '|' => Some('l'),
+            '0' => Some('o'),
+            '@' => Some('e'),
+            'a'..='z' | '2'..='9' => Some(c),
+            _ => None,
+        })
+        .collect();
+    // Each single letter spelled as the pair it looks like, not the pairs folded into
+    // letters: expanding is the same whatever the order ("vw" and "wv" are both "vvv"),
+    // folding is not ("vvv" would fold to "wv").
+    Some(
+        letters
+            .replace('w', "vv")
+            .replace('m', "rn")
+            .replace('d', "cl"),
+    )
+}
+
 /// [`skeleton`] of a person's name with what a reader easily overlooks taken out first:
 /// combining marks (NFD, then every mark dropped: "Bob\u{0323}" with a dot below is "Bob"),
 /// punctuation and spaces at either end ("Bob Reviewer." is "Bob Reviewer"), and repeated
@@ -171,6 +215,28 @@ pub fn person_name_problem(name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 53: look-alikes UTS #39 does not list fold to one name.
+    #[test]
+    fn look_alikes_past_uts_39_fold_to_one_name() {
+        let bob = ascii_fold("Bob Reviewer").unwrap();
+        for twin in [
+            "Bob Re\u{028B}iewer",
+            "Bo\u{0253} Reviewer",
+            "Bob R\u{025B}viewer",
+            "Bob R\u{01DD}viewer",
+            "Bob Revievver",
+            "Bob-Reviewer",
+            "BobReviewer",
+            "bob reviewer.",
+            "B0b Revlewer",
+        ] {
+            assert_eq!(ascii_fold(twin).as_deref(), Some(bob.as_str()), "{twin}");
+        }
+        assert_ne!(ascii_fold("Rob Reviewer"), Some(bob));
+        assert_eq!(ascii_fold("Barney"), ascii_fold("Bamey"));
+        assert_eq!(ascii_fold("李明"), None);
+    }
 
     #[test]
     fn spelling_of_ascii_is_the_normalized_path() {

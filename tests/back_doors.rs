@@ -13,8 +13,8 @@ use common::Site;
 use glossary::content::{EntryId, Kind};
 use glossary::review::Role;
 
-const PNG: &[u8] =
-    b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
+/// A whole 1×1 PNG: an inert file must decode (issue 53).
+const PNG: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x0b\x49\x44\x41\x54\x78\x9c\x63\x60\x00\x02\x00\x00\x05\x00\x01\x7a\x5e\xab\x3f\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
 const EVIL: &str = "<!doctype html><script>alert(document.cookie)</script>\n";
 
 fn key(person: &str) -> String {
@@ -50,7 +50,7 @@ fn an_unsigned_page_in_static_is_refused_and_published_once_both_sign() {
     site.write("static/old/terms/x/index.html", "<p>a refused draft</p>");
     let b = site.ok(&["build"]);
     assert!(
-        b.stdout.contains("refused static/evil.html: not an image, font, PDF or plain text, so published only when signed like an entry: no named author has signed it; no named reviewer has signed it"),
+        b.stdout.contains("refused static/evil.html: not inert: .html is not an inert type (PNG, JPEG, GIF, WebP, ICO and BMP images, TrueType and OpenType fonts, PDF, CNAME and .txt): a browser may run it or render it as a page; published only when signed like an entry: no named author has signed it; no named reviewer has signed it"),
         "{b:?}"
     );
     assert!(
@@ -86,7 +86,17 @@ fn an_unsigned_page_in_static_is_refused_and_published_once_both_sign() {
     let out = sign(&site, "static/evil.html", "reviewer", "reviewer-b");
     assert!(out.contains("signed static/evil.html as reviewer"), "{out}");
     site.ok(&["build"]);
-    assert_eq!(site.read("site/evil.html"), EVIL);
+    // Published as signed, with the signed pages' policy put first in its head (issue 53).
+    let published = site.read("site/evil.html");
+    assert_eq!(
+        published.replacen(
+            &published[published.find("<meta").unwrap()..=published.find("\">\n").unwrap() + 2],
+            "",
+            1
+        ),
+        "<!doctype html>\n<script>alert(document.cookie)</script>\n"
+    );
+    assert!(published.starts_with("<!doctype html>\n<meta http-equiv=\"Content-Security-Policy\""));
 
     // Changed after signing: withdrawn, and `review diff` shows the change.
     site.write("static/evil.html", "<script>steal()</script>\n");
@@ -115,6 +125,50 @@ fn a_page_disguised_as_an_image_or_text_needs_signatures() {
     assert!(b.stdout.contains("refused static/robots.txt"), "{b:?}");
     assert!(!site.path("site/photo.png").exists());
     assert!(!site.path("site/robots.txt").exists());
+}
+
+/// Issue 53: a file that is also a script is not inert, whatever its name: a `.txt` or
+/// `CNAME` holding code, a GIF whose first bytes open a comment (a GIF/JavaScript
+/// polyglot), a PDF that acts. Each needs signing, and unsigned is left out.
+#[test]
+fn files_that_are_also_scripts_are_not_inert() {
+    let site = site();
+    site.write("static/notes.txt", "window.pwned = 1\n");
+    site.write("static/CNAME", "alert(document.domain)\n");
+    std::fs::write(
+        site.path("static/pixel.gif"),
+        b"GIF89a/*\x01\x00\x01\x00\x00\x00\x00;*/=alert(1)//",
+    )
+    .unwrap();
+    std::fs::write(
+        site.path("static/doc.pdf"),
+        b"%PDF-1.4\n1 0 obj << /Type /Catalog /OpenAction << /S /JavaScript /JS (app.alert(1)) >> >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n",
+    )
+    .unwrap();
+    let b = site.ok(&["build"]);
+    for (file, why) in [
+        (
+            "static/notes.txt",
+            "it is named as plain text but holds `=`",
+        ),
+        ("static/CNAME", "CNAME must hold one host name"),
+        (
+            "static/pixel.gif",
+            "it is named .gif, but it does not decode as Gif",
+        ),
+        ("static/doc.pdf", "it is named .pdf, but it"),
+    ] {
+        assert!(
+            b.stdout
+                .contains(&format!("refused {file}: not inert: {why}")),
+            "{file}: {b:?}"
+        );
+        assert!(
+            !site.path(&file.replace("static/", "site/")).exists(),
+            "{file}"
+        );
+    }
+    assert_eq!(std::fs::read(site.path("site/logo.png")).unwrap(), PNG);
 }
 
 #[test]
@@ -189,6 +243,101 @@ fn an_older_version_put_back_with_its_sign_off_is_refused_as_a_rollback() {
     let b = site.ok(&["build"]);
     assert!(b.stdout.contains("published 1, refused 0"), "{b:?}");
     assert!(site
+        .read("site/terms/warp/index.html")
+        .contains("The first paragraph."));
+}
+
+/// v1 signed by both at `first`, v2 (the correction) at `second`; then v1's text and
+/// sign-off file put back. Returns v1's log line.
+fn put_back_v1(site: &Site, first: &str, second: &str) -> String {
+    sign_entry_both(site, at(first));
+    let v1 = site.read("content/terms/warp.md");
+    let v1_signoff = site.read("content/reviews/terms/warp.yaml");
+    let v1_line = site.read("content/reviews/log/terms/warp.jsonl");
+    site.write(
+        "content/terms/warp.md",
+        &term("warp", "The corrected paragraph."),
+    );
+    sign_entry_both(site, at(second));
+    let b = site.ok(&["build"]);
+    assert!(b.stdout.contains("published 1, refused 0"), "{b:?}");
+    site.write("content/terms/warp.md", &v1);
+    site.write("content/reviews/terms/warp.yaml", &v1_signoff);
+    v1_line.trim_end().to_string()
+}
+
+/// Issue 53: a log line's `signed` time is not believed. v1's own line appended again,
+/// announcing a later time (its signatures still verify), does not make v1 the latest.
+#[test]
+fn an_old_log_line_re_announced_with_a_later_time_is_still_a_rollback() {
+    let site = site();
+    let line = put_back_v1(&site, "2026-10-01T10:00:00Z", "2026-11-01T10:00:00Z");
+    let replayed = line.replace(
+        r#""signed":"2026-10-01T10:00:00Z""#,
+        r#""signed":"2026-12-01T10:00:00Z""#,
+    );
+    assert_ne!(replayed, line);
+    let log = site.read("content/reviews/log/terms/warp.jsonl");
+    site.write(
+        "content/reviews/log/terms/warp.jsonl",
+        &format!("{log}{replayed}\n"),
+    );
+    let b = site.ok(&["build"]);
+    assert!(
+        b.stdout.contains("refused terms/warp: rolled back"),
+        "{b:?}"
+    );
+    assert!(!site.path("site/terms/warp/index.html").exists());
+}
+
+/// Issue 53: two versions signed by both within one second: the later in the log is the
+/// latest, and the earlier put back is a rollback.
+#[test]
+fn of_two_versions_signed_in_one_second_the_earlier_put_back_is_a_rollback() {
+    let site = site();
+    put_back_v1(&site, "2026-11-01T10:00:00Z", "2026-11-01T10:00:00Z");
+    let b = site.ok(&["build"]);
+    assert!(
+        b.stdout.contains("refused terms/warp: rolled back"),
+        "{b:?}"
+    );
+    assert!(!site.path("site/terms/warp/index.html").exists());
+}
+
+/// Issue 53: the log's folders and files are trust files. A symlinked `log/terms` (to an
+/// empty folder: the log would read as absent) or a folder in place of `warp.jsonl` is
+/// an error naming it, not "no log".
+#[test]
+fn a_symlinked_log_folder_or_a_folder_for_a_log_is_refused_by_name() {
+    let site = site();
+    put_back_v1(&site, "2026-10-01T10:00:00Z", "2026-11-01T10:00:00Z");
+    let terms = site.path("content/reviews/log/terms");
+    std::fs::rename(&terms, site.path("kept-log")).unwrap();
+    std::fs::create_dir(site.path("empty")).unwrap();
+    std::os::unix::fs::symlink(site.path("empty"), &terms).unwrap();
+    let b = site.run(&["build"]);
+    assert!(!b.ok, "{b:?}");
+    assert!(
+        b.stderr.contains("content/reviews/log/terms") && b.stderr.contains("is a symlink"),
+        "{b:?}"
+    );
+    // Nothing written: the site still holds v2.
+    assert!(!site
+        .read("site/terms/warp/index.html")
+        .contains("The first paragraph."));
+
+    std::fs::remove_file(&terms).unwrap();
+    std::fs::create_dir_all(terms.join("warp.jsonl")).unwrap();
+    let b = site.run(&["build"]);
+    assert!(!b.ok, "{b:?}");
+    assert!(
+        b.stderr.contains("content/reviews/log/terms/warp.jsonl")
+            && b.stderr
+                .contains("is a folder where a sign-off log file belongs"),
+        "{b:?}"
+    );
+    // Nothing written: the site still holds v2.
+    assert!(!site
         .read("site/terms/warp/index.html")
         .contains("The first paragraph."));
 }

@@ -128,3 +128,30 @@ fn the_site_is_the_same_with_and_without_the_cache() {
     assert_eq!(usage(&out), (0, 0, 0));
     assert_eq!(pages(&root.join("site")), warm);
 }
+
+/// Issue 53: a committed `.site.cache` that is a symlink would have the build write its
+/// cache files wherever it points, outside the project: refused, naming it, and nothing
+/// written there.
+#[test]
+fn a_symlinked_cache_folder_is_refused_and_nothing_is_written_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    let config = dir.path().join("config");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    common::small_site(&root);
+    std::os::unix::fs::symlink(&outside, root.join(".site.cache")).unwrap();
+    let out = bin()
+        .args(["build", "--root"])
+        .arg(&root)
+        .env("XDG_CONFIG_HOME", &config)
+        .output()
+        .expect("run glossary");
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(".site.cache") && stderr(&out).contains("is a symlink"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+}

@@ -115,3 +115,85 @@ fn clashing_and_unsafe_paths_are_errors_at_their_lines_all_in_one_run() {
     }
     assert!(!root.join("site").exists(), "a failed build writes no site");
 }
+
+/// `review sign static/REL` by both fixture people, through the binary.
+fn sign_static(root: &std::path::Path, rel: &str) {
+    for (role, person) in [("author", "author-a"), ("reviewer", "reviewer-b")] {
+        let key = support::keys::key(person).private.display().to_string();
+        let out = run(
+            root,
+            &[
+                "review",
+                "sign",
+                &format!("static/{rel}"),
+                "--as",
+                role,
+                "--key",
+                &key,
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+    }
+}
+
+/// Issue 53: a redirect may not take the place of a published `static/` file (a signed
+/// page, or an inert file) nor need a folder where one is: an error naming the entry's
+/// file and the static file, not a silent replacement nor "File exists (os error 17)".
+#[test]
+fn a_redirect_onto_a_static_file_is_an_error_naming_both() {
+    let dir = valid_site();
+    let root = dir.path();
+    write(
+        root,
+        "static/old/page.html",
+        "<!doctype html><p>signed page</p>\n",
+    );
+    write(root, "static/notes.txt", "plain notes\n");
+    sign_valid_site(root);
+    sign_static(root, "old/page.html");
+    let out = run(root, &["build"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(read(root, "site/old/page.html").ends_with("<p>signed page</p>\n"));
+    for (redirect, site_file, static_file, why) in [
+        (
+            "/old/page.html",
+            "old/page.html",
+            "static/old/page.html",
+            "would replace the published static file",
+        ),
+        (
+            "/notes.txt/",
+            "notes.txt/index.html",
+            "static/notes.txt",
+            "needs a folder where there is the static file",
+        ),
+    ] {
+        let dir = valid_site();
+        let root = dir.path();
+        write(
+            root,
+            "static/old/page.html",
+            "<!doctype html><p>signed page</p>\n",
+        );
+        write(root, "static/notes.txt", "plain notes\n");
+        add_front_matter(
+            root,
+            "content/terms/alpha.md",
+            &format!("redirect_from:\n  - {redirect}\n"),
+        );
+        sign_valid_site(root);
+        sign_static(root, "old/page.html");
+        let out = run(root, &["build"]);
+        let all = text(&out);
+        assert!(!out.status.success(), "{redirect}: {all}");
+        assert!(
+            all.contains("content/terms/alpha.md")
+                && all.contains(&format!(
+                    "redirect_from `{redirect}` of `terms/alpha` (site file {site_file}) {why}"
+                ))
+                && all.contains(static_file),
+            "{redirect}: {all}"
+        );
+        assert!(!all.contains("os error 17"), "{all}");
+    }
+}

@@ -155,7 +155,7 @@ fn serves_pages_with_live_reload_script_and_refuses_paths_outside_the_site() {
     );
     // As a file: the pages' Content-Security-Policy runs no inline script.
     assert!(
-        body.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src &#39;self&#39;; script-src &#39;self&#39;;"),
+        body.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src &#39;self&#39;; script-src *:*/static/ *:*/search/ *:*/__livereload.js file:;"),
         "{body}"
     );
     let (status, js) = raw_get(&server.addr, "/__livereload.js");

@@ -283,6 +283,7 @@ fn configs(rng: &mut Rng) -> Vec<ConfigRecord> {
                     throttled_samples: Some(0),
                     unobserved_samples: 0,
                     converged: true,
+                    host_median_ms: None,
                 }),
                 quantities: [
                     (

@@ -26,6 +26,7 @@ const GENERATED: &[&str] = &[
     "search",
     "static",
     "media",
+    "_headers",
 ];
 
 /// The site file a redirect written as `raw` goes to: `gpu-glossary/sm/index.html` for

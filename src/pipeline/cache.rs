@@ -18,8 +18,34 @@ pub(crate) struct Caches {
 impl Caches {
     /// The caches of a build writing to `out`, the highlighter's attached; None where there
     /// is none to keep (no secret on this machine, no running binary to tell versions by).
-    pub fn open(out: &Path) -> Option<Caches> {
-        let dir = dir_for(&super::output::absolute(out).ok()?)?;
+    /// A cache folder that is a symlink, or not a folder, is an error naming it: a
+    /// committed `.site.cache` link would have the build write its cache files wherever
+    /// the link points, outside the project.
+    pub fn open(out: &Path) -> crate::error::Result<Option<Caches>> {
+        let Some(dir) = super::output::absolute(out).ok().and_then(|o| dir_for(&o)) else {
+            return Ok(None);
+        };
+        match std::fs::symlink_metadata(&dir) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(crate::error::Error::content(
+                    &dir,
+                    None,
+                    "is a symlink; the build cache is written there, so it must be a folder of its own beside the output (remove the link: the next build makes the folder)",
+                ))
+            }
+            Ok(m) if !m.is_dir() => {
+                return Err(crate::error::Error::content(
+                    &dir,
+                    None,
+                    "is not a folder; the build cache is written there (remove it: the next build makes the folder)",
+                ))
+            }
+            _ => {}
+        }
+        Ok(Self::open_in(dir))
+    }
+
+    fn open_in(dir: std::path::PathBuf) -> Option<Caches> {
         let secret = machine_secret()?;
         let binary = binary_identity()?;
         let highlight = Arc::new(Store::open(

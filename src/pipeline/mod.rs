@@ -72,6 +72,9 @@ pub struct BuildReport {
     pub refused: Vec<(EntryId, Vec<Refusal>)>,
     /// `static/` files the gate left out (`site::static_files`), as `static/<path>`.
     pub static_refused: Vec<(String, Vec<Refusal>)>,
+    /// Why each of those is not inert (`site::inert`), for the report's line.
+    #[serde(skip)]
+    pub static_not_inert: std::collections::BTreeMap<String, String>,
     /// Old sources: the author's to fix, errors under `check --strict`.
     pub warnings: Vec<(EntryId, String)>,
     /// Notes on measurements (`Assessment::notes`): not the author's to fix.
@@ -175,9 +178,14 @@ impl BuildReport {
         }
         for (file, reasons) in &self.static_refused {
             let reasons: Vec<String> = reasons.iter().map(|r| r.to_string()).collect();
+            let why = self
+                .static_not_inert
+                .get(file)
+                .map_or(String::new(), |w| format!(": {w}"));
             s.push_str(&format!(
-                "  refused {}: not an image, font, PDF or plain text, so published only when signed like an entry: {}\n",
+                "  refused {}: not inert{}; published only when signed like an entry: {}\n",
                 crate::visible::Escaped(file),
+                crate::visible::Escaped(why),
                 reasons.join("; ")
             ));
         }
@@ -282,7 +290,7 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
     let caches = cache::Caches::open(&planned_output(
         opts,
         &crate::config::Layout::new(&opts.root),
-    ));
+    ))?;
     let visit = |project: &Project, prepared: &Prepare, e: &mut Entry, of: usize| {
         let (checks, template_ids) = (&prepared.checks, &prepared.template_ids);
         // A diagram's preset is loaded after the content: such an entry is assessed then.
@@ -548,6 +556,7 @@ fn render_through_prepared<'a>(
     );
     let links = links?;
     report.static_refused.clone_from(&links.static_refused);
+    report.static_not_inert.clone_from(&links.static_not_inert);
     for f in bundles? {
         sink(f)?;
     }

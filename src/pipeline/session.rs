@@ -512,7 +512,7 @@ impl State {
         opts.configure(&mut project);
         // The build cache `build` keeps beside the same output: serve's first build skips
         // the blocks and signatures an earlier build (or serve) did; its edits keep using it.
-        let caches = super::cache::Caches::open(&super::planned_output(opts, &project.layout));
+        let caches = super::cache::Caches::open(&super::planned_output(opts, &project.layout))?;
         project.verified = caches.as_ref().map(|c| c.verified.clone());
         let tera = load_templates(&project.layout.templates())?;
         // The digests only: serve never signs, and holds every assessment between edits.

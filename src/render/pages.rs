@@ -54,7 +54,10 @@ pub fn site_ctx<'a>(
             render_inline(f, &cx).html
         }),
         drafts_preview,
-        csp: super::csp::policy(config.content.allow_remote_images),
+        csp: super::csp::policy_at(
+            config.content.allow_remote_images,
+            &super::csp::base_path(&config.base_url),
+        ),
     }
 }
 

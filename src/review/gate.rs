@@ -10,6 +10,7 @@ use crate::content::EntryId;
 use crate::trust::sshsig::{self, REVIEW_NAMESPACE};
 use crate::trust::{People, Person};
 
+use super::log::{LogLine, LoggedVersion};
 use super::signoff::Role;
 use super::signoff::{statement, SignOff, Signature};
 
@@ -235,11 +236,12 @@ fn bad_signature(role: Role, sig: &Signature, e: sshsig::VerifyFailure) -> Refus
 }
 
 /// An entry's signatures checked ahead of [`decide`]: what [`check_signature`] found for
-/// each one present.
+/// each one present, and the versions of its sign-off log whose lines verified.
 #[derive(Debug, Clone, Default)]
 pub struct SignatureChecks {
     author: Option<Result<(), Refusal>>,
     reviewer: Option<Result<(), Refusal>>,
+    log: Vec<LoggedVersion>,
 }
 
 impl SignatureChecks {
@@ -258,9 +260,47 @@ impl SignatureChecks {
     }
 }
 
+/// Whether a log line can stand for a version both signed, before its signatures are
+/// verified: both name its digest, and they are two people (one key holder signing both
+/// roles is no sign-off).
+fn log_line_shape(line: &LogLine) -> bool {
+    line.author.digest == line.digest
+        && line.reviewer.digest == line.digest
+        && line.author.person != line.reviewer.person
+}
+
+/// The versions of `signoff`'s log whose lines verify, one line at a time (what
+/// [`check_signoffs`] finds in batches).
+fn verified_log(
+    entry: &dyn fmt::Display,
+    signoff: &SignOff,
+    people: &People,
+) -> Vec<LoggedVersion> {
+    let ok: Vec<bool> = signoff
+        .log
+        .iter()
+        .map(|l| {
+            log_line_shape(l)
+                && check_signature(entry, Role::Author, &l.author, people).is_ok()
+                && check_signature(entry, Role::Reviewer, &l.reviewer, people).is_ok()
+        })
+        .collect();
+    super::log::versions(&signoff.log, &ok)
+}
+
+/// What a signature checked in [`check_signoffs`] belongs to.
+#[derive(Clone, Copy)]
+enum Slot {
+    /// The sign-off file's signature (of the role beside it).
+    SignOff,
+    /// Line `.0` of the sign-off log.
+    Log(usize),
+}
+
 /// [`check_signature`] for every signature of many entries at once (in the entries'
 /// order), verified together (`sshsig::verify_all`): a build checks two signatures per
-/// entry, and verifying them one by one was a tenth of its time.
+/// entry, and verifying them one by one was a tenth of its time. The sign-off log's lines
+/// are verified in the same batch, two signatures a line.
 ///
 /// `verified`: the build cache of signatures verified before (`sshsig::verify_all_cached`).
 pub fn check_signoffs(
@@ -269,27 +309,51 @@ pub fn check_signoffs(
     verified: Option<&crate::build_cache::Store>,
 ) -> Vec<SignatureChecks> {
     let mut checks = vec![SignatureChecks::default(); entries.len()];
-    let mut pending: Vec<(usize, Role, &Signature, &Person, String)> = Vec::new();
+    // Per entry, per log line: whether it still may verify.
+    let mut log_ok: Vec<Vec<bool>> = entries
+        .iter()
+        .map(|(_, s)| {
+            s.map(|s| s.log.iter().map(log_line_shape).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    let mut pending: Vec<(usize, Slot, Role, &Signature, &Person, String)> = Vec::new();
     for (k, (entry, signoff)) in entries.iter().enumerate() {
         let roles = [
             (Role::Author, signoff.and_then(|s| s.author.as_ref())),
             (Role::Reviewer, signoff.and_then(|s| s.reviewer.as_ref())),
         ];
-        for (role, sig) in roles {
-            let Some(sig) = sig else { continue };
-            match signer(role, sig, people) {
-                Ok(person) => {
+        let lines = signoff.map(|s| s.log.as_slice()).unwrap_or_default();
+        let log_sigs = lines.iter().enumerate().flat_map(|(i, l)| {
+            [
+                (Slot::Log(i), Role::Author, &l.author),
+                (Slot::Log(i), Role::Reviewer, &l.reviewer),
+            ]
+        });
+        let sigs = roles
+            .into_iter()
+            .filter_map(|(role, sig)| Some((Slot::SignOff, role, sig?)))
+            .chain(log_sigs);
+        for (slot, role, sig) in sigs {
+            if let Slot::Log(i) = slot {
+                if !log_ok[k][i] {
+                    continue;
+                }
+            }
+            match (signer(role, sig, people), slot) {
+                (Ok(person), _) => {
                     let msg =
                         statement(entry, role, &sig.person, &sig.name, &sig.digest, &sig.time);
-                    pending.push((k, role, sig, person, msg));
+                    pending.push((k, slot, role, sig, person, msg));
                 }
-                Err(refusal) => checks[k].set(role, Err(refusal)),
+                (Err(refusal), Slot::SignOff) => checks[k].set(role, Err(refusal)),
+                (Err(_), Slot::Log(i)) => log_ok[k][i] = false,
             }
         }
     }
     let requests: Vec<sshsig::Request<'_>> = pending
         .iter()
-        .map(|(_, _, sig, person, msg)| sshsig::Request {
+        .map(|(_, _, _, sig, person, msg)| sshsig::Request {
             armored: &sig.signature,
             namespace: REVIEW_NAMESPACE,
             msg: msg.as_bytes(),
@@ -298,8 +362,16 @@ pub fn check_signoffs(
         })
         .collect();
     let verified = sshsig::verify_all_cached(&requests, verified);
-    for ((k, role, sig, _, _), v) in pending.iter().zip(verified) {
-        checks[*k].set(*role, v.map_err(|e| bad_signature(*role, sig, e)));
+    for ((k, slot, role, sig, _, _), v) in pending.iter().zip(verified) {
+        match slot {
+            Slot::SignOff => checks[*k].set(*role, v.map_err(|e| bad_signature(*role, sig, e))),
+            Slot::Log(i) => log_ok[*k][*i] &= v.is_ok(),
+        }
+    }
+    for (k, (_, signoff)) in entries.iter().enumerate() {
+        if let Some(s) = signoff {
+            checks[k].log = super::log::versions(&s.log, &log_ok[k]);
+        }
     }
     checks
 }
@@ -372,21 +444,25 @@ pub fn decide(facts: Facts<'_>) -> Verdict {
         }
     }
     // Both signatures count and agree on a version: it must not be older than the latest
-    // version both signed (the sign-off log), or a correction could be quietly undone.
-    let logged = facts.signoff.and_then(|s| s.logged.as_ref());
-    if let (Some(logged), Some((a, _)), Some((r, _))) = (logged, &author, &reviewer) {
+    // version both signed (the sign-off log, its verified lines only), or a correction
+    // could be quietly undone.
+    if let (Some(signoff), Some((a, _)), Some((r, _))) = (facts.signoff, &author, &reviewer) {
+        let versions = match facts.checked {
+            Some(c) => std::borrow::Cow::Borrowed(&c.log),
+            None => std::borrow::Cow::Owned(verified_log(facts.entry, signoff, facts.people)),
+        };
         let pair = SignOff {
             author: Some(a.clone()),
             reviewer: Some(r.clone()),
-            logged: None,
+            log: Vec::new(),
         };
-        if let Some((version, signed, roles)) = super::log::rollback(&pair, logged) {
+        if let Some((version, signed, latest, roles)) = super::log::rollback(&pair, &versions) {
             refusals.push(Refusal::RolledBack {
                 roles,
                 version,
                 signed: signed.date_naive(),
-                latest: logged.digest.clone(),
-                latest_signed: logged.signed.date_naive(),
+                latest: latest.digest.clone(),
+                latest_signed: latest.signed.date_naive(),
             });
         }
     }
@@ -641,5 +717,117 @@ mod tests {
             v.refusals[0].to_string(),
             "changed since reviewed by Reviewer B on 2026-11-01"
         );
+    }
+
+    fn sig_at(role: Role, person: &str, k: u8, digest: &str, secs: i64) -> Signature {
+        let e = entry();
+        let time = chrono::DateTime::from_timestamp(1_790_000_000 + secs, 0).unwrap();
+        let name = display_name(person);
+        let msg = statement(&e, role, person, &name, digest, &time);
+        Signature {
+            person: person.into(),
+            name,
+            time,
+            digest: digest.into(),
+            signature: key(k).sign(REVIEW_NAMESPACE, msg.as_bytes()).unwrap(),
+        }
+    }
+
+    fn log_line(n: usize, a: &Signature, r: &Signature) -> LogLine {
+        LogLine {
+            line: n,
+            digest: a.digest.clone(),
+            author: a.clone(),
+            reviewer: r.clone(),
+        }
+    }
+
+    /// The verdict on `s` (current text `d0`), with its signatures checked by `decide`
+    /// itself and by `check_signoffs` as a build does: the two must agree.
+    fn verdict_both_ways(s: &SignOff) -> Verdict {
+        let (p, e) = (people(), entry());
+        let facts = |checked| Facts {
+            entry: &e,
+            signoff: Some(s),
+            people: &p,
+            digest: "d0",
+            stale: &[],
+            unsupported: &[],
+            fragile: &[],
+            checked,
+        };
+        let alone = decide(facts(None));
+        let checks = check_signoffs(&[(&e, Some(s))], &p, None);
+        let batched = decide(facts(Some(&checks[0])));
+        assert_eq!(alone, batched);
+        alone
+    }
+
+    fn rolled_back(v: &Verdict) -> bool {
+        v.refusals
+            .iter()
+            .any(|r| matches!(r, Refusal::RolledBack { .. }))
+    }
+
+    /// Issue 53: the sign-off log is verified, not believed. Only lines whose two
+    /// signatures verify, by two people, on the line's digest, count; the time is theirs.
+    #[test]
+    fn only_verified_log_lines_decide_the_latest_version() {
+        let (a1, r1) = (
+            sig_at(Role::Author, "author-a", 1, "d0", 10),
+            sig_at(Role::Reviewer, "reviewer-b", 2, "d0", 20),
+        );
+        let (a2, r2) = (
+            sig_at(Role::Author, "author-a", 1, "d1", 30),
+            sig_at(Role::Reviewer, "reviewer-b", 2, "d1", 40),
+        );
+        let v1 = |log: Vec<LogLine>| SignOff {
+            author: Some(a1.clone()),
+            reviewer: Some(r1.clone()),
+            log,
+        };
+        // v1 put back after v2: refused.
+        let v = verdict_both_ways(&v1(vec![log_line(1, &a1, &r1), log_line(2, &a2, &r2)]));
+        assert!(rolled_back(&v), "{v:?}");
+        assert!(v.refusals[0].to_string().contains("rolled back"), "{v:?}");
+        // No log: nothing to roll back past.
+        assert!(verdict_both_ways(&v1(vec![])).is_published());
+        // The latest line forged: signed by the wrong key, or by one person in both roles,
+        // or naming a digest its signatures do not: it does not count.
+        let forged_key = sig_at(Role::Reviewer, "reviewer-b", 3, "d1", 40);
+        let self_reviewed = sig_at(Role::Reviewer, "author-a", 1, "d1", 40);
+        let mut relabelled = log_line(2, &a2, &r2);
+        relabelled.digest = "d9".into();
+        for forged in [
+            log_line(2, &a2, &forged_key),
+            log_line(2, &a2, &self_reviewed),
+            relabelled,
+        ] {
+            let v = verdict_both_ways(&v1(vec![log_line(1, &a1, &r1), forged.clone()]));
+            assert!(v.is_published(), "{forged:?}: {v:?}");
+        }
+        // v1's line copied after v2's (as a replay with a later `signed` would read):
+        // still v1's time, and still a rollback.
+        let v = verdict_both_ways(&v1(vec![
+            log_line(1, &a1, &r1),
+            log_line(2, &a2, &r2),
+            log_line(3, &a1, &r1),
+        ]));
+        assert!(rolled_back(&v), "{v:?}");
+        // Two versions signed at the same second: the log's order decides.
+        let (t1a, t1r) = (
+            sig_at(Role::Author, "author-a", 1, "d0", 50),
+            sig_at(Role::Reviewer, "reviewer-b", 2, "d0", 50),
+        );
+        let (t2a, t2r) = (
+            sig_at(Role::Author, "author-a", 1, "d1", 50),
+            sig_at(Role::Reviewer, "reviewer-b", 2, "d1", 50),
+        );
+        let tied = SignOff {
+            author: Some(t1a.clone()),
+            reviewer: Some(t1r.clone()),
+            log: vec![log_line(1, &t1a, &t1r), log_line(2, &t2a, &t2r)],
+        };
+        assert!(rolled_back(&verdict_both_ways(&tied)));
     }
 }

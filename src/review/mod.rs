@@ -29,7 +29,7 @@ pub use digest::{cited_records, signed_digest, signed_material, SignedMaterial, 
 pub use error::ReviewError;
 pub use gate::{check_signature, check_signoffs, decide, Facts, Refusal, SignatureChecks, Verdict};
 pub use input::ReviewInput;
-pub use log::{log_path, LoggedVersion, LOG_DIR};
+pub use log::{log_path, LogLine, LoggedVersion, LOG_DIR};
 pub use resolve::resolve_entry;
 pub use sign::{
     check_signer, ready_for, save_signed, sign, signature_for, signer_person, signing_key, Signed,

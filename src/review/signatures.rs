@@ -87,7 +87,12 @@ fn load_signoffs_of(
         }
     }
     // Parsing YAML is most of the cost and the files are independent.
-    let logs = super::log::list_logs(reviews_dir);
+    // A log folder that cannot be listed is an error (the whole load fails with it), and
+    // the entries are then read as if no log were there rather than each naming it again.
+    let logs = Some(super::log::list_logs(reviews_dir).unwrap_or_else(|e| {
+        errors.push(e);
+        super::log::LogListing::empty()
+    }));
     let loaded: Vec<Result<(EntryId, SignOff)>> = files
         .par_iter()
         .map(|path| load_one(reviews_dir, path, known, logs.as_ref()))
@@ -113,7 +118,8 @@ pub fn load_signoff(
     load_one(reviews_dir, path, &|id| known.contains(id), None)
 }
 
-/// `logs`: the log folder as listed for a whole load (None: look the entry's log up).
+/// `logs`: the log folder as listed for a whole load (None: look the entry's log up, its
+/// folders checked on the way).
 fn load_one(
     reviews_dir: &Path,
     path: &Path,
@@ -155,7 +161,7 @@ fn load_one(
     })?;
     // What the log remembers travels with the sign-off, so every way a build loads one
     // (whole, by query, incrementally) gates it against the log.
-    signoff.logged = super::log::latest_listed(reviews_dir, &id, logs)?;
+    signoff.log = super::log::read_listed(reviews_dir, &id, logs)?;
     Ok((id, signoff))
 }
 

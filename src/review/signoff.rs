@@ -79,16 +79,18 @@ pub struct SignOff {
     pub author: Option<Signature>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reviewer: Option<Signature>,
-    /// The latest version both roles signed, from the sign-off log (`log`), set when the
-    /// signature file is loaded: not part of the file.
+    /// The lines of the entry's sign-off log (`log`), read with the signature file and
+    /// not yet verified (the gate verifies them): not part of the file.
     #[serde(skip)]
-    pub logged: Option<super::log::LoggedVersion>,
+    pub log: Vec<super::log::LogLine>,
 }
 
 impl SignOff {
-    /// Drop the SSH signatures' text, once verified: a build then needs only who signed,
-    /// when, and which digest (about 1 KB an entry it need not hold).
+    /// Drop the SSH signatures' text and the log's lines, once verified (the checks keep
+    /// the log's verified versions): a build then needs only who signed, when, and which
+    /// digest (about 1 KB an entry, and 2 KB a log line, it need not hold).
     pub fn thin(&mut self) {
+        self.log = Vec::new();
         for s in [&mut self.author, &mut self.reviewer].into_iter().flatten() {
             s.signature = String::new();
         }

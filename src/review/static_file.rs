@@ -69,7 +69,7 @@ pub fn load_static_signoff(reviews_dir: &Path, rel: &str) -> Result<Option<SignO
         });
         Error::content(&path, at, format!("signature file: {e}"))
     })?;
-    signoff.logged = super::log::latest(reviews_dir, &static_name(rel))?;
+    signoff.log = super::log::read(reviews_dir, &static_name(rel))?;
     Ok(Some(signoff))
 }
 
@@ -122,7 +122,7 @@ pub fn sign_static(
     let signature =
         super::sign::make_signature(&name, role, person, &material.digest, signer, now)?;
     let mut signoff = existing;
-    signoff.logged = None;
+    signoff.log = Vec::new();
     let slot = match role {
         Role::Author => &mut signoff.author,
         Role::Reviewer => &mut signoff.reviewer,

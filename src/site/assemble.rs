@@ -38,6 +38,8 @@ pub struct SiteLinks {
     /// `static/` files left out by the gate (`static_files`), with its reasons: for the
     /// build's report.
     pub static_refused: Vec<(String, Vec<crate::review::Refusal>)>,
+    /// Why each of those is not inert, by `static/<path>`.
+    pub static_not_inert: std::collections::BTreeMap<String, String>,
 }
 
 /// Render every page, handing each file to `sink` as soon as it is made, so a build never
@@ -135,11 +137,23 @@ pub fn render_site_into_with(
             }
         }
     }
-    let statics = static_files(input.layout, input.people).unwrap_or_else(|e| {
+    let statics = static_files(
+        input.layout,
+        input.people,
+        &input.config.base_url,
+        input.config.content.allow_remote_images,
+    )
+    .unwrap_or_else(|e| {
         errors.extend(e.flatten());
         Default::default()
     });
+    errors.extend(super::redirects::check_against_static(
+        &entries,
+        &statics.files,
+        &input.layout.static_files(),
+    ));
     let static_refused = statics.refused;
+    let static_not_inert = statics.not_inert;
     Error::collect(errors)?;
     drop(headings);
     for (site_path, source) in copies {
@@ -222,6 +236,7 @@ pub fn render_site_into_with(
 
     let mut links = SiteLinks {
         static_refused,
+        static_not_inert,
         ..Default::default()
     };
     for (e, r) in entries.iter().zip(outlines) {

@@ -30,6 +30,79 @@ pub fn redirect_pages(base_url: &str, pages: &[PublishedPage<'_>]) -> Vec<Output
     files
 }
 
+/// Every redirect of `entries` that would be written where a published `static/` file is
+/// (its page replaced), or above or below one (`notes.txt/index.html` beside a file
+/// `notes.txt`, which no folder can be made over): an error naming the entry's file and
+/// the static file, before anything is written. All entries' redirects are checked, not
+/// only published ones', so that signing an entry cannot turn a clean build into this.
+pub fn check_against_static(
+    entries: &[&crate::content::Entry],
+    statics: &[OutputFile],
+    static_dir: &std::path::Path,
+) -> Vec<crate::error::Error> {
+    use std::collections::BTreeSet;
+    if statics.is_empty() {
+        return Vec::new();
+    }
+    let files: BTreeSet<String> = statics
+        .iter()
+        .map(|f| f.path.to_string_lossy().replace('\\', "/"))
+        .collect();
+    // A path is a file of the other set, or a folder the other set's file needs.
+    let folders = |paths: &BTreeSet<String>| -> BTreeSet<String> {
+        paths
+            .iter()
+            .flat_map(|p| {
+                p.match_indices('/')
+                    .map(|(i, _)| p[..i].to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let static_folders = folders(&files);
+    let mut errors = Vec::new();
+    for e in entries {
+        for raw in &e.meta.redirect_from {
+            let Ok(file) = crate::content::redirect_file(raw) else {
+                continue;
+            };
+            let above: Vec<String> = file
+                .match_indices('/')
+                .map(|(i, _)| file[..i].to_string())
+                .collect();
+            let clash = if files.contains(&file) {
+                Some((file.clone(), "would replace the published static file"))
+            } else if let Some(f) = above.iter().find(|f| files.contains(*f)) {
+                Some((f.clone(), "needs a folder where there is the static file"))
+            } else if static_folders.contains(&file) {
+                let below = files
+                    .iter()
+                    .find(|f| f.starts_with(&format!("{file}/")))
+                    .cloned()
+                    .unwrap_or_default();
+                Some((
+                    below,
+                    "would be written as a file where a folder holds the static file",
+                ))
+            } else {
+                None
+            };
+            if let Some((other, why)) = clash {
+                errors.push(crate::error::Error::content(
+                    &e.path,
+                    None,
+                    format!(
+                        "redirect_from `{raw}` of `{}` (site file {file}) {why} {}; remove the redirect or the static file",
+                        e.id,
+                        static_dir.join(&other).display()
+                    ),
+                ));
+            }
+        }
+    }
+    errors
+}
+
 /// One redirect page to `target` (relative, so the site also works from disk).
 pub fn redirect_html(target: &str, canonical: &str, name: &str) -> String {
     let (target, canonical, name) = (escape(target), escape(canonical), escape(name));

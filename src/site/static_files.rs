@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::review::{static_name, static_verdict, Refusal};
 use crate::trust::People;
 
-use crate::render::OutputFile;
+use crate::render::{csp, OutputFile};
 
 /// Names the build itself writes at the site root; a static file may not replace them nor
 /// be written among them.
@@ -36,9 +36,13 @@ pub const GENERATED: &[&str] = &[
     // The verification nodes page (`site::nodes_page`).
     "nodes",
     crate::trust::node_list::NODES_FILE,
+    HEADERS_FILE,
     ".glossary-site",
     ".glossary-drafts",
 ];
+
+/// The headers file the build writes for hosts that read one (`render::csp::headers_file`).
+pub const HEADERS_FILE: &str = "_headers";
 
 /// What `static/` gives the site.
 #[derive(Default)]
@@ -47,31 +51,76 @@ pub struct StaticFiles {
     pub files: Vec<OutputFile>,
     /// Active files left out, as `static/<path>`, with the gate's reasons.
     pub refused: Vec<(String, Vec<Refusal>)>,
+    /// Why each of them is not inert (`inert::inert`), by `static/<path>`.
+    pub not_inert: std::collections::BTreeMap<String, String>,
+    /// The policy of the signed pages (`render::csp::signed_page_policy`): what the
+    /// `_headers` file sends.
+    pub signed_policy: String,
 }
 
 /// Every file under `static/`, gated: see the module comment. Errors (symlinks, generated
-/// names, unreadable files) are all reported together.
-pub fn static_files(layout: &Layout, people: &People) -> Result<StaticFiles> {
+/// names, unreadable files) are all reported together. A signed HTML page gets the signed
+/// pages' Content-Security-Policy put in its head (`render::csp::with_meta_policy`): a
+/// page written by hand carries none of its own, and without one it would run whatever
+/// same-origin file it names as a script, signed or not.
+pub fn static_files(
+    layout: &Layout,
+    people: &People,
+    base_url: &str,
+    remote_images: bool,
+) -> Result<StaticFiles> {
     let (found, mut errors) = walk(layout);
     let reviews = layout.reviews();
     let mut out = StaticFiles::default();
+    let mut signed: Vec<String> = Vec::new();
+    let mut pages: Vec<OutputFile> = Vec::new();
     for (rel, bytes) in found {
         let file = |bytes| OutputFile {
             path: rel.split('/').collect(),
             bytes,
         };
-        if super::inert::inert(&rel, &bytes).is_ok() {
-            out.files.push(file(bytes));
-            continue;
-        }
+        let why = match super::inert::inert(&rel, &bytes) {
+            Ok(()) => {
+                out.files.push(file(bytes));
+                continue;
+            }
+            Err(why) => why,
+        };
         match static_verdict(&reviews, &rel, &bytes, people) {
-            Ok(v) if v.is_published() => out.files.push(file(bytes)),
-            Ok(v) => out.refused.push((static_name(&rel), v.refusals)),
+            Ok(v) if v.is_published() => {
+                signed.push(rel.clone());
+                if is_html_page(&rel) {
+                    pages.push(file(bytes));
+                } else {
+                    out.files.push(file(bytes));
+                }
+            }
+            Ok(v) => {
+                out.not_inert.insert(static_name(&rel), why);
+                out.refused.push((static_name(&rel), v.refusals));
+            }
             Err(e) => errors.push(e),
         }
     }
     Error::collect(errors)?;
+    let base = csp::base_path(base_url);
+    out.signed_policy = csp::signed_page_policy(remote_images, &base, &signed);
+    for mut page in pages {
+        page.bytes = csp::with_meta_policy(&page.bytes, &out.signed_policy);
+        out.files.push(page);
+    }
+    out.files.push(OutputFile {
+        path: HEADERS_FILE.into(),
+        bytes: csp::headers_file(&out.signed_policy).into_bytes(),
+    });
     Ok(out)
+}
+
+/// Whether a browser opens the static file `rel` as an HTML page (by its name: what a
+/// static host's content type follows).
+fn is_html_page(rel: &str) -> bool {
+    let lower = rel.to_ascii_lowercase();
+    lower.ends_with(".html") || lower.ends_with(".htm")
 }
 
 /// The files of `static/` that must be signed to be published (not inert), as (path under

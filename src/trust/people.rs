@@ -25,7 +25,8 @@ use crate::error::{Error, Location, Result};
 
 use super::sshsig::{fingerprint, key_material, key_problem, parse_public_key};
 use crate::names::{
-    canonical_name, folded_skeleton, person_name_allowed_part, person_name_problem, skeleton,
+    ascii_fold, canonical_name, folded_skeleton, person_name_allowed_part, person_name_problem,
+    skeleton,
 };
 
 pub const PEOPLE_FILE: &str = "people.toml";
@@ -149,7 +150,7 @@ impl People {
             let as_written = skeleton(&shown);
             let folded = folded_skeleton(&shown);
             let i_as_l = as_written.replace('i', "l");
-            let looks = [
+            let mut looks = vec![
                 i_as_l,
                 skeleton(&canonical_name(&as_written)),
                 as_written,
@@ -157,6 +158,13 @@ impl People {
                 skeleton(&canonical_name(&folded)),
                 folded,
             ];
+            // Past UTS #39 (issue 53): the name transliterated to ASCII, spaces and
+            // punctuation dropped, `w`/`vv` and `m`/`rn` taken as one ("Bob Reʋiewer", "Boɓ
+            // Reviewer", "Bob Revievver", "BobReviewer" beside "Bob Reviewer"). Kept apart
+            // from the skeletons by a prefix: a fold is compared with folds only.
+            if let Some(fold) = ascii_fold(&shown).filter(|f| !f.is_empty()) {
+                looks.push(format!("ascii:{fold}"));
+            }
             if !c.is_empty() {
                 if let Some((other, other_name)) = canonical.get(&c) {
                     err(
@@ -169,7 +177,7 @@ impl People {
                 {
                     err(
                         p.name.span().start,
-                        format!("person `{id}` ({name:?}) and person `{other}` ({other_name:?}) have names that look the same (Unicode confusables, UTS #39); one person has one entry"),
+                        format!("person `{id}` ({name:?}) and person `{other}` ({other_name:?}) have names that look the same (Unicode confusables, UTS #39, or the same letters once transliterated to ASCII with spaces and punctuation dropped); one person has one entry"),
                     );
                     ok = false;
                 }
@@ -462,6 +470,34 @@ mod tests {
         assert!(load(&alone).is_ok());
     }
 
+    /// Issue 53: look-alikes that UTS #39 does not list load as a second person no more;
+    /// each refusal names both.
+    #[test]
+    fn look_alikes_past_uts_39_are_refused_naming_both() {
+        for twin in [
+            "Bob Re\u{028B}iewer",
+            "Bo\u{0253} Reviewer",
+            "Bob R\u{025B}viewer",
+            "Bob R\u{01DD}viewer",
+            "Bob Revievver",
+            "Bob-Reviewer",
+            "BobReviewer",
+        ] {
+            let text = person("reviewer-b", "Bob Reviewer", 1) + &person("reviewer-x", twin, 2);
+            let e = load(&text).expect_err(twin);
+            assert!(
+                e.contains(&format!(
+                    "person `reviewer-x` ({twin:?}) and person `reviewer-b` (\"Bob Reviewer\")"
+                )) && e.contains("look the same"),
+                "{twin}: {e}"
+            );
+        }
+        // Two different names still load.
+        let text =
+            person("reviewer-b", "Bob Reviewer", 1) + &person("reviewer-x", "Rob Reviewer", 2);
+        assert!(load(&text).is_ok());
+    }
+
     use proptest::prelude::*;
 
     /// Letters and what a reader takes for them (UTS #39's confusables: Cyrillic and
@@ -617,6 +653,46 @@ mod tests {
                     && (e.contains("and person `author-a`")
                         || e.contains("mixes the scripts")
                         || e.contains("character")),
+                "{name:?} / {twin:?}: {e}"
+            );
+        }
+
+        /// Issue 53: a Latin name respelled as a skimming reader would not notice (spaces
+        /// dropped or turned to punctuation, `w` as `vv`, `m` as `rn`, a letter for its
+        /// IPA or hooked look-alike, a hyphen put in) is refused, naming the first person.
+        #[test]
+        fn latin_respellings_are_refused_naming_both(
+            name in "[A-Z][a-z]{2,8}( [A-Z][a-z]{2,8}){1,2}",
+            edits in prop::collection::vec((any::<prop::sample::Index>(), 0usize..4), 1..4),
+        ) {
+            const RESPELL: &[(char, &str)] = &[
+                ('w', "vv"), ('m', "rn"), ('v', "\u{028B}"), ('b', "\u{0253}"),
+                ('e', "\u{025B}"), ('e', "\u{01DD}"), ('d', "\u{0257}"), ('o', "\u{0254}"),
+            ];
+            let mut twin: Vec<String> = name.chars().map(String::from).collect();
+            for (at, how) in &edits {
+                let i = at.index(twin.len());
+                let c = twin[i].chars().next().unwrap_or(' ');
+                if c == ' ' && *how < 3 {
+                    // A space dropped, or a hyphen or dot for it.
+                    twin[i] = ["", "-", "."][*how].to_string();
+                } else if let Some((_, to)) = RESPELL.iter().filter(|(from, _)| *from == c).nth(*how % 2) {
+                    twin[i] = to.to_string();
+                } else if let Some((_, to)) = RESPELL.iter().find(|(from, _)| *from == c) {
+                    twin[i] = to.to_string();
+                } else if i > 0 {
+                    twin.insert(i, "-".into());
+                }
+            }
+            let twin: String = twin.concat();
+            prop_assume!(twin != name);
+            let text = person("author-a", &name, 1) + &person("author-x", &twin, 2);
+            let e = match load(&text) {
+                Ok(_) => return Err(TestCaseError::fail(format!("{name:?} / {twin:?} both load"))),
+                Err(e) => e,
+            };
+            prop_assert!(
+                e.contains("person `author-x`") && e.contains("and person `author-a`"),
                 "{name:?} / {twin:?}: {e}"
             );
         }

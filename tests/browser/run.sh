@@ -45,6 +45,8 @@ GLOSSARY_IMPORTED_FIXTURE_OUT="$fixture/imported" cargo test --quiet --profile "
 export GLOSSARY_IMPORTED_FIXTURE="$fixture/imported"
 GLOSSARY_NODES_FIXTURE_OUT="$fixture/nodes" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_nodes_fixture >/dev/null
 export GLOSSARY_NODES_FIXTURE="$fixture/nodes"
+GLOSSARY_STATIC_SCRIPTS_FIXTURE_OUT="$fixture/static-scripts" cargo test --quiet --profile "$profile" --test browser_fixture -- --ignored --exact write_static_scripts_fixture >/dev/null
+export GLOSSARY_STATIC_SCRIPTS_FIXTURE="$fixture/static-scripts"
 
 cd "$here"
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules ]]; then

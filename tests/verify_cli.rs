@@ -7,7 +7,7 @@ mod support;
 use support::{copy_dir, repo, run as glossary, text};
 
 /// A project with the repository's config, templates and Day 45 experiment (its committed
-/// H200 record included), and one term that cites that record.
+/// H100 record included), and one term that cites that record.
 fn fixture() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -20,25 +20,25 @@ fn fixture() -> tempfile::TempDir {
     std::fs::create_dir_all(root.join("content/terms")).unwrap();
     std::fs::write(
         root.join("content/terms/occupancy.md"),
-        "---\ntitle: What is occupancy?\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    node: h200\n    rows: [tlp1, ilp4-b1, tlp1-b1]\n    columns: [label, occupancy, loads_in_flight, median_ms, gbps]\n    caption: Three Day 45 rows.\n---\nBody.\n",
+        "---\ntitle: What is occupancy?\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    node: h100\n    rows: [tlp1, ilp4-b1, tlp1-b1]\n    columns: [label, occupancy, loads_in_flight, median_ms, gbps]\n    caption: Three Day 45 rows.\n---\nBody.\n",
     )
     .unwrap();
     dir
 }
 
-/// [`fixture`] with the copied H200 record signed by a throwaway key that the copied
-/// glossary.toml names as h200's: for tests of what a build does with a record it
+/// [`fixture`] with the copied H100 record signed by a throwaway key that the copied
+/// glossary.toml names as h100's: for tests of what a build does with a record it
 /// accepts, whatever the signing state of the committed one. Not the node's key.
 fn fixture_with_accepted_record() -> tempfile::TempDir {
     let dir = fixture();
     let root = dir.path();
     let key =
-        glossary::trust::Signer::ed25519_from_seed(&[0x5e; 32], "test key, not h200's").unwrap();
+        glossary::trust::Signer::ed25519_from_seed(&[0x5e; 32], "test key, not h100's").unwrap();
     let config = std::fs::read_to_string(root.join("glossary.toml")).unwrap();
     let real = config
         .lines()
-        .find(|l| l.starts_with("public_key = ") && l.contains("node h200"))
-        .expect("h200's public_key line")
+        .find(|l| l.starts_with("public_key = ") && l.contains("node h100"))
+        .expect("h100's public_key line")
         .to_string();
     let test_line = format!(
         "public_key = \"{}\"",
@@ -49,7 +49,7 @@ fn fixture_with_accepted_record() -> tempfile::TempDir {
         config.replace(&real, &test_line),
     )
     .unwrap();
-    let record = root.join("measurements/day45-occupancy/records/h200.json");
+    let record = root.join("measurements/day45-occupancy/records/h100.json");
     let bytes = std::fs::read(&record).unwrap();
     glossary::trust::node::write_signed(&record, &bytes, &key).unwrap();
     dir
@@ -104,7 +104,7 @@ fn dry_run_without_a_driver_validates_the_experiments() {
     let day45 = &report["experiments"][0];
     assert_eq!(day45[0], "day45-occupancy");
     assert_eq!(day45[1]["outcome"], "planned");
-    assert_eq!(day45[1]["configs"].as_array().unwrap().len(), 10);
+    assert_eq!(day45[1]["configs"].as_array().unwrap().len(), 16);
 }
 
 #[test]
@@ -135,7 +135,7 @@ fn a_broken_experiment_file_is_reported_with_file_and_line() {
     assert!(!out.status.success());
     assert!(
         said.contains(&format!(
-            "experiment.yaml:{line}:{column}: config `tlp1` (and 3 more): kernel `axpy_ept1`: grid: unknown name `elements_per_threads` in `ceil_div(n, block * elements_per_threads)`"
+            "experiment.yaml:{line}:{column}: config `tlp1` (and 5 more): kernel `axpy_ept1`: grid: unknown name `elements_per_threads` in `ceil_div(n, block * elements_per_threads)`"
         )),
         "{said}"
     );
@@ -150,15 +150,15 @@ fn the_committed_record_is_current_and_editing_the_kernel_makes_it_stale() {
     assert!(!said.contains("stale"), "{said}");
     // A record counts only with the node's signature beside it, made by `verify` on the
     // node with the key whose public half is in glossary.toml.
-    let sig = repo().join("measurements/day45-occupancy/records/h200.json.sig");
+    let sig = repo().join("measurements/day45-occupancy/records/h100.json.sig");
     if !sig.is_file() {
         assert!(
             said.contains(
-                "measurement day45-occupancy/h200: record not signed by node h200: there is no"
+                "measurement day45-occupancy/h100: record not signed by node h100: there is no"
             ),
             "{said}"
         );
-        eprintln!("the committed H200 record is not signed yet: the staleness check below needs a signed record");
+        eprintln!("the committed H100 record is not signed yet: the staleness check below needs a signed record");
         return;
     }
     assert!(!said.contains("not signed"), "{said}");
@@ -178,7 +178,7 @@ fn the_committed_record_is_current_and_editing_the_kernel_makes_it_stale() {
     let said = text(&out);
     assert!(
         said.contains("refused terms/occupancy")
-            && said.contains("measurement day45-occupancy/h200: record is stale: the experiment changed since it was measured"),
+            && said.contains("measurement day45-occupancy/h100: record is stale: the experiment changed since it was measured"),
         "{said}"
     );
 }
@@ -286,7 +286,7 @@ fn columns_read_any_recorded_quantity_with_its_unit_and_unknown_ones_are_errors(
     let term = site.path().join("content/terms/occupancy.md");
     std::fs::write(
         &term,
-        "---\ntitle: What is occupancy?\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    node: h200\n    rows: [tlp1, ilp4]\n    columns: [label, elements_per_thread, dram__bytes_read.sum, loads_in_flight, gbps]\nclaims:\n  - says: ilp4 moves more bytes per second\n    column: gbps\n    ratio: [ilp4, tlp1]\n    above: 1.1\n---\nBody {{ value(row=\"tlp1\", column=\"dram__bytes_read.sum\") }}.\n",
+        "---\ntitle: What is occupancy?\nsummary: Resident warps over the most an SM holds.\nmeasured:\n  - experiment: day45-occupancy\n    node: h100\n    rows: [tlp1, ilp4]\n    columns: [label, elements_per_thread, dram__bytes_read.sum, loads_in_flight, gbps]\nclaims:\n  - says: ilp4 moves more bytes per second\n    column: gbps\n    ratio: [ilp4, tlp1]\n    above: 1.1\n---\nBody {{ value(row=\"tlp1\", column=\"dram__bytes_read.sum\") }}.\n",
     )
     .unwrap();
     let out = glossary(
@@ -327,7 +327,7 @@ fn columns_read_any_recorded_quantity_with_its_unit_and_unknown_ones_are_errors(
     let out = glossary(site.path(), &["check"]);
     let said = text(&out);
     assert!(!out.status.success(), "{said}");
-    assert!(said.contains("occupancy.md:8:1: unknown column `l2_hit_rate` in measured table `day45-occupancy`: neither the experiment nor its h200 record has it"), "{said}");
+    assert!(said.contains("occupancy.md:8:1: unknown column `l2_hit_rate` in measured table `day45-occupancy`: neither the experiment nor its h100 record has it"), "{said}");
     assert!(said.contains("occupancy.md:11:1: claim \"ilp4 moves more bytes per second\": unknown column `bandwidth`"), "{said}");
 }
 
@@ -354,7 +354,7 @@ fn a_dry_run_summarises_each_experiment_in_two_lines_and_says_a_shared_note_once
     let lines: Vec<&str> = said.lines().collect();
     assert_eq!(lines.len(), 5, "{said}");
     assert!(
-        lines[0].starts_with("day45-occupancy: dry run, 10 configs"),
+        lines[0].starts_with("day45-occupancy: dry run, 16 configs"),
         "{said}"
     );
     assert_eq!(

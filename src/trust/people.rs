@@ -673,13 +673,16 @@ mod tests {
             for (at, how) in &edits {
                 let i = at.index(twin.len());
                 let c = twin[i].chars().next().unwrap_or(' ');
+                // A slot an earlier edit respelled (`w` as `vv`) keeps its other letters:
+                // only its first is respelled again, so the twin still reads as the name.
+                let rest: String = twin[i].chars().skip(1).collect();
                 if c == ' ' && *how < 3 {
                     // A space dropped, or a hyphen or dot for it.
                     twin[i] = ["", "-", "."][*how].to_string();
                 } else if let Some((_, to)) = RESPELL.iter().filter(|(from, _)| *from == c).nth(*how % 2) {
-                    twin[i] = to.to_string();
+                    twin[i] = format!("{to}{rest}");
                 } else if let Some((_, to)) = RESPELL.iter().find(|(from, _)| *from == c) {
-                    twin[i] = to.to_string();
+                    twin[i] = format!("{to}{rest}");
                 } else if i > 0 {
                     twin.insert(i, "-".into());
                 }

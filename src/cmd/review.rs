@@ -47,7 +47,11 @@ pub enum ReviewWhat {
     /// What changed since the reviewer (else the author) signed: the text as a unified
     /// diff, and every table cell or computed number old → new (for `static/<path>`, the
     /// file).
-    Diff { slug: String },
+    Diff {
+        /// `occupancy`, or `terms/occupancy` when several kinds use the slug, or
+        /// `static/<path>`.
+        slug: String,
+    },
 }
 
 /// The static file `query` (`static/<path>`) names, as (path under static/, bytes), if it

@@ -186,7 +186,7 @@ fn a_page_shows_only_signed_text_of_other_entries() {
     let edited = beta.replace("beta is a test term.", "beta, edited after signing.");
     assert_ne!(beta, edited);
     write(root, "content/terms/beta.md", &edited);
-    assert_eq!(state_of(root, "terms/beta"), "changed");
+    assert_eq!(state_of(root, "terms/beta"), "waiting_for_author");
     let out = build(root, &[]);
     assert!(
         stdout(&out).contains("refused terms/beta: changed since reviewed by"),
@@ -198,10 +198,10 @@ fn a_page_shows_only_signed_text_of_other_entries() {
     assert!(!page.contains("beta is a test term"), "{page}");
     assert!(!page.contains("id=\"related\""), "{page}");
     // alpha itself is unchanged, and still published.
-    assert_eq!(state_of(root, "terms/alpha"), "ready");
+    assert_eq!(state_of(root, "terms/alpha"), "published");
 
     sign_by_two(root, Kind::Term, "beta");
-    assert_eq!(state_of(root, "terms/beta"), "ready");
+    assert_eq!(state_of(root, "terms/beta"), "published");
     build(root, &[]);
     let page = alpha();
     assert!(page.contains("beta, edited after signing."), "{page}");

@@ -32,7 +32,7 @@ pub enum ReviewError {
     NothingSigned { entry: String },
     #[error("{path}: the text the {role} signed is not kept (or does not match its digest); re-signing keeps it")]
     NoSignedText { path: String, role: Role },
-    #[error("name the entries to sign, or pass --all-ready")]
+    #[error("name the entries to sign, or pass --all-waiting")]
     NothingToSign,
 }
 

@@ -521,3 +521,47 @@ fn all_waiting_signs_what_status_says_waits_for_that_role() {
     assert!(!r.stdout.contains("terms/occupancy"), "{r:?}");
     assert_eq!(state("terms/warp"), "waiting_for_reviewer");
 }
+
+/// The no-key hint's command, run as written in a project that is not a git repository
+/// (the book's first site is not one), makes the next `review sign` work without `--key`.
+#[test]
+fn the_no_key_hint_works_outside_a_git_repository() {
+    let site = signed_site_fixture();
+    let r = site.run(&["review", "sign", "occupancy", "--as", "author"]);
+    assert!(!r.ok, "{r:?}");
+    let in_repo = std::process::Command::new("git")
+        .args(["rev-parse", "--git-dir"])
+        .current_dir(site.root())
+        .output()
+        .expect("git runs");
+    assert!(!in_repo.status.success(), "the fixture is inside a git repository");
+    // The command between the hint's backticks, with the example key replaced by the
+    // author's (the public half; the private half sits beside it).
+    let hint = r
+        .stderr
+        .split('`')
+        .find(|part| part.starts_with("git config"))
+        .unwrap_or_else(|| panic!("no git command in the hint: {}", r.stderr));
+    assert!(hint.contains("~/.ssh/id_ed25519.pub"), "{hint}");
+    let public = common::keys::key("author-a").private.with_extension("pub");
+    let command = hint.replace("~/.ssh/id_ed25519.pub", public.to_str().expect("utf-8"));
+    // With the environment the binary runs under (its own global git config file).
+    let env: Vec<(String, String)> = site
+        .command(&[])
+        .get_envs()
+        .filter_map(|(k, v)| Some((k.to_str()?.into(), v?.to_str()?.into())))
+        .collect();
+    let out = std::process::Command::new("bash")
+        .args(["-c", &command])
+        .current_dir(site.root())
+        .envs(env)
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "`{command}` failed outside a repository: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = site.ok(&["review", "sign", "occupancy", "--as", "author"]);
+    assert!(r.stdout.contains("as author: author-a (author-a) at"), "{r:?}");
+}

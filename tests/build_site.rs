@@ -373,6 +373,19 @@ fn edited_entry_is_refused_as_changed_since_review() {
         "{}",
         stdout(&out)
     );
+    // The preview's banner shows the reason's command as code, not with its backticks.
+    build(root, &["--drafts"]);
+    let page = std::fs::read_to_string(root.join("site-drafts/terms/alpha/index.html")).unwrap();
+    let banner = page
+        .split("class=\"draft-banner")
+        .nth(1)
+        .and_then(|b| b.split("</aside>").next())
+        .unwrap_or_else(|| panic!("no draft banner:\n{page}"));
+    assert!(
+        banner.contains("(text, body as shown changed; <code>glossary review diff</code> shows how)"),
+        "{banner}"
+    );
+    assert!(!banner.contains('`'), "{banner}");
 }
 
 #[test]

@@ -87,7 +87,8 @@ struct PageCtx<'a> {
     /// Relative prefix from this page to the site root ("../../").
     root: &'static str,
     canonical: String,
-    /// Reasons the entry is not published (a drafts preview, or `serve` showing an entry
+    /// Reasons the entry is not published, as HTML (`escape::message_html`: escaped, code
+    /// spans as `<code>`) (a drafts preview, or `serve` showing an entry
     /// an edit withdrew).
     draft: Option<Vec<String>>,
     /// The page is shown although unpublished outside a drafts preview: only `serve` does
@@ -529,7 +530,13 @@ fn entry_template(
             e.id.url_path()
         ),
         draft: (!a.verdict.is_published())
-            .then(|| a.verdict.refusals.iter().map(|r| r.to_string()).collect()),
+            .then(|| {
+                a.verdict
+                    .refusals
+                    .iter()
+                    .map(|r| super::escape::message_html(&r.to_string()))
+                    .collect()
+            }),
         withdrawn: !input.drafts && !a.verdict.is_published(),
         body: r.html,
         tables: shown

@@ -156,11 +156,12 @@ pub fn table_view(
         text: citation.provenance.to_string(),
         measured_by: None,
     }];
-    // Headings, with units, as the record names its quantities.
+    // Headings, with units, as the record names its quantities, each unit once; a size's
+    // unit is in its cells (`values::column_heading`).
     view.headings = table
         .columns
         .iter()
-        .map(|c| citation.record.heading(c))
+        .map(|c| super::values::column_heading(&citation.record, c))
         .collect();
     view.caption = table
         .caption
@@ -204,7 +205,9 @@ pub fn table_view(
                                 }
                                 _ => "",
                             };
-                            let mut cell = v.display();
+                            // In the unit a reader uses (`values::cell_shown`).
+                            let unit = super::values::column_unit(&citation.record, col);
+                            let mut cell = super::values::cell_shown(&v, unit);
                             // The interval the record keeps, read, never computed here.
                             let span = cfg
                                 .estimate(col, citation.record.schema)

@@ -254,11 +254,11 @@ fn drafts_render_everything_marked() {
     // A preview goes to its own folder, never to the deployable site/.
     assert!(!root.join("site").exists());
     let beta = read(root, "site-drafts/terms/beta/index.html");
-    assert!(beta.contains("class=\"draft-banner\""), "{beta}");
+    assert!(beta.contains("class=\"draft-banner"), "{beta}");
     assert!(beta.contains("no named author has signed it"), "{beta}");
     assert!(beta.contains(r#"<meta name="robots" content="noindex">"#));
     let alpha = read(root, "site-drafts/terms/alpha/index.html");
-    assert!(!alpha.contains("class=\"draft-banner\""));
+    assert!(!alpha.contains("class=\"draft-banner"));
     assert!(root
         .join("site-drafts/guides/reading-alpha/index.html")
         .exists());

@@ -1055,3 +1055,39 @@ fn the_index_groups_terms_by_topic_in_a_fixed_order_then_other() {
         "{sidebar}"
     );
 }
+
+/// The reproduce command under a table works for the site as built: with base_url the
+/// site's real address, that address; with an example one (the fixture's `.test`, the
+/// repository's example.org), `<this site>` and a note, never a host that does not exist.
+#[test]
+fn the_reproduce_command_names_the_sites_address_or_says_it_has_none() {
+    let site = valid_site();
+    let root = site.path();
+    let page = |root: &std::path::Path| {
+        assert!(build(root, &["--drafts"]).status.success());
+        std::fs::read_to_string(root.join("site-drafts/terms/alpha/index.html")).unwrap()
+    };
+    let shown = page(root);
+    assert!(
+        shown.contains("glossary reproduce &lt;this site&gt;/reproduce/"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("class=\"reproduce-note reproduce-placeholder\">This site was built with an example address (<code>base_url = \"https://glossary.test\"</code> in glossary.toml)"),
+        "{shown}"
+    );
+    assert!(!shown.contains("glossary reproduce https://glossary.test"), "{shown}");
+
+    let toml = root.join("glossary.toml");
+    let settings = std::fs::read_to_string(&toml).unwrap().replace(
+        "base_url = \"https://glossary.test\"",
+        "base_url = \"https://gpu-notes.dev/\"",
+    );
+    std::fs::write(&toml, settings).unwrap();
+    let shown = page(root);
+    assert!(
+        shown.contains("glossary reproduce https://gpu-notes.dev/reproduce/"),
+        "{shown}"
+    );
+    assert!(!shown.contains("this site"), "{shown}");
+}

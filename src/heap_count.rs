@@ -24,9 +24,10 @@ const MI_OPTION_PURGE_DELAY: c_int = 15;
 /// Give freed pages back to the system at once (mimalloc's `purge_delay` 0, not its
 /// default 10 ms), unless `MIMALLOC_PURGE_DELAY` says otherwise. A build frees the load's
 /// working data while the render allocates; pages held for those 10 ms were part of the
-/// peak. Six interleaved cold 100,000-entry builds of the plain release binary on a busy
-/// 2-core machine: peak RSS 566-592 MiB by default, 563-567 MiB with it; at 10,000 entries
-/// 137-139 against 139-142 MiB, CPU time within the runs' spread (issue 54).
+/// peak. Three interleaved pairs of cold 100,000-entry builds of the plain release binary
+/// on a busy 2-core machine: peak RSS 566-592 MiB by default, 563-567 MiB with it; at
+/// 10,000 entries 139-142 MiB by default, 133-136 with it, CPU time within the runs'
+/// spread (issue 54; the Performance chapter).
 pub fn purge_freed_memory_at_once() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets one of mimalloc's options, which it reads on each purge.

@@ -169,7 +169,10 @@ fn the_first_site_chapter_runs_as_written() {
         .current_dir(&project)
         .output()
         .expect("git runs");
-    assert!(!git.status.success(), "the walkthrough ran inside a git repository");
+    assert!(
+        !git.status.success(),
+        "the walkthrough ran inside a git repository"
+    );
     let waiting = stdout
         .lines()
         .filter(|l| {
@@ -177,7 +180,10 @@ fn the_first_site_chapter_runs_as_written() {
                 && l.contains("waiting for reviewer")
         })
         .count();
-    assert_eq!(waiting, 2, "review status after the author signed:\n{stdout}");
+    assert_eq!(
+        waiting, 2,
+        "review status after the author signed:\n{stdout}"
+    );
     assert!(
         stdout.contains("terms/warp: first review (no reviewer has signed it)"),
         "review diff on a first review:\n{stdout}"

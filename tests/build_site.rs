@@ -382,7 +382,8 @@ fn edited_entry_is_refused_as_changed_since_review() {
         .and_then(|b| b.split("</aside>").next())
         .unwrap_or_else(|| panic!("no draft banner:\n{page}"));
     assert!(
-        banner.contains("(text, body as shown changed; <code>glossary review diff</code> shows how)"),
+        banner
+            .contains("(text, body as shown changed; <code>glossary review diff</code> shows how)"),
         "{banner}"
     );
     assert!(!banner.contains('`'), "{banner}");
@@ -1076,7 +1077,10 @@ fn the_reproduce_command_names_the_sites_address_or_says_it_has_none() {
         shown.contains("class=\"reproduce-note reproduce-placeholder\">This site was built with an example address (<code>base_url = \"https://glossary.test\"</code> in glossary.toml)"),
         "{shown}"
     );
-    assert!(!shown.contains("glossary reproduce https://glossary.test"), "{shown}");
+    assert!(
+        !shown.contains("glossary reproduce https://glossary.test"),
+        "{shown}"
+    );
 
     let toml = root.join("glossary.toml");
     let settings = std::fs::read_to_string(&toml).unwrap().replace(

@@ -514,7 +514,8 @@ fn cli_tree() -> BTreeMap<String, CliCommand> {
                     .map(|(_, d)| d.trim())
                     .is_some_and(|d| !d.is_empty() && !d.starts_with("[default"));
                 if !described && !spec.starts_with("-h, --help") && !spec.starts_with("-V,") {
-                    c.undescribed.push(spec.split("  ").next().unwrap_or(spec).to_string());
+                    c.undescribed
+                        .push(spec.split("  ").next().unwrap_or(spec).to_string());
                 }
             }
             match section {

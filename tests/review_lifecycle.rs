@@ -106,7 +106,10 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
         "{d}"
     );
     assert!(d.contains(&site.read("content/terms/occupancy.md")), "{d}");
-    assert!(d.ends_with("--- unchanged since its author signed it ---\n"), "{d}");
+    assert!(
+        d.ends_with("--- unchanged since its author signed it ---\n"),
+        "{d}"
+    );
 
     // The reviewer signs: published, and the build publishes it.
     assert!(sign(&site, "reviewer", "reviewer-b").ok);
@@ -509,7 +512,10 @@ fn all_waiting_signs_what_status_says_waits_for_that_role() {
     assert!(row.contains("waiting for reviewer"), "{table}");
     let r = sign_all_waiting(&site, "reviewer", "reviewer-b");
     assert!(r.ok, "{r:?}");
-    assert!(r.stdout.contains("signed terms/occupancy as reviewer"), "{r:?}");
+    assert!(
+        r.stdout.contains("signed terms/occupancy as reviewer"),
+        "{r:?}"
+    );
     assert!(!r.stdout.contains("terms/warp"), "{r:?}");
     assert_eq!(state(ENTRY), "published");
     assert_eq!(state("terms/warp"), "waiting_for_author");
@@ -534,7 +540,10 @@ fn the_no_key_hint_works_outside_a_git_repository() {
         .current_dir(site.root())
         .output()
         .expect("git runs");
-    assert!(!in_repo.status.success(), "the fixture is inside a git repository");
+    assert!(
+        !in_repo.status.success(),
+        "the fixture is inside a git repository"
+    );
     // The command between the hint's backticks, with the example key replaced by the
     // author's (the public half; the private half sits beside it).
     let hint = r
@@ -563,5 +572,8 @@ fn the_no_key_hint_works_outside_a_git_repository() {
         String::from_utf8_lossy(&out.stderr)
     );
     let r = site.ok(&["review", "sign", "occupancy", "--as", "author"]);
-    assert!(r.stdout.contains("as author: author-a (author-a) at"), "{r:?}");
+    assert!(
+        r.stdout.contains("as author: author-a (author-a) at"),
+        "{r:?}"
+    );
 }

@@ -68,7 +68,10 @@ fn the_guard_fails_when_the_release_binary_appears_or_is_rebuilt() {
     let before = stamp(target);
     std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(&bin, b"built by the tesT").unwrap();
-    assert!(!check(target, &before).0, "a rewritten release binary passed");
+    assert!(
+        !check(target, &before).0,
+        "a rewritten release binary passed"
+    );
 
     // Removed.
     let before = stamp(target);

@@ -35,7 +35,10 @@ pub enum ReviewWhat {
     Sign {
         /// `occupancy`, or `terms/occupancy` when several kinds use the slug, or
         /// `static/<path>`; several may be given.
-        #[arg(required_unless_present = "all_waiting", conflicts_with = "all_waiting")]
+        #[arg(
+            required_unless_present = "all_waiting",
+            conflicts_with = "all_waiting"
+        )]
         slugs: Vec<String>,
         #[arg(long = "as", value_enum)]
         role: RoleArg,

@@ -231,7 +231,10 @@ impl BuildReport {
             ));
         }
         if !unlisted.is_empty() {
-            s.push_str(&format!("; {} (`--verbose` lists them)", unlisted.join(", ")));
+            s.push_str(&format!(
+                "; {} (`--verbose` lists them)",
+                unlisted.join(", ")
+            ));
         }
         s
     }

@@ -43,16 +43,23 @@ pub struct SiteCtx<'a> {
 /// `.invalid` top-level domains), so that no site is ever served from it. An address that
 /// does not parse counts as one too.
 pub fn example_host(base_url: &str) -> bool {
-    let Some(host) = url::Url::parse(base_url)
-        .ok()
-        .and_then(|u| u.host_str().map(|h| h.trim_end_matches('.').to_ascii_lowercase()))
-    else {
+    let Some(host) = url::Url::parse(base_url).ok().and_then(|u| {
+        u.host_str()
+            .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
+    }) else {
         return true;
     };
     let under = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
-    ["example.com", "example.net", "example.org", "example", "test", "invalid"]
-        .into_iter()
-        .any(under)
+    [
+        "example.com",
+        "example.net",
+        "example.org",
+        "example",
+        "test",
+        "invalid",
+    ]
+    .into_iter()
+    .any(under)
 }
 
 /// The site's settings as a page at `root` (the prefix to the site root) sees them; links
@@ -553,14 +560,13 @@ fn entry_template(
             input.config.base_url.trim_end_matches('/'),
             e.id.url_path()
         ),
-        draft: (!a.verdict.is_published())
-            .then(|| {
-                a.verdict
-                    .refusals
-                    .iter()
-                    .map(|r| super::escape::message_html(&r.to_string()))
-                    .collect()
-            }),
+        draft: (!a.verdict.is_published()).then(|| {
+            a.verdict
+                .refusals
+                .iter()
+                .map(|r| super::escape::message_html(&r.to_string()))
+                .collect()
+        }),
         withdrawn: !input.drafts && !a.verdict.is_published(),
         body: r.html,
         tables: shown

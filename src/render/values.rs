@@ -378,8 +378,12 @@ impl Lookup<'_> {
         // The parser refused more than MAX_DECIMALS, with the file and line.
         let decimals = call.number("decimals").unwrap_or(2).min(MAX_DECIMALS) as usize;
         let asked = format!("ratio(column={column}, of={of}, to={to})");
-        let a = self.cell(call, of, column, &asked).and_then(|c| c.0.as_f64());
-        let b = self.cell(call, to, column, &asked).and_then(|c| c.0.as_f64());
+        let a = self
+            .cell(call, of, column, &asked)
+            .and_then(|c| c.0.as_f64());
+        let b = self
+            .cell(call, to, column, &asked)
+            .and_then(|c| c.0.as_f64());
         match (a, b) {
             (Some(a), Some(b)) if b != 0.0 => format!("{:.decimals$}", a / b),
             _ => "[missing value]".into(),
@@ -887,7 +891,11 @@ mod tests {
             (512.0, "B", "512 B"),
             (0.0, "B", "0 B"),
         ] {
-            assert_eq!(size_shown(value, unit).as_deref(), Some(want), "{value} {unit}");
+            assert_eq!(
+                size_shown(value, unit).as_deref(),
+                Some(want),
+                "{value} {unit}"
+            );
         }
         assert_eq!(size_shown(2.5, "GB/s"), None);
         assert_eq!(size_shown(2.5, "B/cycle"), None);
@@ -896,7 +904,9 @@ mod tests {
     #[test]
     fn a_heading_names_its_unit_once_and_a_sizes_none() {
         let resolved = resolved();
-        let record = resolved[&("e".to_string(), "n".to_string())].as_ref().unwrap();
+        let record = resolved[&("e".to_string(), "n".to_string())]
+            .as_ref()
+            .unwrap();
         assert_eq!(column_heading(record, "gbps"), "gbps (GB/s)");
         assert_eq!(column_heading(record, "cycles"), "latency (SM cycles)");
         assert_eq!(column_heading(record, "ws_kib"), "working set");
@@ -913,7 +923,8 @@ mod tests {
             .expect("a unit typed after a size");
         let shown = errors[0].to_string();
         assert!(
-            shown.contains("t.md:2") && shown.contains("(256 MiB); remove the `KiB` typed after the call"),
+            shown.contains("t.md:2")
+                && shown.contains("(256 MiB); remove the `KiB` typed after the call"),
             "{shown}"
         );
         // Another word after it, or a unit after a quantity that is not a size, is fine.

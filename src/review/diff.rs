@@ -433,8 +433,14 @@ mod tests {
             "{shown}"
         );
         assert!(shown.contains(text), "{shown}");
-        assert!(shown.contains("table 1 row a, column 1 ms: 1.5\n"), "{shown}");
-        assert!(shown.ends_with("--- unchanged since its author signed it ---\n"), "{shown}");
+        assert!(
+            shown.contains("table 1 row a, column 1 ms: 1.5\n"),
+            "{shown}"
+        );
+        assert!(
+            shown.ends_with("--- unchanged since its author signed it ---\n"),
+            "{shown}"
+        );
         // Edited after the author signed: the whole text still, then the edit.
         let signed = material("---\ntitle: Warp\n---\n32 threads.\n", &[]);
         let shown = FirstReview::new(&id, "Author A", date, &signed.text, &now).to_string();

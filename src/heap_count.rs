@@ -24,10 +24,10 @@ const MI_OPTION_PURGE_DELAY: c_int = 15;
 /// Give freed pages back to the system at once (mimalloc's `purge_delay` 0, not its
 /// default 10 ms), unless `MIMALLOC_PURGE_DELAY` says otherwise. A build frees the load's
 /// working data while the render allocates; pages held for those 10 ms were part of the
-/// peak. Three interleaved pairs of cold 100,000-entry builds of the plain release binary
-/// on a busy 2-core machine: peak RSS 566-592 MiB by default, 563-567 MiB with it; at
-/// 10,000 entries 139-142 MiB by default, 133-136 with it, CPU time within the runs'
-/// spread (issue 54; the Performance chapter).
+/// peak. Interleaved cold builds of the plain release binary on a shared 2-core machine:
+/// at 100,000 entries peak RSS 546-563 MiB with it against 592-607 MiB with the 10 ms, for
+/// about 1 s more sys time; at 10,000 entries 132-135 against 139-149 MiB, for about 0.2 s
+/// (10%) more CPU (issue 54; the Performance chapter has each run).
 pub fn purge_freed_memory_at_once() {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets one of mimalloc's options, which it reads on each purge.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bulk signing (#15, item 5): one `review sign SLUG` call on an N-entry project, and signing
-# all N entries with `--all-ready`, as the author and then as the reviewer. Uses the
+# all N entries with `--all-waiting`, as the author and then as the reviewer. Uses the
 # synthetic corpus, which registers two role-named fixture people with throwaway keys it
 # generates (ROOT/throwaway-keys/, passed with --key).
 #
@@ -47,7 +47,7 @@ done
 # All N, as the author: every run starts from no signatures at all.
 for _ in $(seq "$RUNS"); do
   rm -rf "$reviews"
-  timed "$work/author" "$G" review sign --all-ready --as author --key "$keys/author-a" --root "$root"
+  timed "$work/author" "$G" review sign --all-waiting --as author --key "$keys/author-a" --root "$root"
 done
 # All N, as the reviewer: every run starts from the author's signatures alone (the
 # reviewer's pass needs the author's signatures to be current).
@@ -55,7 +55,7 @@ cp -r "$reviews" "$work/authored"
 for _ in $(seq "$RUNS"); do
   rm -rf "$reviews"
   cp -r "$work/authored" "$reviews"
-  timed "$work/reviewer" "$G" review sign --all-ready --as reviewer --key "$keys/reviewer-b" --root "$root"
+  timed "$work/reviewer" "$G" review sign --all-waiting --as reviewer --key "$keys/reviewer-b" --root "$root"
 done
 published=$("$G" build --root "$root" --out "$work/site" | head -1)
 
@@ -73,8 +73,8 @@ row() {
     }'
 }
 row "$work/one" "\`review sign SLUG --as reviewer\` (one entry)"
-row "$work/author" "\`review sign --all-ready --as author\` (all $N)"
-row "$work/reviewer" "\`review sign --all-ready --as reviewer\` (all $N)"
+row "$work/author" "\`review sign --all-waiting --as author\` (all $N)"
+row "$work/reviewer" "\`review sign --all-waiting --as reviewer\` (all $N)"
 echo
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v < t ? "PASS" : "FAIL") }'; }
 echo "$(verdict "$(median "$work/one" 1)" 0.150)  one call under 150 ms"

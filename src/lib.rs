@@ -24,7 +24,7 @@ pub mod config;
 pub mod content;
 pub mod error;
 pub mod fleet;
-#[cfg(feature = "heap-count")]
+/// The allocator's settings, and its live-heap counter (used with `--features heap-count`).
 pub mod heap_count;
 pub mod link_scheme;
 pub mod measure;

@@ -67,7 +67,7 @@ fn an_unsigned_page_in_static_is_refused_and_published_once_both_sign() {
     let s = site.ok(&["review", "status"]).stdout;
     assert!(
         s.lines()
-            .any(|l| l.starts_with("static/evil.html") && l.contains("draft")),
+            .any(|l| l.starts_with("static/evil.html") && l.contains("waiting for author")),
         "{s}"
     );
     // One person cannot sign it alone.

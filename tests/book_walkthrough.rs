@@ -161,6 +161,42 @@ fn the_first_site_chapter_runs_as_written() {
         "{redirect}"
     );
 
+    // Signed and published, in a project that is not a git repository: the term and the
+    // section page each with two signatures.
+    let project = dir.path().join("gpu-notes");
+    let git = Command::new("git")
+        .args(["rev-parse", "--git-dir"])
+        .current_dir(&project)
+        .output()
+        .expect("git runs");
+    assert!(
+        !git.status.success(),
+        "the walkthrough ran inside a git repository"
+    );
+    let waiting = stdout
+        .lines()
+        .filter(|l| {
+            (l.starts_with("terms/warp ") || l.starts_with("sections/hardware "))
+                && l.contains("waiting for reviewer")
+        })
+        .count();
+    assert_eq!(
+        waiting, 2,
+        "review status after the author signed:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("terms/warp: first review (no reviewer has signed it)"),
+        "review diff on a first review:\n{stdout}"
+    );
+    assert!(stdout.contains("published 2, refused 0"), "{stdout}");
+    let published = project.join("site");
+    let warp = read(&published.join("terms/warp/index.html"));
+    assert!(
+        warp.contains("Author A") && warp.contains("Reviewer B"),
+        "the byline names both signers:\n{warp}"
+    );
+    let section = read(&published.join("sections/hardware/index.html"));
+    assert!(section.contains(">warp</a>"), "{section}");
     // §7, a second node: its plan lists what it has to measure, its dry run plans the
     // experiment from its profile, `check` calls the citing table stale, and the nodes
     // page says what the node is before its first record.

@@ -186,7 +186,7 @@ fn a_page_shows_only_signed_text_of_other_entries() {
     let edited = beta.replace("beta is a test term.", "beta, edited after signing.");
     assert_ne!(beta, edited);
     write(root, "content/terms/beta.md", &edited);
-    assert_eq!(state_of(root, "terms/beta"), "changed");
+    assert_eq!(state_of(root, "terms/beta"), "waiting_for_author");
     let out = build(root, &[]);
     assert!(
         stdout(&out).contains("refused terms/beta: changed since reviewed by"),
@@ -198,10 +198,10 @@ fn a_page_shows_only_signed_text_of_other_entries() {
     assert!(!page.contains("beta is a test term"), "{page}");
     assert!(!page.contains("id=\"related\""), "{page}");
     // alpha itself is unchanged, and still published.
-    assert_eq!(state_of(root, "terms/alpha"), "ready");
+    assert_eq!(state_of(root, "terms/alpha"), "published");
 
     sign_by_two(root, Kind::Term, "beta");
-    assert_eq!(state_of(root, "terms/beta"), "ready");
+    assert_eq!(state_of(root, "terms/beta"), "published");
     build(root, &[]);
     let page = alpha();
     assert!(page.contains("beta, edited after signing."), "{page}");
@@ -254,11 +254,11 @@ fn drafts_render_everything_marked() {
     // A preview goes to its own folder, never to the deployable site/.
     assert!(!root.join("site").exists());
     let beta = read(root, "site-drafts/terms/beta/index.html");
-    assert!(beta.contains("class=\"draft-banner\""), "{beta}");
+    assert!(beta.contains("class=\"draft-banner"), "{beta}");
     assert!(beta.contains("no named author has signed it"), "{beta}");
     assert!(beta.contains(r#"<meta name="robots" content="noindex">"#));
     let alpha = read(root, "site-drafts/terms/alpha/index.html");
-    assert!(!alpha.contains("class=\"draft-banner\""));
+    assert!(!alpha.contains("class=\"draft-banner"));
     assert!(root
         .join("site-drafts/guides/reading-alpha/index.html")
         .exists());
@@ -373,6 +373,20 @@ fn edited_entry_is_refused_as_changed_since_review() {
         "{}",
         stdout(&out)
     );
+    // The preview's banner shows the reason's command as code, not with its backticks.
+    build(root, &["--drafts"]);
+    let page = std::fs::read_to_string(root.join("site-drafts/terms/alpha/index.html")).unwrap();
+    let banner = page
+        .split("class=\"draft-banner")
+        .nth(1)
+        .and_then(|b| b.split("</aside>").next())
+        .unwrap_or_else(|| panic!("no draft banner:\n{page}"));
+    assert!(
+        banner
+            .contains("(text, body as shown changed; <code>glossary review diff</code> shows how)"),
+        "{banner}"
+    );
+    assert!(!banner.contains('`'), "{banner}");
 }
 
 #[test]
@@ -789,7 +803,7 @@ fn time_cap_notes_are_counted_listed_with_verbose_and_never_strict_errors() {
     );
     std::fs::write(&path, text).unwrap();
     let note = "note terms/alpha: claim \"half takes over 20% longer than full\": row `half` stopped at the time cap without converging (rsd 2.00%)";
-    let count = "1 note on measurements (not an error): `glossary build --verbose` or `check --verbose` lists them";
+    let count = "; 1 note on measurements, not an error (`--verbose` lists them)";
 
     let o = run(root, &["check", "--strict"]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
@@ -802,12 +816,34 @@ fn time_cap_notes_are_counted_listed_with_verbose_and_never_strict_errors() {
 
     let plain = stdout(&build(root, &[]));
     assert!(plain.contains(count) && !plain.contains(note), "{plain}");
-    // One line per refused entry, the count, and where the site went: nothing else.
+    // One line per refused entry, then one line of counts: nothing else.
     let refused = plain
         .lines()
         .filter(|l| l.starts_with("  refused "))
         .count();
-    assert_eq!(plain.lines().count(), refused + 3, "{plain}");
+    assert_eq!(plain.lines().count(), refused + 1, "{plain}");
+    let last = plain.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("published ") && last.contains(count) && last.contains("; wrote "),
+        "{plain}"
+    );
+    // "wrote N pages" counts the HTML pages, not every file (search shards, feeds).
+    let wrote: usize = last
+        .split("; wrote ")
+        .nth(1)
+        .and_then(|w| w.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{last}"));
+    let (mut html, mut files) = (0, 0);
+    for f in walkdir::WalkDir::new(root.join("site")) {
+        let f = f.unwrap();
+        if f.file_type().is_file() {
+            files += 1;
+            html += usize::from(f.path().extension().is_some_and(|e| e == "html"));
+        }
+    }
+    assert_eq!(wrote, html, "{last}");
+    assert!(files > html, "the site holds only pages?");
     let verbose = stdout(&build(root, &["--verbose"]));
     assert!(verbose.contains(note), "{verbose}");
 }
@@ -1056,4 +1092,43 @@ fn the_index_groups_terms_by_topic_in_a_fixed_order_then_other() {
         ["Lessons", "Guides", "Memory", "Tools", "Other terms"],
         "{sidebar}"
     );
+}
+
+/// The reproduce command under a table works for the site as built: with base_url the
+/// site's real address, that address; with an example one (the fixture's `.test`, the
+/// repository's example.org), `<this site>` and a note, never a host that does not exist.
+#[test]
+fn the_reproduce_command_names_the_sites_address_or_says_it_has_none() {
+    let site = valid_site();
+    let root = site.path();
+    let page = |root: &std::path::Path| {
+        assert!(build(root, &["--drafts"]).status.success());
+        std::fs::read_to_string(root.join("site-drafts/terms/alpha/index.html")).unwrap()
+    };
+    let shown = page(root);
+    assert!(
+        shown.contains("glossary reproduce &lt;this site&gt;/reproduce/"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("class=\"reproduce-note reproduce-placeholder\">This site was built with an example address (<code>base_url = \"https://glossary.test\"</code> in glossary.toml)"),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("glossary reproduce https://glossary.test"),
+        "{shown}"
+    );
+
+    let toml = root.join("glossary.toml");
+    let settings = std::fs::read_to_string(&toml).unwrap().replace(
+        "base_url = \"https://glossary.test\"",
+        "base_url = \"https://gpu-notes.dev/\"",
+    );
+    std::fs::write(&toml, settings).unwrap();
+    let shown = page(root);
+    assert!(
+        shown.contains("glossary reproduce https://gpu-notes.dev/reproduce/"),
+        "{shown}"
+    );
+    assert!(!shown.contains("this site"), "{shown}");
 }

@@ -478,6 +478,8 @@ struct CliCommand {
     runnable: bool,
     /// Its visible long flags, `--help` and `--version` aside.
     flags: BTreeSet<String>,
+    /// Its arguments and flags whose help line says nothing but a default.
+    undescribed: Vec<String>,
 }
 
 /// Every (sub)command path ("", "build", "verify plan", ...) read from the binary's help.
@@ -503,6 +505,19 @@ fn cli_tree() -> BTreeMap<String, CliCommand> {
                 continue;
             }
             let word = line.split_whitespace().next().unwrap_or("");
+            if matches!(section, "Options:" | "Arguments:") && line.starts_with("  ") {
+                // `  SPEC  Description [default: x]`: the description follows the first
+                // gap of two spaces after the spec.
+                let spec = line.trim_start();
+                let described = spec
+                    .split_once("  ")
+                    .map(|(_, d)| d.trim())
+                    .is_some_and(|d| !d.is_empty() && !d.starts_with("[default"));
+                if !described && !spec.starts_with("-h, --help") && !spec.starts_with("-V,") {
+                    c.undescribed
+                        .push(spec.split("  ").next().unwrap_or(spec).to_string());
+                }
+            }
             match section {
                 "Commands:" if !word.is_empty() && word != "help" => {
                     todo.push(format!("{path} {word}").trim().to_string())
@@ -523,6 +538,25 @@ fn cli_tree() -> BTreeMap<String, CliCommand> {
         tree.insert(path, c);
     }
     tree
+}
+
+/// Every argument and flag of every subcommand says what it is in `--help`: a reader who
+/// runs `glossary new term --help` learns what SLUG is.
+#[test]
+fn every_argument_and_flag_has_help() {
+    let missing: Vec<String> = cli_tree()
+        .iter()
+        .flat_map(|(path, c)| {
+            c.undescribed
+                .iter()
+                .map(move |a| format!("glossary {path}: {a}"))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "arguments and flags with no help text (a `///` comment on the field):\n{}",
+        missing.join("\n")
+    );
 }
 
 /// The longest (sub)command path that `words` start with.

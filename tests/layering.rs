@@ -32,8 +32,8 @@ const LAYERS: &[&[&str]] = &[
     // Settings, the atomic file writer, and the build's cache of work kept between builds.
     &["config", "atomic", "build_cache"],
     // Leaves that use nothing of the crate: errors, names and text as a reader sees them,
-    // the link schemes a page may carry, how deep a YAML file may nest, and the live-heap
-    // counter of `--features heap-count`, and rate units with the roofs they are read against.
+    // the link schemes a page may carry, how deep a YAML file may nest, the allocator's
+    // settings and live-heap counter, and rate units with the roofs they are read against.
     &[
         "error",
         "names",

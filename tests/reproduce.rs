@@ -60,8 +60,10 @@ fn a_built_page_shows_the_command_and_its_bundle_checks_and_plans() {
     let dir = built_site();
     let root = dir.path();
     let page = read(root, "preview/terms/alpha/index.html");
+    // The fixture's base_url is an example address (.test): the command names no host
+    // (tests/build_site.rs has the real-address case).
     let command =
-        format!("glossary reproduce https://glossary.test/reproduce/{EXPERIMENT}/{NODE}.json");
+        format!("glossary reproduce &lt;this site&gt;/reproduce/{EXPERIMENT}/{NODE}.json");
     assert!(page.contains("Reproduce on your GPU"), "{page}");
     assert!(page.contains(&command), "{page}");
     let bundle = bundle_path(root);

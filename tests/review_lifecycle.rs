@@ -67,9 +67,9 @@ fn edit_body(site: &Site) {
 fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
     let site = signed_site_fixture();
 
-    // Unsigned: a draft that names both missing signatures, and no page.
+    // Unsigned: waiting for its author, naming both missing signatures, and no page.
     let s = status_of(&site, ENTRY);
-    assert_eq!(s["state"], "draft");
+    assert_eq!(s["state"], "waiting_for_author");
     assert_eq!(
         strings(&s["missing"]),
         ["author signature", "reviewer signature"]
@@ -83,7 +83,7 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
     );
     assert!(!site.path(PAGE).exists());
 
-    // The author signs: still a draft, waiting for a reviewer.
+    // The author signs: waiting for a reviewer.
     let r = sign(&site, "author", "author-a");
     assert!(r.ok, "{r:?}");
     assert!(
@@ -92,16 +92,29 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
         "{r:?}"
     );
     let s = status_of(&site, ENTRY);
-    assert_eq!(s["state"], "draft");
+    assert_eq!(s["state"], "waiting_for_reviewer");
     assert_eq!(s["author"]["name"], "author-a");
     assert_eq!(s["author"]["current"], true);
     assert_eq!(strings(&s["missing"]), ["reviewer signature"]);
     let author_date = s["author"]["date"].as_str().expect("date").to_string();
+    // A first review: nothing reviewed yet, so the diff is all of it to read.
+    let d = site.ok(&["review", "diff", "occupancy"]).stdout;
+    assert!(
+        d.starts_with(&format!(
+            "terms/occupancy: first review (no reviewer has signed it): all of it, as it is now; its author author-a signed on {author_date}\n"
+        )),
+        "{d}"
+    );
+    assert!(d.contains(&site.read("content/terms/occupancy.md")), "{d}");
+    assert!(
+        d.ends_with("--- unchanged since its author signed it ---\n"),
+        "{d}"
+    );
 
-    // The reviewer signs: ready, and the build publishes it.
+    // The reviewer signs: published, and the build publishes it.
     assert!(sign(&site, "reviewer", "reviewer-b").ok);
     let s = status_of(&site, ENTRY);
-    assert_eq!(s["state"], "ready", "{s}");
+    assert_eq!(s["state"], "published", "{s}");
     assert!(strings(&s["missing"]).is_empty());
     assert_eq!(s["published"], true);
     let review_date = s["reviewer"]["date"].as_str().expect("date").to_string();
@@ -110,7 +123,7 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
         .lines()
         .find(|l| l.starts_with(ENTRY))
         .expect("a row for the entry");
-    assert!(row.contains("ready"), "{table}");
+    assert!(row.contains("published"), "{table}");
     assert!(
         row.contains(&format!("reviewer-b {review_date}")),
         "{table}"
@@ -142,10 +155,10 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
         "{index}"
     );
 
-    // The text is edited: changed, refused with the reviewer's name and date, page gone.
+    // The text is edited: waiting for the author again, refused with the reviewer's name and date, page gone.
     edit_body(&site);
     let s = status_of(&site, ENTRY);
-    assert_eq!(s["state"], "changed");
+    assert_eq!(s["state"], "waiting_for_author");
     assert_eq!(s["reviewer"]["current"], false);
     let missing = strings(&s["missing"]).join("; ");
     assert!(
@@ -178,7 +191,7 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
         "{d}"
     );
 
-    // The author re-signs: the reviewer's old signature stays, and still counts as changed.
+    // The author re-signs: the reviewer's old signature stays, and the entry waits for it.
     let r = sign(&site, "author", "author-a");
     assert!(r.ok, "{r:?}");
     assert!(
@@ -190,7 +203,7 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
         "{r:?}"
     );
     let s = status_of(&site, ENTRY);
-    assert_eq!(s["state"], "changed");
+    assert_eq!(s["state"], "waiting_for_reviewer");
     assert_eq!(s["author"]["current"], true);
     assert_eq!(s["reviewer"]["current"], false);
     assert!(
@@ -202,7 +215,7 @@ fn entry_goes_from_unsigned_to_published_to_changed_and_back() {
 
     // The reviewer re-signs: published again, with the new text.
     assert!(sign(&site, "reviewer", "reviewer-b").ok);
-    assert_eq!(status_of(&site, ENTRY)["state"], "ready");
+    assert_eq!(status_of(&site, ENTRY)["state"], "published");
     let b = site.ok(&["build"]);
     assert!(b.stdout.contains("published 1, refused 0"), "{b:?}");
     assert!(site.read(PAGE).contains("now rewritten"));
@@ -215,18 +228,18 @@ fn re_measured_record_withdraws_naming_its_provenance_and_each_moved_cell() {
     let site = signed_site_fixture();
     assert!(sign(&site, "author", "author-a").ok);
     assert!(sign(&site, "reviewer", "reviewer-b").ok);
-    assert_eq!(status_of(&site, ENTRY)["state"], "ready");
+    assert_eq!(status_of(&site, ENTRY)["state"], "published");
 
-    // The same record signed again by the node: nothing the page shows moved, still ready.
+    // The same record signed again by the node: nothing the page shows moved, still published.
     let record = format!("measurements/tiny/records/{NODE}.json");
     common::keys::sign_record(&site.path(&record), NODE);
-    assert_eq!(status_of(&site, ENTRY)["state"], "ready");
+    assert_eq!(status_of(&site, ENTRY)["state"], "published");
 
     // Re-measured with the same numbers: the provenance line under the table shows the new
     // capture time, so the sign-off is withdrawn and the diff names that line, old → new.
     site.record("tiny", &format!("{}T08:00:00Z", days_ago(1)));
     let s = status_of(&site, ENTRY);
-    assert_eq!(s["state"], "changed", "{s}");
+    assert_eq!(s["state"], "waiting_for_author", "{s}");
     let d = site.ok(&["review", "diff", "occupancy"]).stdout;
     assert!(d.contains("text: unchanged"), "{d}");
     let provenance = d
@@ -248,7 +261,7 @@ fn re_measured_record_withdraws_naming_its_provenance_and_each_moved_cell() {
     assert!(sign(&site, "author", "author-a").ok);
     assert!(sign(&site, "reviewer", "reviewer-b").ok);
     let s = status_of(&site, ENTRY);
-    assert_eq!(s["state"], "ready");
+    assert_eq!(s["state"], "published");
     let review_date = s["reviewer"]["date"].as_str().expect("date").to_string();
 
     // Re-measured, and a cell the table shows moved: changed, the build's refusal names
@@ -259,7 +272,7 @@ fn re_measured_record_withdraws_naming_its_provenance_and_each_moved_cell() {
     site.write(&record, &text);
     common::keys::sign_record(&site.path(&record), NODE);
     let s = status_of(&site, ENTRY);
-    assert_eq!(s["state"], "changed", "{s}");
+    assert_eq!(s["state"], "waiting_for_author", "{s}");
     let b = site.ok(&["build"]);
     assert!(
         b.stdout.contains(&format!(
@@ -285,7 +298,7 @@ fn self_review_is_refused_whatever_the_name() {
     assert!(!r.ok, "author-a was allowed to review:\n{r:?}");
     assert!(r.stderr.contains("as its author on"), "{r:?}");
     assert_eq!(site.read(SIGNATURES), before, "the refusal wrote nothing");
-    assert_eq!(status_of(&site, ENTRY)["state"], "draft");
+    assert_eq!(status_of(&site, ENTRY)["state"], "waiting_for_reviewer");
 
     // The same key registered under a second, differently spelled name is refused at load,
     // naming both entries; nothing is signed.
@@ -458,5 +471,109 @@ fn diff_of_a_one_word_edit_is_one_diff_with_the_word_marked() {
     assert!(
         d.contains("\n-Blocks of [-256-] threads.\n+Blocks of {+512+} threads.\n"),
         "{d}"
+    );
+}
+
+/// `review sign --all-waiting --as ROLE` with `person`'s key.
+fn sign_all_waiting(site: &Site, role: &str, person: &str) -> common::Run {
+    let key = common::keys::key(person).private;
+    site.run(&[
+        "review",
+        "sign",
+        "--all-waiting",
+        "--as",
+        role,
+        "--key",
+        key.to_str().expect("utf-8 path"),
+    ])
+}
+
+#[test]
+fn all_waiting_signs_what_status_says_waits_for_that_role() {
+    let site = signed_site_fixture();
+    site.term("warp", days_ago(20), None);
+    let table = site.ok(&["review", "status"]).stdout;
+    let state = |entry: &str| status_of(&site, entry)["state"].clone();
+    assert_eq!(state("terms/warp"), "waiting_for_author");
+    assert!(
+        table.contains("0 published, 2 waiting for author, 0 waiting for reviewer"),
+        "{table}"
+    );
+
+    // Nothing waits for a reviewer yet: the reviewer's --all-waiting signs nothing.
+    let r = sign_all_waiting(&site, "reviewer", "reviewer-b");
+    assert!(r.ok && r.stdout.contains("nothing to sign"), "{r:?}");
+
+    // The author signs one entry; the reviewer's --all-waiting signs exactly that one.
+    assert!(sign(&site, "author", "author-a").ok);
+    assert_eq!(state(ENTRY), "waiting_for_reviewer");
+    let table = site.ok(&["review", "status"]).stdout;
+    let row = table.lines().find(|l| l.starts_with(ENTRY)).unwrap();
+    assert!(row.contains("waiting for reviewer"), "{table}");
+    let r = sign_all_waiting(&site, "reviewer", "reviewer-b");
+    assert!(r.ok, "{r:?}");
+    assert!(
+        r.stdout.contains("signed terms/occupancy as reviewer"),
+        "{r:?}"
+    );
+    assert!(!r.stdout.contains("terms/warp"), "{r:?}");
+    assert_eq!(state(ENTRY), "published");
+    assert_eq!(state("terms/warp"), "waiting_for_author");
+
+    // The author's --all-waiting signs the entry that waits for its author.
+    let r = sign_all_waiting(&site, "author", "author-a");
+    assert!(r.ok, "{r:?}");
+    assert!(r.stdout.contains("signed terms/warp as author"), "{r:?}");
+    assert!(!r.stdout.contains("terms/occupancy"), "{r:?}");
+    assert_eq!(state("terms/warp"), "waiting_for_reviewer");
+}
+
+/// The no-key hint's command, run as written in a project that is not a git repository
+/// (the book's first site is not one), makes the next `review sign` work without `--key`.
+#[test]
+fn the_no_key_hint_works_outside_a_git_repository() {
+    let site = signed_site_fixture();
+    let r = site.run(&["review", "sign", "occupancy", "--as", "author"]);
+    assert!(!r.ok, "{r:?}");
+    let in_repo = std::process::Command::new("git")
+        .args(["rev-parse", "--git-dir"])
+        .current_dir(site.root())
+        .output()
+        .expect("git runs");
+    assert!(
+        !in_repo.status.success(),
+        "the fixture is inside a git repository"
+    );
+    // The command between the hint's backticks, with the example key replaced by the
+    // author's (the public half; the private half sits beside it).
+    let hint = r
+        .stderr
+        .split('`')
+        .find(|part| part.starts_with("git config"))
+        .unwrap_or_else(|| panic!("no git command in the hint: {}", r.stderr));
+    assert!(hint.contains("~/.ssh/id_ed25519.pub"), "{hint}");
+    let public = common::keys::key("author-a").private.with_extension("pub");
+    let command = hint.replace("~/.ssh/id_ed25519.pub", public.to_str().expect("utf-8"));
+    // With the environment the binary runs under (its own global git config file).
+    let env: Vec<(String, String)> = site
+        .command(&[])
+        .get_envs()
+        .filter_map(|(k, v)| Some((k.to_str()?.into(), v?.to_str()?.into())))
+        .collect();
+    let out = std::process::Command::new("bash")
+        .args(["-c", &command])
+        .current_dir(site.root())
+        .envs(env)
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "`{command}` failed outside a repository: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = site.ok(&["review", "sign", "occupancy", "--as", "author"]);
+    assert!(
+        r.stdout.contains("as author: author-a (author-a) at"),
+        "{r:?}"
     );
 }

@@ -198,7 +198,7 @@ fn entry_text(corpus: &Corpus, term: &Term) -> String {
 
 /// Sign every entry over what the build shows, as author-a and reviewer-b with their
 /// throwaway keys, so every entry publishes. One assessment of the whole project, then
-/// the signatures in parallel: this is the cost of `review sign --all-ready` twice.
+/// the signatures in parallel: this is the cost of `review sign --all-waiting` twice.
 fn sign_all(corpus: &Corpus, root: &Path, keys: &ThrowawayKeys) -> Result<()> {
     let project = Project::load(root)?;
     let assessments = assess_all(&project, corpus.signed)?;
@@ -242,7 +242,7 @@ fn sign_all(corpus: &Corpus, root: &Path, keys: &ThrowawayKeys) -> Result<()> {
         }
     }
     Error::collect(errors)?;
-    // One flush to disk for all 2N files, as `review sign --all-ready` writes them.
+    // One flush to disk for all 2N files, as `review sign --all-waiting` writes them.
     save_signoffs(&reviews, &items)
 }
 

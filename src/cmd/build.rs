@@ -39,7 +39,8 @@ pub fn run(args: &BuildArgs) -> Result<()> {
         warnings: args.verbose,
         notes: args.verbose,
     };
-    write!(std::io::stdout(), "{}", report.summary(listed))?;
+    // Only the refusals, then one line of counts: the rest `--verbose` lists.
+    write!(std::io::stdout(), "{}", report.listing(listed))?;
     if let (true, Some(cache)) = (args.verbose, report.cache) {
         writeln!(
             std::io::stdout(),
@@ -59,14 +60,15 @@ pub fn run(args: &BuildArgs) -> Result<()> {
     });
     writeln!(
         std::io::stdout(),
-        "wrote {} pages to {}{} in {:.0?}",
+        "{}; wrote {} pages{} to {} in {:.0?}",
+        report.counts(listed),
         report.pages_written,
-        out.display(),
         if args.drafts {
             " (drafts included)"
         } else {
             ""
         },
+        out.display(),
         started.elapsed()
     )?;
     Ok(())

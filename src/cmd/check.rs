@@ -7,6 +7,7 @@ use crate::pipeline::{check, Listed};
 
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
+    /// The glossary project's root folder.
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
     /// Treat warnings (old sources) and stale measurements, unsupported or fragile claims

@@ -11,6 +11,7 @@ use crate::measure::spec::scaffold;
 pub struct NewArgs {
     #[command(subcommand)]
     pub what: NewWhat,
+    /// The glossary project's root folder.
     #[arg(long, default_value = ".", global = true)]
     pub root: PathBuf,
 }
@@ -18,10 +19,18 @@ pub struct NewArgs {
 #[derive(clap::Subcommand, Debug)]
 pub enum NewWhat {
     /// A term entry at content/terms/SLUG.md.
-    Term { slug: String },
+    Term {
+        /// The term's slug: lowercase letters, digits and `-` (`shared-memory`); its page
+        /// is terms/SLUG/.
+        slug: String,
+    },
     /// A working experiment at measurements/NAME/ (kernel, reference, one axis) that
     /// `glossary verify --dry-run` accepts.
-    Experiment { name: String },
+    Experiment {
+        /// The experiment's id: lowercase letters, digits and `-`; entries cite it in
+        /// `measured:` tables.
+        name: String,
+    },
 }
 
 pub fn run(args: &NewArgs) -> Result<()> {

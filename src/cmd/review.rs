@@ -6,7 +6,9 @@ use anyhow::Result;
 use crate::pipeline::{
     assess_all, assess_one, kept_material, review_status, sign_selected, Project, Selection,
 };
-use crate::review::{load_text, signing_key, signoff_path, ReviewError, Role, SinceSigned};
+use crate::review::{
+    load_text, signing_key, signoff_path, FirstReview, ReviewError, Role, SinceSigned,
+};
 
 #[derive(clap::Args, Debug)]
 pub struct ReviewArgs {
@@ -19,7 +21,8 @@ pub struct ReviewArgs {
 
 #[derive(clap::Subcommand, Debug)]
 pub enum ReviewWhat {
-    /// Every entry's state (draft, changed, ready), who signed when, and what is missing.
+    /// Every entry's state (waiting for author, waiting for reviewer, held back, published),
+    /// who signed when, and what is missing.
     Status {
         /// Machine-readable output with stable keys.
         #[arg(long)]
@@ -32,22 +35,31 @@ pub enum ReviewWhat {
     Sign {
         /// `occupancy`, or `terms/occupancy` when several kinds use the slug, or
         /// `static/<path>`; several may be given.
-        #[arg(required_unless_present = "all_ready", conflicts_with = "all_ready")]
+        #[arg(
+            required_unless_present = "all_waiting",
+            conflicts_with = "all_waiting"
+        )]
         slugs: Vec<String>,
         #[arg(long = "as", value_enum)]
         role: RoleArg,
-        /// Sign every entry that waits only for this role's signature from you.
+        /// Sign every entry waiting for this role (`review status`: "waiting for author" or
+        /// "waiting for reviewer"), except those you signed in the other role and those a
+        /// stale measurement or an unsupported claim holds back.
         #[arg(long)]
-        all_ready: bool,
+        all_waiting: bool,
         /// Your SSH private key, or a public key whose private half is in ssh-agent
         /// (default: git's user.signingkey, the key you sign commits with).
         #[arg(long)]
         key: Option<PathBuf>,
     },
-    /// What changed since the reviewer (else the author) signed: the text as a unified
-    /// diff, and every table cell or computed number old → new (for `static/<path>`, the
-    /// file).
-    Diff { slug: String },
+    /// What changed since the reviewer signed: the text as a unified diff, and every table
+    /// cell or computed number old → new (for `static/<path>`, the file). On a first review
+    /// (no reviewer has signed), all of it, then what changed since the author signed.
+    Diff {
+        /// `occupancy`, or `terms/occupancy` when several kinds use the slug, or
+        /// `static/<path>`.
+        slug: String,
+    },
 }
 
 /// The static file `query` (`static/<path>`) names, as (path under static/, bytes), if it
@@ -138,7 +150,7 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
         ReviewWhat::Sign {
             slugs,
             role,
-            all_ready,
+            all_waiting,
             key,
         } => {
             // The key is settled before anything is loaded or written.
@@ -151,8 +163,8 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
             for line in sign_static_files(root, &statics, (*role).into(), &signer)? {
                 out.push_str(&line);
             }
-            let selection = if *all_ready {
-                Selection::AllReady
+            let selection = if *all_waiting {
+                Selection::AllWaiting
             } else {
                 Selection::Named(entries)
             };
@@ -192,7 +204,7 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
             }
             if done.is_empty() && statics.is_empty() {
                 out.push_str(
-                    "nothing to sign: no entry waits for this role's signature from you\n",
+                    "nothing to sign: no entry is waiting for this role's signature from you\n",
                 );
             }
             write!(std::io::stdout(), "{out}")?;
@@ -234,11 +246,13 @@ pub fn run(args: &ReviewArgs) -> Result<()> {
                 .people
                 .get(&sig.person)
                 .map_or_else(|| sig.person.clone(), |p| p.name.clone());
-            write!(
-                std::io::stdout(),
-                "{}",
-                SinceSigned::new(id, role, &name, sig.date(), &signed, kept_material(&a)?)
-            )?;
+            let now = kept_material(&a)?;
+            let shown = if role == Role::Author {
+                FirstReview::new(id, &name, sig.date(), &signed, now).to_string()
+            } else {
+                SinceSigned::new(id, role, &name, sig.date(), &signed, now).to_string()
+            };
+            write!(std::io::stdout(), "{shown}")?;
         }
     }
     Ok(())

@@ -18,7 +18,11 @@ pub struct VerifyArgs {
     /// give a comma-separated list.
     #[arg(long = "only", value_name = "ID", value_delimiter = ',')]
     pub only: Vec<String>,
-    /// Check the node, compile and resolve every configuration; time and write nothing.
+    /// Time and write nothing. On a GPU machine: check the node, compile with NVRTC and
+    /// resolve every configuration. Without a GPU: plan every configuration with the node's
+    /// profile and check each launch against the kernel sources, and, where NVRTC is
+    /// installed (on LD_LIBRARY_PATH: tests/nvrtc/install.sh), compile the kernels for the
+    /// node's architecture.
     #[arg(long)]
     pub dry_run: bool,
     /// Print a machine-readable summary on stdout.

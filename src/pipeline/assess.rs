@@ -30,7 +30,7 @@ pub(crate) enum Keep {
     Material,
 }
 
-/// Every entry assessed, with the signed text kept (signing `--all-ready`, `serve`).
+/// Every entry assessed, with the signed text kept (signing `--all-waiting`, `serve`).
 pub fn assess_all(project: &Project, today: NaiveDate) -> Result<Vec<Assessment>> {
     let (out, errors) = assess_collecting(project, today, Keep::Material);
     Error::sorted(errors)?;

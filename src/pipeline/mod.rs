@@ -79,7 +79,10 @@ pub struct BuildReport {
     pub warnings: Vec<(EntryId, String)>,
     /// Notes on measurements (`Assessment::notes`): not the author's to fix.
     pub notes: Vec<(EntryId, String)>,
+    /// HTML pages written (entries, lists, redirects, the home page, 404).
     pub pages_written: usize,
+    /// Every file written: pages, search index shards, feeds, bundles.
+    pub files_written: usize,
     /// What the build cache saved this build (`crate::build_cache`), where there was one.
     #[serde(skip)]
     pub cache: Option<CacheUse>,
@@ -164,14 +167,19 @@ impl BuildReport {
         r
     }
 
-    /// The summary `build` and `check` print: counts, one line per refused entry, then
-    /// each warning and note where `listed` asks for them, else how many there are.
+    /// The summary `check` and `serve` print: one line per refused entry, each warning and
+    /// note where `listed` asks for them, then [`BuildReport::counts`] on one line.
     pub fn summary(&self, listed: Listed) -> String {
-        let mut s = format!(
-            "published {}, refused {}\n",
-            self.published.len(),
-            self.refused.len()
-        );
+        let mut s = self.listing(listed);
+        s.push_str(&self.counts(listed));
+        s.push('\n');
+        s
+    }
+
+    /// One line per refused entry (and static file), then each warning and note where
+    /// `listed` asks for them.
+    pub fn listing(&self, listed: Listed) -> String {
+        let mut s = String::new();
         for (id, reasons) in &self.refused {
             let reasons: Vec<String> = reasons.iter().map(|r| r.to_string()).collect();
             s.push_str(&format!("  refused {id}: {}\n", reasons.join("; ")));
@@ -199,6 +207,18 @@ impl BuildReport {
                 s.push_str(&format!("  note {id}: {n}\n"));
             }
         }
+        s
+    }
+
+    /// The counts, without a newline: `published P, refused R`, then how many warnings
+    /// and notes `listed` left unlisted. A plain build prints its refusals and this line
+    /// (with what it wrote), nothing else.
+    pub fn counts(&self, listed: Listed) -> String {
+        let mut s = format!(
+            "published {}, refused {}",
+            self.published.len(),
+            self.refused.len()
+        );
         let count = |n: usize, one: &str, many: &str| match n {
             1 => format!("1 {one}"),
             n => format!("{n} {many}"),
@@ -207,21 +227,20 @@ impl BuildReport {
         if !listed.warnings && !self.warnings.is_empty() {
             unlisted.push(count(
                 self.warnings.len(),
-                "warning (the author's to fix)",
-                "warnings (the author's to fix)",
+                "warning, the author's to fix",
+                "warnings, the author's to fix",
             ));
         }
         if !listed.notes && !self.notes.is_empty() {
             unlisted.push(count(
                 self.notes.len(),
-                "note on measurements (not an error)",
-                "notes on measurements (not errors)",
+                "note on measurements, not an error",
+                "notes on measurements, not errors",
             ));
         }
         if !unlisted.is_empty() {
-            // `serve` prints this too, and has no flag of its own for it.
             s.push_str(&format!(
-                "{}: `glossary build --verbose` or `check --verbose` lists them\n",
+                "; {} (`--verbose` lists them)",
                 unlisted.join(", ")
             ));
         }
@@ -433,7 +452,8 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         caches.save();
         site.report.cache = Some(caches.usage());
     }
-    site.report.pages_written = site.files_made;
+    site.report.pages_written = site.pages_made;
+    site.report.files_written = site.files_made;
     drop(restore); // it borrows `project`, handed over below
                    // Freeing a large project takes a while; hand it to a thread so the caller (the CLI,
                    // about to exit) does not wait for it.
@@ -469,7 +489,8 @@ fn build_whole(opts: &BuildOptions) -> Result<BuildReport> {
     })?;
     site.site_links.check(&static_dir, None)?;
     staging.finish(Some(&static_dir))?;
-    site.report.pages_written = site.files_made;
+    site.report.pages_written = site.pages_made;
+    site.report.files_written = site.files_made;
     // Freeing a 10,000-entry project takes about a tenth of a second; hand it to a thread
     // so the caller (the CLI, about to exit) does not wait for it.
     std::thread::spawn(move || drop((project, tera, assessments, site.site_links)));
@@ -487,6 +508,8 @@ pub(crate) struct Rendered {
     /// The links templates made, not yet checked.
     pub site_links: SiteLinkIndex,
     pub files_made: usize,
+    /// Of those, HTML pages.
+    pub pages_made: usize,
 }
 
 /// What a build made before rendering that the render would otherwise make itself.
@@ -528,7 +551,7 @@ fn render_through_prepared<'a>(
     let pages = opts
         .drafts
         .then(|| assessments.iter().map(|a| a.id.clone()).collect());
-    let gathered = std::sync::Mutex::new((SiteLinkIndex::default(), 0usize));
+    let gathered = std::sync::Mutex::new((SiteLinkIndex::default(), 0usize, 0usize));
     let mut input = project.render_input(
         assessments,
         tera,
@@ -545,10 +568,12 @@ fn render_through_prepared<'a>(
         || {
             render_site_into_with(&input, prepared.outlines, prepared.retain, &|f| {
                 let facts = page_links(&f);
+                let page = f.path.extension().is_some_and(|e| e == "html");
                 sink(f)?;
                 let mut g = gathered.lock().unwrap_or_else(|p| p.into_inner());
                 g.0.insert(facts);
                 g.1 += 1;
+                g.2 += usize::from(page);
                 Ok(())
             })
         },
@@ -557,10 +582,12 @@ fn render_through_prepared<'a>(
     let links = links?;
     report.static_refused.clone_from(&links.static_refused);
     report.static_not_inert.clone_from(&links.static_not_inert);
+    let (site_links, mut files_made, pages_made) =
+        gathered.into_inner().unwrap_or_else(|p| p.into_inner());
     for f in bundles? {
         sink(f)?;
+        files_made += 1;
     }
-    let (site_links, files_made) = gathered.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(Rendered {
         report,
         pages,
@@ -568,6 +595,7 @@ fn render_through_prepared<'a>(
         links,
         site_links,
         files_made,
+        pages_made,
     })
 }
 

@@ -530,7 +530,11 @@ impl State {
         }
         let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
         files.sort_by(|a, b| a.path.cmp(&b.path));
-        rendered.report.pages_written = files.len();
+        rendered.report.pages_written = files
+            .iter()
+            .filter(|f| f.path.extension().is_some_and(|e| e == "html"))
+            .count();
+        rendered.report.files_written = files.len();
         let mut linked_from: HashMap<EntryId, IdSet> = HashMap::new();
         for (from, tos) in &rendered.links.links_to {
             for to in tos {

@@ -1,5 +1,5 @@
 //! Signing several entries in one call: named ones (`review sign A B C`), or every entry
-//! ready for the signer's role (`--all-ready`). Named entries are loaded alone, so one
+//! waiting for the signer's role (`--all-waiting`). Named entries are loaded alone, so one
 //! signature on a 10,000-entry site costs a few files, not a site load.
 
 use std::path::Path;
@@ -22,8 +22,9 @@ use super::project::Project;
 pub enum Selection {
     /// Slugs (`occupancy`) or ids (`terms/occupancy`).
     Named(Vec<String>),
-    /// Every entry whose only obstacle is this role's signature (see `review::ready_for`).
-    AllReady,
+    /// Every entry waiting for this role's signature from the signer, that nothing else
+    /// holds back (see `review::ready_for`).
+    AllWaiting,
 }
 
 /// Sign the selected entries as `role` with `signer`; every entry is attempted, and the
@@ -55,7 +56,7 @@ pub fn sign_selected(
             }
             (project, out)
         }
-        Selection::AllReady => {
+        Selection::AllWaiting => {
             let project = Project::load(root)?;
             let all = assess_all(&project, today)?;
             (project, all)
@@ -64,7 +65,7 @@ pub fn sign_selected(
     let person = signer_person(&project.people, signer)?.clone();
     let chosen: Vec<&Assessment> = match selection {
         Selection::Named(_) => assessments.iter().collect(),
-        Selection::AllReady => assessments
+        Selection::AllWaiting => assessments
             .iter()
             .filter(|a| {
                 ready_for(

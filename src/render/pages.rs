@@ -31,6 +31,35 @@ pub struct SiteCtx<'a> {
     drafts_preview: bool,
     /// The Content-Security-Policy every page's head carries (`render::csp`).
     csp: String,
+    /// Where `glossary reproduce` fetches this site's bundles: `base_url` without its
+    /// trailing `/`, or None when `base_url` is an example address ([`example_host`]), where
+    /// the page shows `<this site>` and says so, never a command for a host that does not
+    /// exist.
+    reproduce_base: Option<String>,
+}
+
+/// Whether `base_url`'s host is one reserved for examples and tests (RFC 2606 and 6761:
+/// example.com, .net and .org and their subdomains, and the `.example`, `.test` and
+/// `.invalid` top-level domains), so that no site is ever served from it. An address that
+/// does not parse counts as one too.
+pub fn example_host(base_url: &str) -> bool {
+    let Some(host) = url::Url::parse(base_url).ok().and_then(|u| {
+        u.host_str()
+            .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
+    }) else {
+        return true;
+    };
+    let under = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
+    [
+        "example.com",
+        "example.net",
+        "example.org",
+        "example",
+        "test",
+        "invalid",
+    ]
+    .into_iter()
+    .any(under)
 }
 
 /// The site's settings as a page at `root` (the prefix to the site root) sees them; links
@@ -58,6 +87,8 @@ pub fn site_ctx<'a>(
             config.content.allow_remote_images,
             &super::csp::base_path(&config.base_url),
         ),
+        reproduce_base: (!example_host(&config.base_url))
+            .then(|| config.base_url.trim_end_matches('/').to_string()),
     }
 }
 
@@ -90,8 +121,9 @@ struct PageCtx<'a> {
     /// Relative prefix from this page to the site root ("../../").
     root: &'static str,
     canonical: String,
-    /// Reasons the entry is not published (a drafts preview, or `serve` showing an entry
-    /// an edit withdrew), each as HTML (`code_span::backticks_as_code`).
+    /// Reasons the entry is not published, as HTML (`escape::message_html`: escaped, code
+    /// spans as `<code>`) (a drafts preview, or `serve` showing an entry
+    /// an edit withdrew).
     draft: Option<Vec<String>>,
     /// The page is shown although unpublished outside a drafts preview: only `serve` does
     /// this, for an entry an edit withdrew (`Session::show_withdrawn`).
@@ -535,7 +567,7 @@ fn entry_template(
             a.verdict
                 .refusals
                 .iter()
-                .map(|r| super::code_span::backticks_as_code(&r.to_string()))
+                .map(|r| super::escape::message_html(&r.to_string()))
                 .collect()
         }),
         withdrawn: !input.drafts && !a.verdict.is_published(),
@@ -570,5 +602,34 @@ fn entry_template(
         // Room for what the templates put around the body (about 8 KB with this
         // project's) without growing the buffer.
         capacity: 16 * 1024 + ctx.body.len() + ctx.diagram.as_ref().map_or(0, String::len),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::example_host;
+
+    #[test]
+    fn example_addresses_are_the_reserved_ones() {
+        for example in [
+            "https://gpu-glossary.example.org",
+            "https://example.com/",
+            "http://notes.example.net/x/",
+            "https://glossary.test",
+            "https://a.example",
+            "https://site.invalid",
+            "not a url",
+        ] {
+            assert!(example_host(example), "{example}");
+        }
+        for real in [
+            "https://gpu-notes.dev",
+            "https://example.org.uk",
+            "https://myexample.org",
+            "http://127.0.0.1:8000/",
+            "http://localhost:8000",
+        ] {
+            assert!(!example_host(real), "{real}");
+        }
     }
 }

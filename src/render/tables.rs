@@ -227,7 +227,8 @@ pub fn table_view(
         text: citation.provenance.to_string(),
         measured_by: None,
     }];
-    // Headings, with units, as the record names its quantities.
+    // Headings, with units, as the record names its quantities, each unit once; a size's
+    // unit is in its cells (`values::column_heading`).
     view.headings = table
         .columns
         .iter()
@@ -243,7 +244,7 @@ pub fn table_view(
                     .and_then(|s| s.roof.as_deref())
                     .unwrap_or("its")
             ),
-            None => citation.record.heading(c),
+            None => super::values::column_heading(&citation.record, c),
         })
         .collect();
     view.caption = table
@@ -321,7 +322,9 @@ pub fn table_view(
                             } else {
                                 ""
                             };
-                            let mut cell = v.display();
+                            // In the unit a reader uses (`values::cell_shown`).
+                            let unit = super::values::column_unit(&citation.record, col);
+                            let mut cell = super::values::cell_shown(&v, unit);
                             // The interval the record keeps, read, never computed here.
                             let span = cfg
                                 .estimate(col, citation.record.schema)

@@ -114,7 +114,15 @@ pub fn expand_body(
             breaks -= 1;
         }
         let result = match call.function {
-            "value" => Ok(lookup.value(call)),
+            "value" => match lookup.value(call) {
+                (shown, true) => match typed_unit_after(&entry.body[call.span.end..]) {
+                    Some(typed) => Err(format!(
+                        "a size shows its own unit, in the one a reader uses ({shown}); remove the `{typed}` typed after the call"
+                    )),
+                    None => Ok(shown),
+                },
+                (shown, false) => Ok(shown),
+            },
             "ratio" => Ok(lookup.ratio(call)),
             "near_best" => lookup.near_best(call),
             "ncu" => exports.call(call),
@@ -200,6 +208,102 @@ fn break_before_call(markdown: &mut String) -> bool {
     usable
 }
 
+// ---------------------------------------------------------------------------------------
+// Reader units: the one rule for how a page shows a measured quantity, in tables, chart
+// ticks (a chart's x labels are the table's cells) and prose (`value()`) alike.
+// ---------------------------------------------------------------------------------------
+
+/// Binary size units, smallest first, with their size in bytes.
+const SIZE_UNITS: [(&str, f64); 5] = [
+    ("B", 1.0),
+    ("KiB", 1024.0),
+    ("MiB", 1048576.0),
+    ("GiB", 1073741824.0),
+    ("TiB", 1099511627776.0),
+];
+
+/// The bytes in one `unit`, where it is a size unit.
+fn size_unit(unit: &str) -> Option<f64> {
+    SIZE_UNITS.iter().find(|(u, _)| *u == unit).map(|(_, b)| *b)
+}
+
+/// A size in the unit a reader uses: the largest binary unit in which it is at least 1,
+/// with no more decimals than it needs (up to two). A record keeps a working set in the
+/// unit its experiment counts in (262144 KiB); a reader reads 256 MiB. None for a
+/// quantity that is not a size (`unit` not B, KiB, MiB, GiB or TiB).
+pub fn size_shown(value: f64, unit: &str) -> Option<String> {
+    let bytes = value * size_unit(unit)?;
+    if !bytes.is_finite() {
+        return None;
+    }
+    let (name, per) = SIZE_UNITS
+        .iter()
+        .rev()
+        .find(|(_, per)| bytes.abs() >= *per)
+        .unwrap_or(&SIZE_UNITS[0]);
+    let scaled = bytes / per;
+    let text = format!("{scaled:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    Some(format!("{text} {name}"))
+}
+
+/// A cell as every page shows it: a size in reader units with its unit, anything else
+/// as the record's digits give it (`ColumnValue::display`).
+pub fn cell_shown(value: &crate::measure::ColumnValue, unit: Option<&str>) -> String {
+    unit.zip(value.as_f64())
+        .and_then(|(u, v)| size_shown(v, u))
+        .unwrap_or_else(|| value.display())
+}
+
+/// The unit of quantity `column` in `record`, where the record gives it one.
+pub fn column_unit<'r>(record: &'r Record, column: &str) -> Option<&'r str> {
+    record
+        .configs
+        .iter()
+        .find_map(|c| c.quantities.get(column))
+        .map(|q| q.unit.as_str())
+}
+
+/// A column's heading: the record's heading with its unit once. A size's cells carry
+/// their own units ([`size_shown`]), so its heading has none; a heading that already names
+/// its unit in parentheses ("latency (SM cycles)", unit `cycles`) does not repeat it.
+pub fn column_heading(record: &Record, column: &str) -> String {
+    let Some(unit) = column_unit(record, column) else {
+        return record.heading(column);
+    };
+    let heading = record
+        .configs
+        .iter()
+        .find_map(|c| c.quantities.get(column))
+        .and_then(|q| q.heading.clone())
+        .unwrap_or_else(|| column.to_string());
+    let named = heading
+        .split('(')
+        .skip(1)
+        .filter_map(|p| p.split(')').next())
+        .any(|inside| inside.split_whitespace().any(|w| w == unit));
+    if unit.is_empty() || named || size_unit(unit).is_some() {
+        heading
+    } else {
+        format!("{heading} ({unit})")
+    }
+}
+
+/// A size unit typed right after a `value()` call (`{{ value(...) }} KiB`), which would
+/// show the unit twice.
+fn typed_unit_after(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix([' ', '\u{a0}']).unwrap_or(text);
+    let word: &str = rest
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .next()
+        .unwrap_or_default();
+    matches!(
+        word,
+        "B" | "KiB" | "MiB" | "GiB" | "TiB" | "KB" | "MB" | "GB" | "TB" | "bytes"
+    )
+    .then_some(word)
+}
+
 struct Lookup<'r> {
     resolved: &'r Resolved,
     default: Option<(String, String)>,
@@ -257,12 +361,17 @@ impl Lookup<'_> {
         })
     }
 
-    fn value(&self, call: &Call) -> String {
+    /// The cell as a table shows it ([`cell_shown`]), and whether it is a size, which
+    /// shows its own unit.
+    fn value(&self, call: &Call) -> (String, bool) {
         let (row, column) = (arg(call, "row"), arg(call, "column"));
         let asked = format!("value(row={row}, column={column})");
         match self.cell(call, row, column, &asked) {
-            Some(cell) => cell.display(),
-            None => "[missing value]".into(),
+            Some((cell, unit)) => {
+                let size = unit.is_some_and(|u| size_unit(u).is_some());
+                (cell_shown(&cell, unit), size)
+            }
+            None => ("[missing value]".into(), false),
         }
     }
 
@@ -281,10 +390,10 @@ impl Lookup<'_> {
         );
         let a = self
             .cell_on(call, of, column, &asked, of_node)
-            .and_then(|c| c.as_f64());
+            .and_then(|c| c.0.as_f64());
         let b = self
             .cell_on(call, to, column, &asked, to_node)
-            .and_then(|c| c.as_f64());
+            .and_then(|c| c.0.as_f64());
         match (a, b) {
             (Some(a), Some(b)) if b != 0.0 => format!("{:.decimals$}", a / b),
             _ => "[missing value]".into(),
@@ -335,7 +444,7 @@ impl Lookup<'_> {
         row: &str,
         column: &str,
         asked: &str,
-    ) -> Option<crate::measure::ColumnValue> {
+    ) -> Option<(crate::measure::ColumnValue, Option<&str>)> {
         self.cell_on(call, row, column, asked, None)
     }
 
@@ -347,7 +456,7 @@ impl Lookup<'_> {
         column: &str,
         asked: &str,
         node: Option<&str>,
-    ) -> Option<crate::measure::ColumnValue> {
+    ) -> Option<(crate::measure::ColumnValue, Option<&str>)> {
         let problem = |why: String| {
             self.problems
                 .lock()
@@ -393,7 +502,7 @@ impl Lookup<'_> {
             );
         }
         match cfg.column(column) {
-            Some(v) => Some(v),
+            Some(v) => Some((v, column_unit(record, column))),
             None if !record.knows(column) => problem(format!("unknown column `{column}`")),
             None => problem(
                 Staleness::ValueMissing {
@@ -734,10 +843,30 @@ mod tests {
             occupancy: 1.0,
             waves: 2.0,
             timing: Some(timing),
-            quantities: [(
-                "gbps".to_string(),
-                crate::measure::record::Quantity::metric(gbps, "GB/s", None, 1),
-            )]
+            quantities: [
+                (
+                    "gbps".to_string(),
+                    crate::measure::record::Quantity::metric(gbps, "GB/s", None, 1),
+                ),
+                (
+                    "ws_kib".to_string(),
+                    crate::measure::record::Quantity::metric(
+                        262144.0,
+                        "KiB",
+                        Some("working set"),
+                        0,
+                    ),
+                ),
+                (
+                    "cycles".to_string(),
+                    crate::measure::record::Quantity::metric(
+                        676.0,
+                        "cycles",
+                        Some("latency (SM cycles)"),
+                        0,
+                    ),
+                ),
+            ]
             .into(),
             ..Default::default()
         }
@@ -770,6 +899,61 @@ mod tests {
 
     fn fixtures() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+    }
+
+    #[test]
+    fn a_size_is_shown_in_the_unit_a_reader_uses() {
+        for (value, unit, want) in [
+            (16.0, "KiB", "16 KiB"),
+            (512.0, "KiB", "512 KiB"),
+            (4096.0, "KiB", "4 MiB"),
+            (262144.0, "KiB", "256 MiB"),
+            (1048576.0, "KiB", "1 GiB"),
+            (1536.0, "KiB", "1.5 MiB"),
+            (60.0, "MiB", "60 MiB"),
+            (1024.0, "MiB", "1 GiB"),
+            (512.0, "B", "512 B"),
+            (0.0, "B", "0 B"),
+        ] {
+            assert_eq!(
+                size_shown(value, unit).as_deref(),
+                Some(want),
+                "{value} {unit}"
+            );
+        }
+        assert_eq!(size_shown(2.5, "GB/s"), None);
+        assert_eq!(size_shown(2.5, "B/cycle"), None);
+    }
+
+    #[test]
+    fn a_heading_names_its_unit_once_and_a_sizes_none() {
+        let resolved = resolved();
+        let record = resolved[&("e".to_string(), "n".to_string())]
+            .as_ref()
+            .unwrap();
+        assert_eq!(column_heading(record, "gbps"), "gbps (GB/s)");
+        assert_eq!(column_heading(record, "cycles"), "latency (SM cycles)");
+        assert_eq!(column_heading(record, "ws_kib"), "working set");
+        assert_eq!(column_heading(record, "block_size"), "block size (threads)");
+    }
+
+    #[test]
+    fn value_of_a_size_shows_its_unit_and_refuses_one_typed_after_it() {
+        let out = expand("A {{ value(row=\"b128\", column=\"ws_kib\") }} cycle.\n")
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(out.markdown, "A 256 MiB cycle.\n");
+        let errors = expand("Text.\nA {{ value(row=\"b128\", column=\"ws_kib\") }} KiB cycle.\n")
+            .err()
+            .expect("a unit typed after a size");
+        let shown = errors[0].to_string();
+        assert!(
+            shown.contains("t.md:2")
+                && shown.contains("(256 MiB); remove the `KiB` typed after the call"),
+            "{shown}"
+        );
+        // Another word after it, or a unit after a quantity that is not a size, is fine.
+        assert!(expand("{{ value(row=\"b128\", column=\"ws_kib\") }} Bytes? no: Bx\n").is_ok());
+        assert!(expand("{{ value(row=\"b128\", column=\"gbps\") }} GB/s\n").is_ok());
     }
 
     #[test]

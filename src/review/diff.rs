@@ -210,6 +210,93 @@ impl fmt::Display for PlainDiff<'_> {
     }
 }
 
+/// `review diff` on a first review: the reviewer has signed no version yet, so a diff
+/// against the author's would show nothing to read. Everything the page shows, as it is
+/// now: the file, then each cell the file does not hold (table cells, the body with its
+/// numbers filled in), then what changed since the author signed, if anything did.
+#[derive(Debug)]
+pub struct FirstReview {
+    pub entry: EntryId,
+    /// The author's registered name and the day they signed.
+    pub author: String,
+    pub date: NaiveDate,
+    pub text: String,
+    pub cells: Vec<(String, String)>,
+    /// What changed since the author signed; None when they signed what it shows now.
+    pub since_author: Option<SinceSigned>,
+}
+
+impl FirstReview {
+    pub fn new(
+        entry: &EntryId,
+        author: &str,
+        date: NaiveDate,
+        signed: &SignedText,
+        now: &SignedMaterial,
+    ) -> FirstReview {
+        let since = SinceSigned::new(entry, Role::Author, author, date, signed, now);
+        FirstReview {
+            entry: entry.clone(),
+            author: author.to_string(),
+            date,
+            text: now.text.text.clone(),
+            cells: now
+                .text
+                .cells
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            since_author: (!since.is_unchanged()).then_some(since),
+        }
+    }
+}
+
+impl fmt::Display for FirstReview {
+    /// Escaped (`visible::Escaped`), as [`SinceSigned`] is.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", crate::visible::Escaped(PlainFirst(self)))
+    }
+}
+
+struct PlainFirst<'a>(&'a FirstReview);
+
+impl fmt::Display for PlainFirst<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let this = self.0;
+        writeln!(
+            f,
+            "{}: first review (no reviewer has signed it): all of it, as it is now; its author {} signed on {}",
+            this.entry, this.author, this.date
+        )?;
+        writeln!(f, "--- {} ---", this.entry)?;
+        f.write_str(&this.text)?;
+        if !this.text.ends_with('\n') {
+            writeln!(f)?;
+        }
+        for (cell, value) in &this.cells {
+            if value.contains('\n') {
+                writeln!(f, "--- {cell} ---")?;
+                f.write_str(value)?;
+                if !value.ends_with('\n') {
+                    writeln!(f)?;
+                }
+            } else {
+                writeln!(f, "{cell}: {value}")?;
+            }
+        }
+        match &this.since_author {
+            None => writeln!(f, "--- unchanged since its author signed it ---"),
+            Some(d) => {
+                writeln!(
+                    f,
+                    "--- changed since its author signed it: they sign again before you do ---"
+                )?;
+                write!(f, "{}", PlainDiff(d))
+            }
+        }
+    }
+}
+
 /// The cell holding the body with its calls expanded (`pipeline::assess`).
 const BODY_AS_SHOWN: &str = "body as shown";
 
@@ -320,6 +407,46 @@ mod tests {
             got,
             ["b: 2 → 9\n", "c: 3 → (not shown)\n", "d: (not shown) → 4\n",]
         );
+    }
+
+    fn material(text: &str, cells: &[(&str, &str)]) -> SignedMaterial {
+        SignedMaterial {
+            digest: String::new(),
+            text: SignedText {
+                entry: "terms/warp".into(),
+                text: text.into(),
+                cells: map(cells),
+            },
+            bytes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_first_review_shows_everything_the_page_shows() {
+        let id = EntryId::new(crate::content::Kind::Term, "warp");
+        let date = NaiveDate::from_ymd_opt(2026, 12, 6).unwrap();
+        let text = "---\ntitle: Warp\n---\nThirty-two threads.\n";
+        let now = material(text, &[("table 1 row a, column 1 ms", "1.5")]);
+        let shown = FirstReview::new(&id, "Author A", date, &now.text, &now).to_string();
+        assert!(
+            shown.starts_with("terms/warp: first review (no reviewer has signed it)"),
+            "{shown}"
+        );
+        assert!(shown.contains(text), "{shown}");
+        assert!(
+            shown.contains("table 1 row a, column 1 ms: 1.5\n"),
+            "{shown}"
+        );
+        assert!(
+            shown.ends_with("--- unchanged since its author signed it ---\n"),
+            "{shown}"
+        );
+        // Edited after the author signed: the whole text still, then the edit.
+        let signed = material("---\ntitle: Warp\n---\n32 threads.\n", &[]);
+        let shown = FirstReview::new(&id, "Author A", date, &signed.text, &now).to_string();
+        assert!(shown.contains(text), "{shown}");
+        assert!(shown.contains("they sign again before you do"), "{shown}");
+        assert!(shown.contains("+{+Thirty-two+} threads."), "{shown}");
     }
 
     #[test]

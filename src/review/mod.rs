@@ -24,7 +24,7 @@ mod signoff;
 mod static_file;
 mod status;
 
-pub use diff::{cell_changes, explain_changes, CellChange, SinceSigned};
+pub use diff::{cell_changes, explain_changes, CellChange, FirstReview, SinceSigned};
 pub use digest::{cited_records, signed_digest, signed_material, SignedMaterial, SignedText};
 pub use error::ReviewError;
 pub use gate::{check_signature, check_signoffs, decide, Facts, Refusal, SignatureChecks, Verdict};

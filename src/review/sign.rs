@@ -187,9 +187,7 @@ pub fn signing_key(root: &Path, key: Option<&Path>) -> std::result::Result<Signe
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
-        .ok_or_else(|| ReviewError::NoSigningKey {
-            root: root.display().to_string(),
-        })?;
+        .ok_or(ReviewError::NoSigningKey)?;
     Signer::from_git_setting(&setting).map_err(|e| ReviewError::Key(e.to_string()))
 }
 

@@ -12,23 +12,31 @@ use crate::trust::People;
 use super::gate::{Refusal, Verdict};
 use super::signoff::{Role, SignOff, Signature};
 
+/// Where an entry stands, in the words `review status`, `review sign --all-waiting` and the
+/// book use: whose signature it waits for, else whether it is published.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum State {
-    /// Unsigned, or signed in one role only (or twice by one person).
-    Draft,
-    /// A signature covers text or records that have changed since.
-    Changed,
-    /// A named author and a different named reviewer signed the current content.
-    Ready,
+    /// No author signature that counts for what the entry shows now: none yet, one made
+    /// for an earlier version, or one that does not verify.
+    WaitingForAuthor,
+    /// The author signed what the entry shows now; no reviewer signature that counts (none
+    /// yet, an earlier version's, one that does not verify, or the author's own).
+    WaitingForReviewer,
+    /// Both signed what the entry shows now, and something no signature fixes holds it
+    /// back: a stale measurement, a claim its record no longer supports.
+    HeldBack,
+    /// The build publishes it.
+    Published,
 }
 
 impl State {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
-            State::Draft => "draft",
-            State::Changed => "changed",
-            State::Ready => "ready",
+            State::WaitingForAuthor => "waiting for author",
+            State::WaitingForReviewer => "waiting for reviewer",
+            State::HeldBack => "held back",
+            State::Published => "published",
         }
     }
 }
@@ -98,11 +106,6 @@ pub fn status_report<'a>(entries: impl IntoIterator<Item = Gated<'a>>) -> Status
 /// One entry's status, read off the gate's verdict: this decides nothing the gate did not.
 pub fn entry_status(g: Gated<'_>) -> EntryStatus {
     let refusals = &g.verdict.refusals;
-    let changed = |role: Role| {
-        refusals
-            .iter()
-            .any(|r| matches!(r, Refusal::Changed { role: r, .. } if *r == role))
-    };
     let invalid = |role: Role| {
         refusals.iter().find_map(|r| match r {
             Refusal::UnknownSigner { role: rr, .. }
@@ -182,15 +185,15 @@ pub fn entry_status(g: Gated<'_>) -> EntryStatus {
         })
         .collect();
     missing.sort_by_key(|(order, _)| *order);
-    let missing: Vec<String> = missing.into_iter().map(|(_, m)| m).collect();
-
-    let state = if changed(Role::Author) || changed(Role::Reviewer) {
-        State::Changed
-    } else if missing.is_empty() {
-        State::Ready
-    } else {
-        State::Draft
+    // The first role with something missing is the one the entry waits for: a reviewer
+    // signs only what the author signed as it is now.
+    let state = match missing.first() {
+        _ if g.verdict.is_published() => State::Published,
+        Some((0, _)) => State::WaitingForAuthor,
+        Some(_) => State::WaitingForReviewer,
+        None => State::HeldBack,
     };
+    let missing: Vec<String> = missing.into_iter().map(|(_, m)| m).collect();
 
     let refusals = refusals
         .iter()
@@ -295,12 +298,12 @@ impl StatusReport {
         let count = |s: State| self.entries.iter().filter(|e| e.state == s).count();
         let _ = writeln!(
             out,
-            "\n{} entries: {} ready, {} changed, {} draft; {} published",
+            "\n{} entries: {} published, {} waiting for author, {} waiting for reviewer, {} held back",
             self.entries.len(),
-            count(State::Ready),
-            count(State::Changed),
-            count(State::Draft),
-            self.entries.iter().filter(|e| e.published).count()
+            count(State::Published),
+            count(State::WaitingForAuthor),
+            count(State::WaitingForReviewer),
+            count(State::HeldBack),
         );
         out
     }
@@ -401,33 +404,51 @@ mod tests {
     }
 
     #[test]
-    fn unsigned_and_half_signed_entries_are_drafts() {
+    fn an_unsigned_entry_waits_for_its_author_and_a_half_signed_one_for_its_reviewer() {
         let s = status_of(None, &[]);
-        assert_eq!(s.state, State::Draft);
+        assert_eq!(s.state, State::WaitingForAuthor);
         assert_eq!(s.missing, ["author signature", "reviewer signature"]);
         let s = status(Some(sig(Role::Author, "author-a", 1, true)), None);
-        assert_eq!(s.state, State::Draft);
+        assert_eq!(s.state, State::WaitingForReviewer);
         assert_eq!(s.missing, ["reviewer signature"]);
         assert_eq!(s.author.unwrap().name, "Author A");
     }
 
     #[test]
-    fn both_current_signatures_are_ready() {
+    fn both_current_signatures_publish_unless_a_measurement_holds_it_back() {
         let s = status(
             Some(sig(Role::Author, "author-a", 1, true)),
             Some(sig(Role::Reviewer, "reviewer-b", 2, true)),
         );
-        assert_eq!(s.state, State::Ready, "{:?}", s.missing);
-        assert!(s.missing.is_empty());
+        assert_eq!(s.state, State::Published, "{:?}", s.missing);
+        assert!(s.missing.is_empty() && s.published);
+        let signoff = SignOff {
+            author: Some(sig(Role::Author, "author-a", 1, true)),
+            reviewer: Some(sig(Role::Reviewer, "reviewer-b", 2, true)),
+            ..Default::default()
+        };
+        let s = status_of(Some(&signoff), &[("exp/node".into(), "no record".into())]);
+        assert_eq!(s.state, State::HeldBack);
+        assert!(s.missing.is_empty() && !s.published);
     }
 
     #[test]
-    fn an_out_of_date_signature_is_changed_and_names_who_and_when() {
+    fn an_out_of_date_author_signature_waits_for_the_author_first() {
+        let s = status(
+            Some(sig(Role::Author, "author-a", 1, false)),
+            Some(sig(Role::Reviewer, "reviewer-b", 2, false)),
+        );
+        assert_eq!(s.state, State::WaitingForAuthor);
+        assert_eq!(s.state.as_str(), "waiting for author");
+    }
+
+    #[test]
+    fn an_out_of_date_reviewer_signature_waits_and_names_who_and_when() {
         let s = status(
             Some(sig(Role::Author, "author-a", 1, true)),
             Some(sig(Role::Reviewer, "reviewer-b", 2, false)),
         );
-        assert_eq!(s.state, State::Changed);
+        assert_eq!(s.state, State::WaitingForReviewer);
         assert_eq!(
             s.missing,
             ["reviewer re-signature (changed since reviewed by Reviewer B on 2026-04-02)"]
@@ -441,7 +462,7 @@ mod tests {
             Some(sig(Role::Author, "author-a", 1, true)),
             Some(sig(Role::Reviewer, "reviewer-b", 1, true)),
         );
-        assert_eq!(s.state, State::Draft);
+        assert_eq!(s.state, State::WaitingForReviewer);
         let why = s.reviewer.unwrap().invalid.unwrap();
         assert!(why.contains("not registered to reviewer-b"), "{why}");
         assert!(
@@ -452,12 +473,12 @@ mod tests {
     }
 
     #[test]
-    fn one_person_in_both_roles_stays_a_draft() {
+    fn one_person_in_both_roles_waits_for_a_reviewer() {
         let s = status(
             Some(sig(Role::Author, "author-a", 1, true)),
             Some(sig(Role::Reviewer, "author-a", 1, true)),
         );
-        assert_eq!(s.state, State::Draft);
+        assert_eq!(s.state, State::WaitingForReviewer);
         assert_eq!(s.missing, ["a reviewer other than the author"]);
     }
 

@@ -27,11 +27,12 @@ cd "$repo"
 profile="${GLOSSARY_PROFILE:-dev}"
 cargo build --quiet --profile "$profile"
 # The 10,000-entry search test writes the synthetic corpus (a dev tool, `--features corpus`)
-# and builds it: in release, as unoptimized signing and building at that size take many
-# minutes against seconds.
-cargo build --quiet --release --features corpus --bins
+# and builds it: optimized, as unoptimized signing and building at that size take many
+# minutes against seconds. In the `browser` profile (Cargo.toml), never `--release`:
+# target/release/glossary is the binary the README puts on PATH, and the tests leave it be.
+cargo build --quiet --profile browser --features corpus --bins
 target="${CARGO_TARGET_DIR:-$repo/target}"
-export GLOSSARY_RELEASE_DIR="$target/release"
+export GLOSSARY_RELEASE_DIR="$target/browser"
 [[ "$profile" == dev ]] && profile_dir=debug || profile_dir="$profile"
 export GLOSSARY_BIN="$target/$profile_dir/glossary"
 

@@ -286,8 +286,14 @@ pub fn render(
                         },
                         other => other,
                     })?;
+                    // Headings and values as a table shows them (`values`: a size in
+                    // the unit a reader uses, each unit once).
                     for (shown, name) in s.shown.iter_mut().zip(&preset.shows) {
-                        shown.0 = record.heading(name);
+                        shown.0 = crate::render::values::column_heading(record, name);
+                        let unit = crate::render::values::column_unit(record, name);
+                        if let Some(v) = c.column(name) {
+                            shown.1 = Some(crate::render::values::cell_shown(&v, unit));
+                        }
                     }
                     Ok(s)
                 })

@@ -97,6 +97,24 @@ describe('layout of the repository content (build --drafts)', { skip: noChromium
     assert.ok(narrow.page <= 390, `page is ${narrow.page} px wide`);
     await page.close();
   });
+  test('on a phone a draft\'s title is on the first screen; captions and provenance keep a reading width', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto('file://' + path.join(site, 'terms/memory-latency/index.html'));
+    // The drafts preview's banner and the draft's own (its reasons folded) above the title:
+    // both once filled 470 of the 844 px.
+    const top = await page.evaluate(() => document.querySelector('h1').getBoundingClientRect().top);
+    await page.screenshot({ path: screenshotPath('repo-layout-draft-banners-390x844') });
+    assert.ok(top < 844 / 2, `the title starts ${top} px down an 844 px screen`);
+    const reasons = await page.evaluate(() => document.querySelectorAll('.draft-banner details li').length);
+    assert.ok(reasons > 0, 'the draft\'s reasons are in the page, folded');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const widths = await page.evaluate(() => [...document.querySelectorAll('.measured figcaption, .provenance')]
+      .map((e) => e.getBoundingClientRect().width / parseFloat(getComputedStyle(e).fontSize)));
+    assert.ok(widths.length >= 2, `captions and provenance lines: ${widths.length}`);
+    for (const w of widths) assert.ok(w <= 48, `a caption or provenance line ${w.toFixed(1)} em wide (about 130 characters at 70 em)`);
+    await page.close();
+  });
+
   test('the index groups the terms by topic, in the fixed order, A-Z within each, at 1280 and 390 px', async () => {
     const order = ['Memory', 'Execution', 'Tensor cores', 'Tools', 'Other'];
     for (const width of WIDTHS) {

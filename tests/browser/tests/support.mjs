@@ -20,10 +20,11 @@ export const noChromium = haveChromium ? false
 
 export const glossaryBin = process.env.GLOSSARY_BIN
   || path.join(process.env.CARGO_TARGET_DIR || path.join(repo, 'target'), 'debug', 'glossary');
-/// Release builds of glossary and of the synthetic corpus writer (`--features corpus`),
-/// for the tests at 10,000 entries; run.sh builds them.
+/// Optimized builds of glossary and of the synthetic corpus writer (`--features corpus`),
+/// for the tests at 10,000 entries; run.sh builds them in the `browser` profile, so that
+/// target/release/glossary (the README's binary) is never rebuilt by the tests.
 const releaseDir = process.env.GLOSSARY_RELEASE_DIR
-  || path.join(process.env.CARGO_TARGET_DIR || path.join(repo, 'target'), 'release');
+  || path.join(process.env.CARGO_TARGET_DIR || path.join(repo, 'target'), 'browser');
 export const releaseBin = path.join(releaseDir, 'glossary');
 export const corpusBin = path.join(releaseDir, 'glossary-corpus');
 

@@ -369,20 +369,26 @@ impl From<Peak> for RawPeak {
     }
 }
 
-/// A TOML date (`2026-12-06`) or the same as a string (a bundle's JSON copy).
-fn checked_on<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<chrono::NaiveDate, D::Error> {
+/// A TOML date or date-time as its text, or a string as it is: glossary.toml holds the
+/// first, a bundle's JSON copy of a node profile the second.
+fn toml_or_text<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Either {
         Toml(toml::value::Datetime),
         Text(String),
     }
-    let text = match Either::deserialize(d)? {
+    Ok(match Either::deserialize(d)? {
         Either::Toml(t) => t.to_string(),
         Either::Text(t) => t,
-    };
+    })
+}
+
+/// A TOML date (`2026-12-06`) or the same as a string (a bundle's JSON copy).
+fn checked_on<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<chrono::NaiveDate, D::Error> {
+    let text = toml_or_text(d)?;
     chrono::NaiveDate::parse_from_str(&text, "%Y-%m-%d").map_err(|e| {
         serde::de::Error::custom(format!(
             "checked = {text}: {e}; write a date, as 2026-12-06"
@@ -443,16 +449,7 @@ pub struct PreviousKey {
 fn retired_at<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> std::result::Result<chrono::DateTime<chrono::Utc>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Either {
-        Toml(toml::value::Datetime),
-        Text(String),
-    }
-    let text = match Either::deserialize(d)? {
-        Either::Toml(t) => t.to_string(),
-        Either::Text(t) => t,
-    };
+    let text = toml_or_text(d)?;
     chrono::DateTime::parse_from_rfc3339(&text)
         .map(|t| t.with_timezone(&chrono::Utc))
         .map_err(|e| {

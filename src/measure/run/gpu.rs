@@ -44,18 +44,9 @@ impl Gpu {
         if !nvrtc_present() {
             return Err(RunError::NoNvrtc);
         }
-        let count =
-            CudaContext::device_count().map_err(|e| RunError::NoDevice(format!("{e:?}")))?;
-        if count < 1 {
-            return Err(RunError::NoDevice("device count is 0".into()));
-        }
-        let ctx = CudaContext::new(0).doing(|| "opening a context on device 0".into())?;
+        let ctx = open_device_0()?;
         let stream = ctx.default_stream();
-        let attr = |a: Attr| -> Result<u32, RunError> {
-            ctx.attribute(a)
-                .doing(|| format!("reading device attribute {a:?}"))
-                .map(|v| v.max(0) as u32)
-        };
+        let attr = |a: Attr| attribute(&ctx, a);
         let (major, minor) = ctx
             .compute_capability()
             .doing(|| "reading the compute capability".into())?;
@@ -146,16 +137,8 @@ pub fn read_device() -> Result<DeviceFacts, RunError> {
     if !driver_present() {
         return Err(RunError::NoDriver);
     }
-    let count = CudaContext::device_count().map_err(|e| RunError::NoDevice(format!("{e:?}")))?;
-    if count < 1 {
-        return Err(RunError::NoDevice("device count is 0".into()));
-    }
-    let ctx = CudaContext::new(0).doing(|| "opening a context on device 0".into())?;
-    let attr = |a: Attr| -> Result<u32, RunError> {
-        ctx.attribute(a)
-            .doing(|| format!("reading device attribute {a:?}"))
-            .map(|v| v.max(0) as u32)
-    };
+    let ctx = open_device_0()?;
+    let attr = |a: Attr| attribute(&ctx, a);
     let (major, minor) = ctx
         .compute_capability()
         .doing(|| "reading the compute capability".into())?;
@@ -174,6 +157,23 @@ pub fn read_device() -> Result<DeviceFacts, RunError> {
             .doing(|| "reading the device memory size".into())? as u64,
         uuid: format_uuid(&ctx.uuid().doing(|| "reading the device UUID".into())?.bytes),
     })
+}
+
+/// A context on device 0, the one GPU verify and init-node read: an error, never a
+/// panic, where the driver sees none.
+fn open_device_0() -> Result<Arc<CudaContext>, RunError> {
+    let count = CudaContext::device_count().map_err(|e| RunError::NoDevice(format!("{e:?}")))?;
+    if count < 1 {
+        return Err(RunError::NoDevice("device count is 0".into()));
+    }
+    CudaContext::new(0).doing(|| "opening a context on device 0".into())
+}
+
+/// One device attribute as a count (the driver's negative answers read as 0).
+fn attribute(ctx: &CudaContext, a: Attr) -> Result<u32, RunError> {
+    ctx.attribute(a)
+        .doing(|| format!("reading device attribute {a:?}"))
+        .map(|v| v.max(0) as u32)
 }
 
 /// nvidia-smi's spelling: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.

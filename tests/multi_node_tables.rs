@@ -176,11 +176,12 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
         html.contains("Bar chart comparing bandwidth (GB/s) on node-a, node-b: tlp1 · node-a"),
         "{html}"
     );
-    // One bundle per node, each offered under the table and written beside the pages.
+    // One bundle per node, each offered under the table and written beside the pages (the
+    // fixture's base_url is a `.test` example host, so the command names `<this site>`).
     for node in ["node-a", "node-b"] {
         assert!(
             html.contains(&format!(
-                "glossary reproduce https://glossary.test/reproduce/day45-occupancy/{node}.json"
+                "glossary reproduce &lt;this site&gt;/reproduce/day45-occupancy/{node}.json"
             )),
             "{html}"
         );

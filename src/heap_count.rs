@@ -1,4 +1,4 @@
-//! The allocator's settings ([`purge_freed_memory_at_once`], for every build), and a
+//! The allocator's settings ([`purge_freed_memory_at_once`], for large builds), and a
 //! live-heap counter for finding where a build's memory goes (`--features heap-count`):
 //! the binary's allocator is then mimalloc wrapped in two counters (bytes live, and the
 //! most live since the last report), and `GLOSSARY_HEAP_LOG=MS` prints one line every MS
@@ -22,17 +22,23 @@ extern "C" {
 const MI_OPTION_PURGE_DELAY: c_int = 15;
 
 /// Give freed pages back to the system at once (mimalloc's `purge_delay` 0, not its
-/// default 10 ms), unless `MIMALLOC_PURGE_DELAY` says otherwise. A build frees the load's
-/// working data while the render allocates; pages held for those 10 ms were part of the
-/// peak. Interleaved cold builds of the plain release binary on a shared 2-core machine:
-/// at 100,000 entries peak RSS 546-563 MiB with it against 592-607 MiB with the 10 ms, for
-/// about 1 s more sys time; at 10,000 entries 132-135 against 139-149 MiB, for about 0.2 s
-/// (10%) more CPU (issue 54; the Performance chapter has each run).
+/// default 10 ms), unless `MIMALLOC_PURGE_DELAY` says otherwise; called once a build knows
+/// its site is large (past `pipeline::KEEP_BODIES_UP_TO` entries), so only large builds pay
+/// for it. Such a build frees the load's working data while the render allocates; pages
+/// held for those 10 ms were part of the peak. Interleaved cold builds of the plain release
+/// binary on a shared 2-core machine: at 100,000 entries peak RSS 546-563 MiB with it
+/// against 592-607 MiB with the 10 ms, for about 1 s more sys time; at 10,000 entries it
+/// saved 132-135 against 139-149 MiB for about 0.2 s (10%) more CPU, which a site that
+/// small does not need (its peak is far under the 200 MB target), so it keeps the default.
+/// Idempotent and cheap: the option is one store, read by mimalloc on each purge.
 pub fn purge_freed_memory_at_once() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: sets one of mimalloc's options, which it reads on each purge.
-        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
-    }
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+            // SAFETY: sets one of mimalloc's options, which it reads on each purge.
+            unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+        }
+    });
 }
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};

@@ -126,15 +126,21 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
         )),
         "{html}"
     );
-    // One group header per node, naming its GPU, over the same measured columns.
+    // One group header per node, naming its GPU, over the measured columns that differ;
+    // occupancy, the same on both nodes row for row (the driver's figure for the same
+    // launch), is shown once beside the label, and a note says why.
     assert!(
-        html.contains(r#"<th scope="col" rowspan="2">label</th>"#),
+        html.contains(r#"<th scope="col" rowspan="2">label</th><th scope="col" rowspan="2" class="num">occupancy (%)</th>"#),
+        "{html}"
+    );
+    assert!(
+        html.contains("Columns outside the node groups read the same on every node"),
         "{html}"
     );
     for (node, gpu) in [("node-a", "Fixture GPU A"), ("node-b", "Fixture GPU B")] {
         assert!(
             html.contains(&format!(
-                r#"<th scope="colgroup" colspan="2" class="node-group">{node} <span class="node-gpu">({gpu})</span></th>"#
+                r#"<th scope="colgroup" colspan="1" class="node-group">{node} <span class="node-gpu">({gpu})</span></th>"#
             )),
             "{html}"
         );
@@ -150,7 +156,7 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
             "{item}"
         );
     }
-    // The row carries both nodes' cells: label, then node-a's, then node-b's.
+    // The row carries the shared cells, then node-a's, then node-b's.
     let row = html
         .split("<tr>")
         .find(|r| r.contains(">tlp1</td>"))
@@ -160,7 +166,7 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
         .skip(1)
         .map(|c| c.split('>').nth(1).unwrap().split('<').next().unwrap())
         .collect();
-    assert_eq!(cells.len(), 5, "{row}");
+    assert_eq!(cells.len(), 4, "{row}");
     // (A † marks a timing whose sampling hit its cap, as on one-node tables; the ± that
     // follows the value is its interval, read from the record.)
     let value = |cell: &str| {
@@ -171,7 +177,7 @@ fn two_nodes_side_by_side_with_groups_chart_provenance_and_node_named_values() {
             .to_string()
     };
     assert_eq!(value(cells[2]), format!("{a:.1}"));
-    assert_eq!(value(cells[4]), format!("{b:.1}"));
+    assert_eq!(value(cells[3]), format!("{b:.1}"));
     assert!(
         html.contains("Bar chart comparing bandwidth (GB/s) on node-a, node-b: tlp1 · node-a"),
         "{html}"

@@ -356,7 +356,21 @@ impl ColumnValue {
             ColumnValue::Text(s) => s.clone(),
             ColumnValue::Integer(i) => i.to_string(),
             ColumnValue::Fraction(f) => format!("{:.1}%", f * 100.0),
-            ColumnValue::Number { value, decimals } => format!("{value:.decimals$}"),
+            ColumnValue::Number { value, decimals } => {
+                let text = format!("{value:.decimals$}");
+                // A value that rounds to nothing at the metric's digits but is not zero
+                // (16 KiB of a 50 MiB L2 is 0.0003, not "0.000") keeps two significant
+                // digits, so a table, a chart tick and prose never print a false zero.
+                if *value != 0.0
+                    && value.is_finite()
+                    && text.bytes().all(|b| matches!(b, b'0' | b'.' | b'-'))
+                {
+                    let decimals = (-value.abs().log10().floor()) as usize + 1;
+                    format!("{value:.decimals$}")
+                } else {
+                    text
+                }
+            }
         }
     }
 
@@ -728,6 +742,16 @@ pub(crate) fn test_record(uuid: &str, configs: serde_json::Value) -> Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_small_value_is_never_shown_as_zero() {
+        let n = |value: f64, decimals: usize| ColumnValue::Number { value, decimals };
+        assert_eq!(n(16.0 / 51200.0, 3).display(), "0.00031");
+        assert_eq!(n(-0.0004, 2).display(), "-0.00040");
+        assert_eq!(n(0.0, 3).display(), "0.000");
+        assert_eq!(n(0.016, 3).display(), "0.016");
+        assert_eq!(n(1139.4, 0).display(), "1139");
+    }
 
     #[test]
     fn an_interval_prints_in_the_values_digits_or_not_at_all_when_narrower() {

@@ -354,6 +354,8 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         // bodies are kept, so its pages are made without reading the files again.
         if of > opts.keep_bodies_up_to {
             e.thin();
+            // Memory over CPU time on a large site: see the function.
+            crate::heap_count::purge_freed_memory_at_once();
         } else {
             e.raw = String::new();
         }

@@ -78,9 +78,54 @@ fn listed<'b, 'a: 'b>(bars: impl Iterator<Item = &'b Bar<'a>>) -> String {
     out
 }
 
-/// The drawn width of `text` in the chart's text, at most.
+/// The drawn width of `text` in the chart's text, at most: `TEXT_CHAR` a character, more
+/// for the glyphs DejaVu Sans draws wider (`m` and `W` at 12.7 units of 13, capitals about
+/// 10), so a label such as "wgmma-bf16" is not cut at the chart's left edge.
 fn text_width(text: &str) -> f64 {
-    text.chars().count() as f64 * TEXT_CHAR
+    text.chars()
+        .map(|c| match c {
+            'm' | 'w' | 'M' | 'W' | '%' | '@' => 13.0,
+            'A'..='Z' => 10.0,
+            _ => TEXT_CHAR,
+        })
+        .sum()
+}
+
+/// A space between the lines of a wrapped title.
+const TITLE_LINE: f64 = 16.0;
+
+/// `text` broken at spaces into lines no wider than `room` (as `width` measures them); a
+/// word wider than `room` gets a line of its own. A long axis title wraps rather than
+/// widening its chart, which a phone would then draw scaled down below 12 px.
+fn wrap(text: &str, room: f64, width: impl Fn(&str) -> f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if width(&format!("{line} {word}")) <= room => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    lines
+}
+
+/// An axis title's lines as `<tspan>`s, each under the one before (`x` the title's); one
+/// line is the text alone.
+fn title_lines(lines: &[String], x: impl std::fmt::Display) -> String {
+    if let [one] = lines {
+        return escape(one);
+    }
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let dy = if i == 0 { 0.0 } else { TITLE_LINE };
+        let _ = write!(out, r#"<tspan x="{x}" dy="{}">{}</tspan>"#, Coord(dy), escape(line));
+    }
+    out
 }
 
 /// Where a bar chart's parts go, from its longest texts: the labels end (right-aligned)
@@ -90,6 +135,8 @@ struct Columns {
     bars_at: f64,
     bar_space: f64,
     width: f64,
+    /// The axis title's lines, wrapped to the room right of the labels.
+    axis: Vec<String>,
 }
 
 impl Columns {
@@ -100,14 +147,23 @@ impl Columns {
     ) -> Columns {
         let bars_at = labels.map(text_width).fold(0.0, f64::max) + GAP;
         let values = values.map(text_width).fold(0.0, f64::max) + GAP;
-        let width = WIDTH
-            .max(bars_at + MIN_BAR + values)
-            .max(bars_at + text_width(axis_title));
+        let width = WIDTH.max(bars_at + MIN_BAR + values);
+        let axis = wrap(axis_title, width - bars_at, text_width);
+        let width = axis
+            .iter()
+            .map(|l| bars_at + text_width(l))
+            .fold(width, f64::max);
         Columns {
             bars_at,
             bar_space: width - bars_at - values,
             width,
+            axis,
         }
+    }
+
+    /// How much taller the title's extra lines make the chart.
+    fn axis_extra(&self) -> f64 {
+        TITLE_LINE * self.axis.len().saturating_sub(1) as f64
     }
 
     /// A bar's length for `value` of the chart's largest, `max`.
@@ -185,9 +241,6 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
             r.label
         ))
     );
-    // A roof's label gets a row of its own under the bars.
-    let height =
-        AXIS + TOP * 2.0 + ROW_HEIGHT * (bars.len() + usize::from(reference.is_some())) as f64;
     // The axis title names what the bars measure, with its unit: the column's heading
     // carries the unit ("GB/s", "median ms", "achieved occupancy (%)").
     let axis = format!("{} →", axis_title(metric_name, table, metric));
@@ -198,19 +251,29 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
         bars.iter().map(|b| b.shown),
         &axis,
     );
-    let (bars_at, width) = (Coord(at.bars_at), Coord(at.width));
+    // A roof's label, under the bars, may be wider than the bars' columns.
+    let width = at
+        .width
+        .max(reference.map_or(0.0, |r| text_width(&r.label)));
+    let (bars_at, width) = (Coord(at.bars_at), Coord(width));
+    // Room for the axis title, its lines wrapped.
+    let axis_h = AXIS + at.axis_extra();
+    // A roof's label gets a row of its own under the bars.
+    let height =
+        axis_h + TOP * 2.0 + ROW_HEIGHT * (bars.len() + usize::from(reference.is_some())) as f64;
     let mut svg = format!(
         r#"<svg class="bar-chart" role="img" aria-label="{d}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg"><title>{d}</title>"#,
         d = escape(&description)
     );
     svg.push_str(&format!(
-        r#"<text class="chart-axis" x="{bars_at}" y="13">{axis}</text><text class="chart-axis" x="{lx}" y="13" text-anchor="end">{label}</text>"#,
-        axis = escape(&axis),
+        r#"<text class="chart-axis" x="{bars_at}" y="13">{axis}</text><text class="chart-axis" x="{lx}" y="{ly}" text-anchor="end">{label}</text>"#,
+        axis = title_lines(&at.axis, &bars_at),
         lx = Coord(at.bars_at - GAP),
+        ly = Coord(13.0 + at.axis_extra()),
         label = escape(label_name),
     ));
     for (i, b) in bars.iter().enumerate() {
-        let y = AXIS + TOP + ROW_HEIGHT * i as f64;
+        let y = axis_h + TOP + ROW_HEIGHT * i as f64;
         let w = at.bar(b.value, max);
         let text_y = Coord(y + BAR_HEIGHT - 3.0);
         let _ = write!(
@@ -225,11 +288,15 @@ pub fn bar_chart(table: &TableView) -> Option<String> {
     }
     if let Some(r) = reference {
         let x = at.bars_at + at.bar(r.value, max);
-        let bottom = AXIS + TOP + ROW_HEIGHT * bars.len() as f64;
+        let bottom = axis_h + TOP + ROW_HEIGHT * bars.len() as f64;
+        // Its label ends at the line, or further right where it is longer than the line is
+        // far from the chart's left edge (the chart is widened for it above).
+        let label_end = x.max(text_width(&r.label));
         let _ = write!(
             svg,
-            r#"<line class="roof-reference" x1="{x:.1}" y1="{AXIS}" x2="{x:.1}" y2="{bottom:.1}"><title>{t}</title></line><text class="roof-reference-label" x="{x:.1}" y="{ty:.1}" text-anchor="end">{t}</text>"#,
+            r#"<line class="roof-reference" x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{bottom:.1}"><title>{t}</title></line><text class="roof-reference-label" x="{label_end:.1}" y="{ty:.1}" text-anchor="end">{t}</text>"#,
             ty = bottom + 14.0,
+            top = Coord(axis_h),
             t = escape(&r.label),
         );
     }
@@ -335,14 +402,14 @@ fn comparison_chart(table: &TableView) -> Option<String> {
     let per_row = measured.len() as f64;
     let rows = table.rows.len() as f64;
     let gap = ROW_HEIGHT - BAR_HEIGHT;
-    let bars_top = legend_height + AXIS;
-    let height = bars_top + TOP + (BAR_HEIGHT + 4.0) * per_row * rows + gap * rows;
     let axis = format!("{} →", axis_title(metric_name, table, first.first + offset));
     let at = Columns::of(
         bars.iter().map(|(_, b)| b.label.as_str()),
         bars.iter().map(|(_, b)| b.shown),
         &axis,
     );
+    let bars_top = legend_height + AXIS + at.axis_extra();
+    let height = bars_top + TOP + (BAR_HEIGHT + 4.0) * per_row * rows + gap * rows;
     let width = Coord(at.width.max(legend_width));
     let bars_at = Coord(at.bars_at);
     let mut svg = format!(
@@ -353,7 +420,7 @@ fn comparison_chart(table: &TableView) -> Option<String> {
         svg,
         r#"<text class="chart-axis" x="{bars_at}" y="{ay}">{axis}</text>"#,
         ay = Coord(legend_height + 13.0 - TOP),
-        axis = escape(&axis),
+        axis = title_lines(&at.axis, &bars_at),
     );
     let mut y = bars_top;
     for (k, (order, b)) in bars.iter().enumerate() {
@@ -443,9 +510,11 @@ fn comparison_line_chart(table: &TableView, axes: LineAxes, index: usize) -> Opt
         return None;
     }
     let first = table.groups.iter().find(|g| g.pending.is_none())?;
-    if axes.x >= first.span || axes.y >= first.span {
+    if (!axes.x_shared && axes.x >= first.span) || axes.y >= first.span {
         return None;
     }
+    // The x column: each group's own, or one shown once for every node.
+    let x_at = |group_first: usize| if axes.x_shared { axes.x } else { group_first + axes.x };
     let series: Vec<Series<'_>> = table
         .groups
         .iter()
@@ -453,14 +522,14 @@ fn comparison_line_chart(table: &TableView, axes: LineAxes, index: usize) -> Opt
         .filter(|(_, g)| g.pending.is_none())
         .map(|(g, group)| Series {
             node: Some((g, group.node.as_str())),
-            points: points_of(table, group.first + axes.x, group.first + axes.y),
+            points: points_of(table, x_at(group.first), group.first + axes.y),
         })
         .filter(|s| s.points.len() >= 2)
         .collect();
     if series.is_empty() {
         return None;
     }
-    let x_name = table.headings.get(first.first + axes.x)?;
+    let x_name = table.headings.get(x_at(first.first))?;
     let y_name = table.headings.get(first.first + axes.y)?;
     let legend = legend_svg(table, |g, pending| {
         format!(
@@ -696,7 +765,9 @@ fn draw_lines(
             label = escape(p.x_shown),
         ));
     }
-    // Axis titles: the column headings, which carry the units.
+    // Axis titles: the column headings, which carry the units. The y title, turned 90°,
+    // wraps to the plot's height (a second line right of the first, left of the ticks).
+    let y_lines = wrap(y_name, plot_h, |l| l.chars().count() as f64 * CHAR_WIDTH);
     svg.push_str(&format!(
         r#"<text class="chart-axis-title" x="{cx:.1}" y="{ty}" text-anchor="middle">{x}{log}</text><text class="chart-axis-title" transform="translate(14 {cy:.1}) rotate(-90)" text-anchor="middle">{y}</text>"#,
         cx = PLOT_LEFT + plot_w / 2.0,
@@ -704,7 +775,7 @@ fn draw_lines(
         x = escape(x_name),
         log = if log_x { " (log scale)" } else { "" },
         cy = PLOT_TOP + plot_h / 2.0,
-        y = escape(y_name),
+        y = title_lines(&y_lines, 0),
     ));
     // The column's roof, where its metric names one: a dashed line with its label.
     if let Some(r) = reference {
@@ -1044,8 +1115,9 @@ pub fn roofline_chart(table: &TableView, index: usize) -> Option<String> {
             }
             // Nudge a label down past one already drawn at nearly the same height.
             let mut ly = yy - 5.0;
-            while labels_at.iter().any(|l| (l - ly).abs() < 13.0) {
-                ly += 13.0;
+            // (16 units: a line of the 13-unit label text, drawn with its halo.)
+            while labels_at.iter().any(|l| (l - ly).abs() < 16.0) {
+                ly += 16.0;
             }
             labels_at.push(ly);
             let _ = write!(
@@ -1226,6 +1298,41 @@ mod tests {
     }
 
     #[test]
+    fn a_long_axis_title_wraps_instead_of_widening_the_chart() {
+        // A chart wider than 404 units is drawn under 11.5 px on a 390 px phone (358 px of
+        // column): the title wraps to the room the bars leave.
+        let title = "GPU time per launch with every launch queued behind a spinning kernel (µs)";
+        let t = table(
+            &["label", title],
+            &[false, true],
+            &[&["queued1000-full", "2.26"], &["one-1b", "3.65 ±0.03†"]],
+        );
+        let svg = bar_chart(&t).expect("a chart");
+        assert!(svg.contains(r#"viewBox="0 0 360 "#), "{svg}");
+        assert!(svg.matches("<tspan").count() >= 2, "{svg}");
+        // Every line of it starts where the bars do and ends inside the chart.
+        for line in svg.split("<tspan").skip(1) {
+            let text = line.split('>').nth(1).unwrap().split('<').next().unwrap();
+            assert!(attr(line, "x") + text_width(text) <= 360.0, "{text}: {svg}");
+        }
+        // Unwrapped, the words are the heading's.
+        let words: Vec<&str> = svg
+            .split("<tspan")
+            .skip(1)
+            .flat_map(|l| l.split('>').nth(1).unwrap().split('<').next().unwrap().split(' '))
+            .collect();
+        assert_eq!(words.join(" "), format!("{title} →"));
+    }
+
+    #[test]
+    fn wide_glyphs_are_measured_wider() {
+        assert!(text_width("wgmma-bf16") > text_width("abcde-fghi"));
+        assert_eq!(text_width("ab"), 2.0 * TEXT_CHAR);
+        assert_eq!(wrap("one two three", 6.0 * TEXT_CHAR + 13.0, text_width), vec!["one two", "three"]);
+        assert_eq!(wrap("unbreakable", 3.0, text_width), vec!["unbreakable"]);
+    }
+
+    #[test]
     fn charts_gbps_when_present_with_bars_proportional() {
         let t = table(
             &["label", "occupancy", "GB/s"],
@@ -1399,7 +1506,7 @@ mod tests {
                 pending: None,
             },
         ];
-        t.line = Some(LineAxes { x: 0, y: 1 });
+        t.line = Some(LineAxes { x: 0, y: 1, x_shared: false });
         let svg = chart(&t, 0).expect("a line chart");
         assert!(svg.contains("<title id=\"line-chart-0-title\">Line chart of ns against KiB on node-a, node-b</title>"), "{svg}");
         assert!(
@@ -1562,7 +1669,7 @@ mod tests {
                 .push(vec![format!("r{i}"), xs.to_string(), ys.to_string()]);
             t.values.push(vec![None, Some(*xv), Some(*yv)]);
         }
-        t.line = Some(LineAxes { x: 1, y: 2 });
+        t.line = Some(LineAxes { x: 1, y: 2, x_shared: false });
         t
     }
 
@@ -1702,11 +1809,11 @@ mod tests {
             vec![None, None, None],
             vec![None, None, Some((45.0, 52.0))],
         ];
-        let svg = line_chart(&t, LineAxes { x: 1, y: 2 }, 0).unwrap();
+        let svg = line_chart(&t, LineAxes { x: 1, y: 2, x_shared: false }, 0).unwrap();
         assert_eq!(svg.matches("class=\"chart-error\"").count(), 2, "{svg}");
         // Without intervals, none.
         t.intervals.clear();
-        let svg = line_chart(&t, LineAxes { x: 1, y: 2 }, 0).unwrap();
+        let svg = line_chart(&t, LineAxes { x: 1, y: 2, x_shared: false }, 0).unwrap();
         assert!(!svg.contains("chart-error"));
     }
 
@@ -1741,7 +1848,7 @@ mod tests {
             &[false, true, true],
             &[&["k1", "0.25", "1.05"]],
         );
-        t.line = Some(LineAxes { x: 1, y: 2 });
+        t.line = Some(LineAxes { x: 1, y: 2, x_shared: false });
         t.roofs.roofline = nodes;
         t
     }
@@ -1844,7 +1951,7 @@ mod tests {
             bar.contains("A dashed line marks the dram roof 4800 GB/s."),
             "{bar}"
         );
-        let line = line_chart(&t, LineAxes { x: 1, y: 2 }, 0).unwrap();
+        let line = line_chart(&t, LineAxes { x: 1, y: 2, x_shared: false }, 0).unwrap();
         assert!(line.contains("class=\"roof-reference\""), "{line}");
         // The y axis reaches the roof (4,800): its top tick is 6,000, not 4,000.
         assert!(line.contains(">6,000<"), "{line}");

@@ -131,8 +131,14 @@ pub fn table_head(view: &TableView, class: impl Fn(usize) -> &'static str) -> St
         return out;
     };
     out.push_str("<thead>\n        <tr>");
-    for h in view.headings.iter().take(first) {
-        out.push_str("<th scope=\"col\" rowspan=\"2\">");
+    for (i, h) in view.headings.iter().enumerate().take(first) {
+        // A numeric column shared by every node (see `tables::side_by_side`) keeps its
+        // alignment; the row's name needs no class.
+        out.push_str(if class(i) == "num" {
+            "<th scope=\"col\" rowspan=\"2\" class=\"num\">"
+        } else {
+            "<th scope=\"col\" rowspan=\"2\">"
+        });
         escape_into(&mut out, h);
         out.push_str("</th>");
     }

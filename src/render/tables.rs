@@ -97,6 +97,9 @@ pub struct ReferenceLine {
 pub struct LineAxes {
     pub x: usize,
     pub y: usize,
+    /// Side by side: `x` is a leading column shown once for every node (an absolute
+    /// position, see [`side_by_side`]), not a position within each node's group.
+    pub x_shared: bool,
 }
 
 /// One node's columns in a side-by-side table.
@@ -206,6 +209,7 @@ pub fn table_view(
                     .iter()
                     .position(|col| Some(col) == c.x.as_ref())?,
                 y: table.columns.iter().position(|col| *col == c.y)?,
+                x_shared: false,
             })
         }),
         bar: table
@@ -647,24 +651,60 @@ pub fn side_by_side(
     let Some((_, model, _)) = views.iter().find(|(_, v, _)| v.stale.is_none()) else {
         return (out, problems);
     };
+    // A numeric column that reads the same on every node, row for row (a launch's grid,
+    // the occupancy the driver computes, registers per thread), is shown once among the
+    // leading columns rather than repeated in each group: a two-node table of a 1280 px
+    // page then keeps every column in view. The columns a chart draws stay in the groups.
+    let usable: Vec<&TableView> = views
+        .iter()
+        .zip(&pending)
+        .filter(|(_, p)| !**p)
+        .map(|((_, v, _), _)| v)
+        .collect();
+    let charted = |i: usize| {
+        model.line.is_some_and(|a| a.y == i) || model.bar == Some(i)
+    };
+    let same_everywhere = |i: usize| {
+        usable.len() > 1
+            && out.stale.is_none()
+            && !charted(i)
+            && usable.iter().all(|v| v.rows.len() == table.rows.len())
+            && (0..table.rows.len()).all(|r| {
+                usable
+                    .iter()
+                    .all(|v| v.rows[r].get(i) == model.rows[r].get(i))
+            })
+    };
     let lead: Vec<usize> = (0..model.numeric.len())
-        .filter(|&i| !model.numeric[i])
+        .filter(|&i| !model.numeric[i] || same_everywhere(i))
         .collect();
     let measured: Vec<usize> = (0..model.numeric.len())
-        .filter(|&i| model.numeric[i])
+        .filter(|&i| !lead.contains(&i))
         .collect();
     for &i in &lead {
         out.headings.push(model.headings[i].clone());
-        out.numeric.push(false);
+        out.numeric.push(model.numeric[i]);
+    }
+    if lead.iter().any(|&i| model.numeric[i]) {
+        out.notes.push(
+            "Columns outside the node groups read the same on every node, row for row, so they are shown once."
+                .to_string(),
+        );
     }
     // The entry's chart, its columns as positions within a node's group: a line per node,
     // or the named column's bars. A column that names the row (not in a group) is not
     // charted side by side.
     let in_group = |i: usize| measured.iter().position(|&m| m == i);
+    // The x column, the same on every node (the sizes swept), may be a leading one.
     out.line = model.line.and_then(|a| {
+        let shared = lead.iter().position(|&l| l == a.x);
         Some(LineAxes {
-            x: in_group(a.x)?,
+            x: match shared {
+                Some(at) => at,
+                None => in_group(a.x)?,
+            },
             y: in_group(a.y)?,
+            x_shared: shared.is_some(),
         })
     });
     out.bar = model.bar.and_then(in_group);
@@ -718,7 +758,10 @@ pub fn side_by_side(
         for r in 0..table.rows.len() {
             let mut cells: Vec<String> = lead.iter().map(|&i| model.rows[r][i].clone()).collect();
             let mut values: Vec<Option<f64>> = lead.iter().map(|&i| model.values[r][i]).collect();
-            let mut intervals: Vec<Option<(f64, f64)>> = lead.iter().map(|_| None).collect();
+            let mut intervals: Vec<Option<(f64, f64)>> = lead
+                .iter()
+                .map(|&i| model.intervals.get(r).and_then(|row| row.get(i).copied().flatten()))
+                .collect();
             for ((_, v, _), &pending) in views.iter().zip(&pending) {
                 if pending {
                     cells.push("—".to_string());

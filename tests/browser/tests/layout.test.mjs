@@ -65,7 +65,7 @@ describe('layout of the repository content (build --drafts)', { skip: noChromium
     assert.deepEqual(problems, []);
   });
 
-  test('the Day 45 table shows all nine columns at 1280 px and scrolls in its own box at 390 px', async () => {
+  test('the Day 45 table shows all its columns at 1280 px and scrolls in its own box at 390 px', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto('file://' + path.join(site, 'lessons/day-45-occupancy/index.html'));
     const wide = await page.evaluate(() => {
@@ -91,9 +91,10 @@ describe('layout of the repository content (build --drafts)', { skip: noChromium
         page: document.documentElement.scrollWidth,
       };
     });
-    assert.ok(narrow.scrolls, 'nine columns do not fit 390 px');
+    assert.ok(wide.columns >= 9, `the Day 45 table has ${wide.columns} columns`);
+    assert.ok(narrow.scrolls, `${wide.columns} columns do not fit 390 px`);
     assert.equal(narrow.overflowX, 'auto');
-    assert.match(narrow.hint ?? '', /sideways.*9 columns/);
+    assert.match(narrow.hint ?? '', new RegExp(`sideways.*${wide.columns} columns`));
     assert.ok(narrow.page <= 390, `page is ${narrow.page} px wide`);
     await page.close();
   });

@@ -1,5 +1,6 @@
-//! The allocator's settings ([`purge_freed_memory_at_once`], for large builds), and a
-//! live-heap counter for finding where a build's memory goes (`--features heap-count`):
+//! The allocator's settings ([`purge_freed_memory_at_once`] and
+//! [`small_site_keeps_freed_memory_briefly`]), and a live-heap counter for finding where a
+//! build's memory goes (`--features heap-count`):
 //! the binary's allocator is then mimalloc wrapped in two counters (bytes live, and the
 //! most live since the last report), and `GLOSSARY_HEAP_LOG=MS` prints one line every MS
 //! milliseconds to standard error: seconds since start, live heap, its peak since the
@@ -14,6 +15,7 @@ use std::os::raw::{c_int, c_long};
 // mimalloc's option calls, from the C library the `mimalloc` crate links (its Rust
 // bindings name no constant for the purge delay).
 extern "C" {
+    fn mi_option_get(option: c_int) -> c_long;
     fn mi_option_set(option: c_int, value: c_long);
 }
 
@@ -21,22 +23,43 @@ extern "C" {
 /// milliseconds between a page falling free and its memory going back to the system.
 const MI_OPTION_PURGE_DELAY: c_int = 15;
 
+/// mimalloc's own purge delay, kept by [`purge_freed_memory_at_once`] when it sets 0
+/// (-1 until then: nothing to put back).
+static DEFAULT_PURGE_DELAY: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(-1);
+
 /// Give freed pages back to the system at once (mimalloc's `purge_delay` 0, not its
-/// default 10 ms), unless `MIMALLOC_PURGE_DELAY` says otherwise; called once a build knows
-/// its site is large (past `pipeline::KEEP_BODIES_UP_TO` entries), so only large builds pay
-/// for it. Such a build frees the load's working data while the render allocates; pages
-/// held for those 10 ms were part of the peak. Interleaved cold builds of the plain release
+/// default 10 ms), unless `MIMALLOC_PURGE_DELAY` says otherwise; set when the program
+/// starts, since a large build's peak comes early (verifying every signature, reading
+/// every entry) as well as late (the load's data freed while the render allocates): pages
+/// held for those 10 ms were part of it. Interleaved cold builds of the plain release
 /// binary on a shared 2-core machine: at 100,000 entries peak RSS 546-563 MiB with it
-/// against 592-607 MiB with the 10 ms, for about 1 s more sys time; at 10,000 entries it
-/// saved 132-135 against 139-149 MiB for about 0.2 s (10%) more CPU, which a site that
-/// small does not need (its peak is far under the 200 MB target), so it keeps the default.
-/// Idempotent and cheap: the option is one store, read by mimalloc on each purge.
+/// against 592-607 MiB with the 10 ms, for about 1 s more sys time. Set only once a build
+/// knew its site was large (past `pipeline::KEEP_BODIES_UP_TO` entries, at its first
+/// entry), the peak was 603 MiB: too late. A small site puts the default back instead
+/// ([`small_site_keeps_freed_memory_briefly`]).
 pub fn purge_freed_memory_at_once() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: reads and sets one of mimalloc's options, which it reads on each purge.
+        unsafe {
+            DEFAULT_PURGE_DELAY.store(mi_option_get(MI_OPTION_PURGE_DELAY) as i64, Relaxed);
+            mi_option_set(MI_OPTION_PURGE_DELAY, 0);
+        }
+    }
+}
+
+/// mimalloc's default purge delay back, for a build of a small site (up to
+/// `pipeline::KEEP_BODIES_UP_TO` entries), called at its first entry: at 10,000 entries
+/// the delay of 0 cost about 0.2 s (10%) more CPU for 132-135 against 139-149 MiB, memory
+/// such a site does not need (its peak is far under the 200 MB target). Once per process,
+/// and nothing when the delay was not changed (`MIMALLOC_PURGE_DELAY` set, or a library
+/// caller that never called [`purge_freed_memory_at_once`]).
+pub fn small_site_keeps_freed_memory_briefly() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-            // SAFETY: sets one of mimalloc's options, which it reads on each purge.
-            unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+        let default = DEFAULT_PURGE_DELAY.load(Relaxed);
+        if default >= 0 {
+            // SAFETY: as above.
+            unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, default as c_long) };
         }
     });
 }

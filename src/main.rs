@@ -47,6 +47,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    #[cfg(not(feature = "system-alloc"))]
+    glossary::heap_count::purge_freed_memory_at_once();
     #[cfg(feature = "heap-count")]
     glossary::heap_count::start_log();
     let cli = Cli::parse();

@@ -354,9 +354,9 @@ fn build_streaming(opts: &BuildOptions) -> Result<Option<BuildReport>> {
         // bodies are kept, so its pages are made without reading the files again.
         if of > opts.keep_bodies_up_to {
             e.thin();
-            // Memory over CPU time on a large site: see the function.
-            crate::heap_count::purge_freed_memory_at_once();
         } else {
+            // CPU time over memory on a small site: see the function.
+            crate::heap_count::small_site_keeps_freed_memory_briefly();
             e.raw = String::new();
         }
         Some(assessed)

@@ -123,7 +123,12 @@ fn title_lines(lines: &[String], x: impl std::fmt::Display) -> String {
     let mut out = String::new();
     for (i, line) in lines.iter().enumerate() {
         let dy = if i == 0 { 0.0 } else { TITLE_LINE };
-        let _ = write!(out, r#"<tspan x="{x}" dy="{}">{}</tspan>"#, Coord(dy), escape(line));
+        let _ = write!(
+            out,
+            r#"<tspan x="{x}" dy="{}">{}</tspan>"#,
+            Coord(dy),
+            escape(line)
+        );
     }
     out
 }
@@ -514,7 +519,13 @@ fn comparison_line_chart(table: &TableView, axes: LineAxes, index: usize) -> Opt
         return None;
     }
     // The x column: each group's own, or one shown once for every node.
-    let x_at = |group_first: usize| if axes.x_shared { axes.x } else { group_first + axes.x };
+    let x_at = |group_first: usize| {
+        if axes.x_shared {
+            axes.x
+        } else {
+            group_first + axes.x
+        }
+    };
     let series: Vec<Series<'_>> = table
         .groups
         .iter()
@@ -1319,7 +1330,15 @@ mod tests {
         let words: Vec<&str> = svg
             .split("<tspan")
             .skip(1)
-            .flat_map(|l| l.split('>').nth(1).unwrap().split('<').next().unwrap().split(' '))
+            .flat_map(|l| {
+                l.split('>')
+                    .nth(1)
+                    .unwrap()
+                    .split('<')
+                    .next()
+                    .unwrap()
+                    .split(' ')
+            })
             .collect();
         assert_eq!(words.join(" "), format!("{title} →"));
     }
@@ -1328,7 +1347,10 @@ mod tests {
     fn wide_glyphs_are_measured_wider() {
         assert!(text_width("wgmma-bf16") > text_width("abcde-fghi"));
         assert_eq!(text_width("ab"), 2.0 * TEXT_CHAR);
-        assert_eq!(wrap("one two three", 6.0 * TEXT_CHAR + 13.0, text_width), vec!["one two", "three"]);
+        assert_eq!(
+            wrap("one two three", 6.0 * TEXT_CHAR + 13.0, text_width),
+            vec!["one two", "three"]
+        );
         assert_eq!(wrap("unbreakable", 3.0, text_width), vec!["unbreakable"]);
     }
 
@@ -1506,7 +1528,11 @@ mod tests {
                 pending: None,
             },
         ];
-        t.line = Some(LineAxes { x: 0, y: 1, x_shared: false });
+        t.line = Some(LineAxes {
+            x: 0,
+            y: 1,
+            x_shared: false,
+        });
         let svg = chart(&t, 0).expect("a line chart");
         assert!(svg.contains("<title id=\"line-chart-0-title\">Line chart of ns against KiB on node-a, node-b</title>"), "{svg}");
         assert!(
@@ -1669,7 +1695,11 @@ mod tests {
                 .push(vec![format!("r{i}"), xs.to_string(), ys.to_string()]);
             t.values.push(vec![None, Some(*xv), Some(*yv)]);
         }
-        t.line = Some(LineAxes { x: 1, y: 2, x_shared: false });
+        t.line = Some(LineAxes {
+            x: 1,
+            y: 2,
+            x_shared: false,
+        });
         t
     }
 
@@ -1809,11 +1839,29 @@ mod tests {
             vec![None, None, None],
             vec![None, None, Some((45.0, 52.0))],
         ];
-        let svg = line_chart(&t, LineAxes { x: 1, y: 2, x_shared: false }, 0).unwrap();
+        let svg = line_chart(
+            &t,
+            LineAxes {
+                x: 1,
+                y: 2,
+                x_shared: false,
+            },
+            0,
+        )
+        .unwrap();
         assert_eq!(svg.matches("class=\"chart-error\"").count(), 2, "{svg}");
         // Without intervals, none.
         t.intervals.clear();
-        let svg = line_chart(&t, LineAxes { x: 1, y: 2, x_shared: false }, 0).unwrap();
+        let svg = line_chart(
+            &t,
+            LineAxes {
+                x: 1,
+                y: 2,
+                x_shared: false,
+            },
+            0,
+        )
+        .unwrap();
         assert!(!svg.contains("chart-error"));
     }
 
@@ -1848,7 +1896,11 @@ mod tests {
             &[false, true, true],
             &[&["k1", "0.25", "1.05"]],
         );
-        t.line = Some(LineAxes { x: 1, y: 2, x_shared: false });
+        t.line = Some(LineAxes {
+            x: 1,
+            y: 2,
+            x_shared: false,
+        });
         t.roofs.roofline = nodes;
         t
     }
@@ -1951,7 +2003,16 @@ mod tests {
             bar.contains("A dashed line marks the dram roof 4800 GB/s."),
             "{bar}"
         );
-        let line = line_chart(&t, LineAxes { x: 1, y: 2, x_shared: false }, 0).unwrap();
+        let line = line_chart(
+            &t,
+            LineAxes {
+                x: 1,
+                y: 2,
+                x_shared: false,
+            },
+            0,
+        )
+        .unwrap();
         assert!(line.contains("class=\"roof-reference\""), "{line}");
         // The y axis reaches the roof (4,800): its top tick is 6,000, not 4,000.
         assert!(line.contains(">6,000<"), "{line}");

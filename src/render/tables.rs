@@ -661,9 +661,7 @@ pub fn side_by_side(
         .filter(|(_, p)| !**p)
         .map(|((_, v, _), _)| v)
         .collect();
-    let charted = |i: usize| {
-        model.line.is_some_and(|a| a.y == i) || model.bar == Some(i)
-    };
+    let charted = |i: usize| model.line.is_some_and(|a| a.y == i) || model.bar == Some(i);
     let same_everywhere = |i: usize| {
         usable.len() > 1
             && out.stale.is_none()
@@ -760,7 +758,12 @@ pub fn side_by_side(
             let mut values: Vec<Option<f64>> = lead.iter().map(|&i| model.values[r][i]).collect();
             let mut intervals: Vec<Option<(f64, f64)>> = lead
                 .iter()
-                .map(|&i| model.intervals.get(r).and_then(|row| row.get(i).copied().flatten()))
+                .map(|&i| {
+                    model
+                        .intervals
+                        .get(r)
+                        .and_then(|row| row.get(i).copied().flatten())
+                })
                 .collect();
             for ((_, v, _), &pending) in views.iter().zip(&pending) {
                 if pending {

@@ -10,7 +10,10 @@
     var hint = document.createElement('p');
     hint.className = 'scroll-hint';
     var table = box.querySelector('table');
-    var row = table && table.rows[0];
+    // A body row holds every column; a two-node table's first header row does not (its
+    // node groups span several).
+    var body = table && table.tBodies[0];
+    var row = (body && body.rows[0]) || (table && table.rows[0]);
     var columns = row ? row.cells.length : 0;
     hint.textContent = 'Scroll the table sideways to see all ' + columns + ' columns.';
     box.parentNode.insertBefore(hint, box.nextSibling);

@@ -98,6 +98,27 @@ describe('layout of the repository content (build --drafts)', { skip: noChromium
     assert.ok(narrow.page <= 390, `page is ${narrow.page} px wide`);
     await page.close();
   });
+  test('a two-node table\'s scroll hint counts its columns, not its header\'s node groups', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 900 } });
+    await page.goto('file://' + path.join(site, 'lessons/day-10-block-size/index.html'));
+    await page
+      .waitForFunction(() => document.querySelector('.measured-table .scroll-hint.is-shown'), null, { timeout: 5000 })
+      .catch(() => {});
+    const seen = await page.evaluate(() => {
+      const box = document.querySelector('.measured-table .table-scroll');
+      return {
+        groups: box.querySelectorAll('thead th.node-group').length,
+        header: box.querySelector('thead tr').cells.length,
+        columns: box.querySelector('tbody tr').cells.length,
+        hint: box.nextElementSibling.textContent,
+      };
+    });
+    assert.ok(seen.groups >= 2, `node groups: ${seen.groups}`);
+    assert.notEqual(seen.header, seen.columns, 'the first header row spans the groups');
+    assert.equal(seen.hint, `Scroll the table sideways to see all ${seen.columns} columns.`);
+    await page.close();
+  });
+
   test('on a phone a draft\'s title is on the first screen; captions and provenance keep a reading width', async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto('file://' + path.join(site, 'terms/memory-latency/index.html'));

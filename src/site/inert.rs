@@ -129,12 +129,10 @@ fn pdf(bytes: &[u8]) -> Result<(), String> {
     let doc =
         lopdf::Document::load_mem(bytes).map_err(|e| format!("does not read as a PDF ({e})"))?;
     let mut dicts: Vec<&lopdf::Dictionary> = vec![&doc.trailer];
+    // Every object, an indirect array's dictionaries too (an annotation list `[<< /A ...
+    // >>]` held as its own object).
     for object in doc.objects.values() {
-        match object {
-            lopdf::Object::Dictionary(d) => dicts.push(d),
-            lopdf::Object::Stream(s) => dicts.push(&s.dict),
-            _ => {}
-        }
+        push_dicts(object, &mut dicts);
     }
     // Nested dictionaries (an action inline in an annotation) too.
     while let Some(d) = dicts.pop() {
@@ -260,11 +258,17 @@ mod tests {
 
     /// A one-page PDF, with `extra` in its catalog.
     fn pdf_with(extra: &str) -> Vec<u8> {
-        let objects = [
+        pdf_with_objects(extra, &[])
+    }
+
+    /// A one-page PDF, with `extra` in its catalog and `more` as objects 4, 5, ...
+    fn pdf_with_objects(extra: &str, more: &[&str]) -> Vec<u8> {
+        let mut objects = vec![
             format!("<< /Type /Catalog /Pages 2 0 R {extra} >>"),
             "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >>".to_string(),
         ];
+        objects.extend(more.iter().map(|o| o.to_string()));
         let mut out = b"%PDF-1.4\n%\xE2\xE3\xCF\xD3\n".to_vec();
         let mut offsets = Vec::new();
         for (i, o) in objects.iter().enumerate() {
@@ -306,6 +310,17 @@ mod tests {
             inert("robots.txt", b"User-agent: *\nDisallow: /drafts/\n"),
             Ok(())
         );
+    }
+
+    /// An action inline in an array that is an object of its own is still found.
+    #[test]
+    fn an_action_in_an_indirect_array_is_active() {
+        let bytes = pdf_with_objects(
+            "/Annots 4 0 R",
+            &["[<< /Type /Annot /Subtype /Link /A << /S /JavaScript /JS (app.alert(1)) >> >>]"],
+        );
+        let why = inert("doc/slides.pdf", &bytes).unwrap_err();
+        assert!(why.contains("holds /A"), "{why}");
     }
 
     /// Issue 37: decided by content and name, so neither alone lets a page through.

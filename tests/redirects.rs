@@ -87,7 +87,7 @@ fn clashing_and_unsafe_paths_are_errors_at_their_lines_all_in_one_run() {
     add_front_matter(
         root,
         "content/terms/alpha.md",
-        "redirect_from:\n  - /gpu-glossary/alpha\n  - /terms/beta/\n  - ../../etc/passwd\n  - https://evil.example/x\n  - /search/index.html\n",
+        "redirect_from:\n  - /gpu-glossary/alpha\n  - /terms/beta/\n  - ../../etc/passwd\n  - https://evil.example/x\n  - /search/index.html\n  - /nodes\n",
     );
     add_front_matter(
         root,
@@ -103,6 +103,8 @@ fn clashing_and_unsafe_paths_are_errors_at_their_lines_all_in_one_run() {
         ("content/terms/alpha.md:5:", "has a `..` segment"),
         ("content/terms/alpha.md:6:", "scheme"),
         ("content/terms/alpha.md:7:", "which the build writes itself"),
+        // The verification nodes page: a list of its own once let this one through.
+        ("content/terms/alpha.md:8:", "is under `nodes`, which the build writes itself"),
         (
             "content/terms/beta.md:2:",
             "is also claimed by `terms/alpha`",

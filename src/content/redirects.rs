@@ -8,26 +8,11 @@ use std::collections::HashMap;
 
 use crate::error::Error;
 
-use super::entry::{Entry, EntryId};
+use super::entry::{Entry, EntryId, Kind};
 
 /// Longest path a redirect may have, and most redirects one entry may list.
 const MAX_PATH: usize = 300;
 const MAX_PER_ENTRY: usize = 64;
-
-/// Paths at the site root the build writes itself; a redirect may not take them or go
-/// below them (the kinds' folders aside: an old entry URL there is what redirects are for,
-/// so long as no entry has it now).
-const GENERATED: &[&str] = &[
-    "index.html",
-    "404.html",
-    "feed.xml",
-    "sitemap.xml",
-    "robots.txt",
-    "search",
-    "static",
-    "media",
-    "_headers",
-];
 
 /// The site file a redirect written as `raw` goes to: `gpu-glossary/sm/index.html` for
 /// `/gpu-glossary/sm` or `/gpu-glossary/sm/`, `old/sm.html` for `/old/sm.html`.
@@ -84,9 +69,11 @@ fn taken_by(file: &str, entries: &HashMap<String, &EntryId>) -> Option<String> {
     if let Some(id) = entries.get(file) {
         return Some(format!("is the page of `{id}`"));
     }
+    // The names the build writes at the site root (one list, `site::static_files`): a
+    // redirect may not take them or go below them, the kinds' folders aside (an old entry
+    // URL there is what redirects are for, so long as no entry has it now).
     let first = file.split('/').next().unwrap_or_default();
-    GENERATED
-        .contains(&first)
+    (crate::site::static_files::GENERATED.contains(&first) && Kind::from_dir(first).is_none())
         .then(|| format!("is under `{first}`, which the build writes itself"))
 }
 

@@ -121,6 +121,7 @@ fn run_history(args: &HistoryArgs) -> Result<()> {
         .0
         .entries;
     let band = exp.spec.timing.tolerance();
+    let roofed = exp.roofed();
     let mut views = Vec::new();
     let mut summaries = Vec::new();
     for node in &nodes {
@@ -146,8 +147,13 @@ fn run_history(args: &HistoryArgs) -> Result<()> {
             })
             .collect();
         summaries.push(crate::measure::units::unit_spread(node, &kept));
+        // Share and bound claims read the node's peaks.
+        let roofing = crate::measure::claims::Roofing {
+            metrics: &roofed,
+            node: profile,
+        };
         summaries.extend(crate::measure::claims::on_runs(
-            &entries, &exp.id, node, &kept, band,
+            &entries, &exp.id, node, &kept, band, &roofing,
         ));
         for run in &runs {
             let (state, problem) = match &run.state {

@@ -549,6 +549,7 @@ pub fn preview(
     entries: &[crate::content::Entry],
     old: Option<&Record>,
     new: &Record,
+    roofing: &Roofing<'_>,
 ) -> Vec<String> {
     let mut out = Vec::new();
     for entry in entries {
@@ -562,9 +563,9 @@ pub fn preview(
                 Ok(j) => (Some(j.verdict), j.refusal()),
                 Err(why) => (None, why.clone()),
             };
-            let (new_v, new_shown) = said(&judge(&test, &claim.column, new));
+            let (new_v, new_shown) = said(&judge_roofed(&test, &claim.column, new, Some(roofing)));
             let (old_v, old_shown) = match old {
-                Some(o) => said(&judge(&test, &claim.column, o)),
+                Some(o) => said(&judge_roofed(&test, &claim.column, o, Some(roofing))),
                 None => (None, "no earlier record".into()),
             };
             if new_v == Some(Verdict::Holds) && old_v == new_v {
@@ -592,6 +593,7 @@ pub fn on_runs(
     node: &str,
     runs: &[(String, &Record)],
     band: f64,
+    roofing: &Roofing<'_>,
 ) -> Vec<String> {
     let mut out = Vec::new();
     for entry in entries {
@@ -609,7 +611,7 @@ pub fn on_runs(
                 block.push_str(&format!(" (fragile_ok: {why})"));
             }
             for (name, record) in runs {
-                let line = match judge(&test, &claim.column, record) {
+                let line = match judge_roofed(&test, &claim.column, record, Some(roofing)) {
                     Err(why) => format!("cannot be checked: {why}"),
                     Ok(j) => {
                         let fragile = if j.fragile(band).is_some() {

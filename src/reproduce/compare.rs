@@ -40,12 +40,19 @@ fn unmeasured_here(checked: &Checked, mine: &Record, column: &str) -> bool {
 /// Every claim of every page the bundle lists, judged on the reader's record.
 pub fn claims(checked: &Checked, mine: &Record) -> Vec<ClaimCheck> {
     let band = checked.experiment.spec.timing.tolerance();
+    // Share and bound claims read the roofs of the bundle's node (its profile, peaks
+    // included), as the site judged them.
+    let roofed = checked.experiment.roofed();
+    let roofing = crate::measure::claims::Roofing {
+        metrics: &roofed,
+        node: &checked.bundle.profile,
+    };
     let mut out = Vec::new();
     for page in &checked.bundle.pages {
         for claim in &page.claims {
-            let judged = claim
-                .test()
-                .and_then(|test| crate::measure::claims::judge(&test, &claim.column, mine));
+            let judged = claim.test().and_then(|test| {
+                crate::measure::claims::judge_roofed(&test, &claim.column, mine, Some(&roofing))
+            });
             let (verdict, detail) = match judged {
                 // A counter the published record holds and this run did not measure
                 // (a run without ncu): nothing to judge, which is not a failure.

@@ -564,11 +564,15 @@ fn run_one(
         .0
         .entries;
     let old = Record::load(&exp.record_path(&req.node)).ok();
-    for line in crate::measure::claims::preview(&entries, old.as_ref(), &record) {
+    let roofed = exp.roofed();
+    let roofing = crate::measure::claims::Roofing {
+        metrics: &roofed,
+        node: profile,
+    };
+    for line in crate::measure::claims::preview(&entries, old.as_ref(), &record, &roofing) {
         progress.println(format!("  claim: {line}"));
         notes.push(format!("claim: {line}"));
     }
-    let roofed = exp.roofed();
     for line in crate::measure::roofs::shares_said(&roofed, profile, &record) {
         progress.println(format!("  share: {line}"));
         notes.push(format!("share: {line}"));

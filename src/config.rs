@@ -548,6 +548,36 @@ impl Config {
     }
 }
 
+/// Names the build itself writes at the site root: a static file may not replace them nor
+/// be written among them (`site::static_files`), nor a redirect take them or go below
+/// them, the kinds' folders aside (`content::redirects`).
+pub const SITE_ROOT_NAMES: &[&str] = &[
+    "index.html",
+    "404.html",
+    "feed.xml",
+    "sitemap.xml",
+    "search",
+    "static",
+    "media",
+    "terms",
+    "lessons",
+    "guides",
+    "sections",
+    "reproduce",
+    // The verification nodes page (`site::nodes_page`).
+    "nodes",
+    NODES_FILE,
+    HEADERS_FILE,
+    ".glossary-site",
+    ".glossary-drafts",
+];
+
+/// The node list the build writes at the site root (`trust::node_list`).
+pub const NODES_FILE: &str = "nodes.json";
+
+/// The headers file the build writes for hosts that read one (`render::csp::headers_file`).
+pub const HEADERS_FILE: &str = "_headers";
+
 /// The fixed layout of a glossary project below its root.
 #[derive(Debug, Clone)]
 pub struct Layout {

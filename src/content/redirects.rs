@@ -69,11 +69,11 @@ fn taken_by(file: &str, entries: &HashMap<String, &EntryId>) -> Option<String> {
     if let Some(id) = entries.get(file) {
         return Some(format!("is the page of `{id}`"));
     }
-    // The names the build writes at the site root (one list, `site::static_files`): a
+    // The names the build writes at the site root (one list, `config`): a
     // redirect may not take them or go below them, the kinds' folders aside (an old entry
     // URL there is what redirects are for, so long as no entry has it now).
     let first = file.split('/').next().unwrap_or_default();
-    (crate::site::static_files::GENERATED.contains(&first) && Kind::from_dir(first).is_none())
+    (crate::config::SITE_ROOT_NAMES.contains(&first) && Kind::from_dir(first).is_none())
         .then(|| format!("is under `{first}`, which the build writes itself"))
 }
 

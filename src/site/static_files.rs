@@ -18,31 +18,12 @@ use crate::trust::People;
 
 use crate::render::{csp, OutputFile};
 
-/// Names the build itself writes at the site root; a static file may not replace them nor
-/// be written among them.
-pub const GENERATED: &[&str] = &[
-    "index.html",
-    "404.html",
-    "feed.xml",
-    "sitemap.xml",
-    "search",
-    "static",
-    "media",
-    "terms",
-    "lessons",
-    "guides",
-    "sections",
-    "reproduce",
-    // The verification nodes page (`site::nodes_page`).
-    "nodes",
-    crate::trust::node_list::NODES_FILE,
-    HEADERS_FILE,
-    ".glossary-site",
-    ".glossary-drafts",
-];
+/// Names the build itself writes at the site root (one list, in `config`, which the
+/// redirect check reads too); a static file may not replace them nor be written among them.
+pub use crate::config::SITE_ROOT_NAMES as GENERATED;
 
 /// The headers file the build writes for hosts that read one (`render::csp::headers_file`).
-pub const HEADERS_FILE: &str = "_headers";
+pub use crate::config::HEADERS_FILE;
 
 /// What `static/` gives the site.
 #[derive(Default)]

@@ -14,7 +14,7 @@ use crate::config::Config;
 use super::sshsig;
 
 /// The file's name at the site root.
-pub const NODES_FILE: &str = "nodes.json";
+pub use crate::config::NODES_FILE;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NodeList {

@@ -14,11 +14,20 @@ use ssh_key::{LineEnding, PrivateKey};
 /// public key line comes back. The seed is read from the operating system's generator.
 pub fn new_key_pair(path: &Path, comment: &str) -> Result<String, String> {
     let at = |what: &str, e: std::io::Error| format!("{}: {what}: {e}", path.display());
-    if path.exists() || path.is_symlink() {
-        return Err(format!(
-            "{} exists: a key pair is never overwritten (it may be the one a node signs with); name another file with --key, or use that key with `glossary verify rotate-key`",
-            path.display()
-        ));
+    let pub_path = path.with_file_name(format!(
+        "{}.pub",
+        path.file_name()
+            .map_or("key".into(), |n| n.to_string_lossy())
+    ));
+    // Neither half may be there already (a symbolic link included): checked before
+    // anything is written, and both files are then created new, never through a link.
+    for half in [path, pub_path.as_path()] {
+        if half.exists() || half.is_symlink() {
+            return Err(format!(
+                "{} exists: a key pair is never overwritten (it may be the one a node signs with); name another file with --key, or use that key with `glossary verify rotate-key`",
+                half.display()
+            ));
+        }
     }
     let mut seed = [0u8; 32];
     std::fs::File::open("/dev/urandom")
@@ -41,6 +50,7 @@ pub fn new_key_pair(path: &Path, comment: &str) -> Result<String, String> {
     }
     let mut open = std::fs::OpenOptions::new();
     open.write(true).create_new(true);
+    let public_open = open.clone();
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -51,12 +61,9 @@ pub fn new_key_pair(path: &Path, comment: &str) -> Result<String, String> {
     file.write_all(private.as_bytes())
         .and_then(|_| file.sync_all())
         .map_err(|e| at("writing", e))?;
-    let pub_path = path.with_file_name(format!(
-        "{}.pub",
-        path.file_name()
-            .map_or("key".into(), |n| n.to_string_lossy())
-    ));
-    std::fs::write(&pub_path, format!("{public}\n"))
+    public_open
+        .open(&pub_path)
+        .and_then(|mut f| f.write_all(format!("{public}\n").as_bytes()))
         .map_err(|e| format!("{}: writing: {e}", pub_path.display()))?;
     Ok(public)
 }
@@ -64,6 +71,20 @@ pub fn new_key_pair(path: &Path, comment: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_public_half_already_there_or_a_link_is_refused_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("authorized_keys");
+        std::fs::write(&target, "kept\n").unwrap();
+        let path = dir.path().join("node_ed25519");
+        std::os::unix::fs::symlink(&target, dir.path().join("node_ed25519.pub")).unwrap();
+        let said = new_key_pair(&path, "c").unwrap_err();
+        assert!(said.contains("node_ed25519.pub exists"), "{said}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept\n");
+        assert!(!path.exists(), "no private half without its public one");
+    }
 
     #[test]
     fn a_new_pair_is_private_to_its_owner_loads_as_a_signer_and_is_never_overwritten() {

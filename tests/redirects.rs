@@ -104,7 +104,10 @@ fn clashing_and_unsafe_paths_are_errors_at_their_lines_all_in_one_run() {
         ("content/terms/alpha.md:6:", "scheme"),
         ("content/terms/alpha.md:7:", "which the build writes itself"),
         // The verification nodes page: a list of its own once let this one through.
-        ("content/terms/alpha.md:8:", "is under `nodes`, which the build writes itself"),
+        (
+            "content/terms/alpha.md:8:",
+            "is under `nodes`, which the build writes itself",
+        ),
         (
             "content/terms/beta.md:2:",
             "is also claimed by `terms/alpha`",

@@ -237,13 +237,15 @@ impl ClockMonitor {
         if wait_until > now {
             std::thread::sleep(wait_until - now);
         }
+        // One reader thread pushes readings stamped as it takes them, so they are in time
+        // order: the window is found by binary search, not by a scan of every reading of
+        // the run (a 5 ms poll keeps tens of thousands, and each batch asks).
         self.readings
             .lock()
             .map(|r| {
-                r.iter()
-                    .filter(|x| x.at >= from && x.at <= to)
-                    .cloned()
-                    .collect()
+                let start = r.partition_point(|x| x.at < from);
+                let end = r.partition_point(|x| x.at <= to);
+                r[start..end.max(start)].to_vec()
             })
             .unwrap_or_default()
     }
@@ -354,6 +356,35 @@ pub fn judge(batches: &[(usize, Vec<Seen>)], max_mhz: u32) -> ClockVerdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn between_takes_the_readings_of_its_window_only() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let readings = (0..100)
+            .map(|i| Reading {
+                at: at(i * 5),
+                sm_mhz: 1000 + i as u32,
+                power_w: None,
+                reasons: None,
+            })
+            .collect();
+        let monitor = ClockMonitor {
+            source: Source::Nvml,
+            child: None,
+            stop: Arc::new(AtomicBool::new(false)),
+            readings: Arc::new(Mutex::new(readings)),
+            reader: None,
+        };
+        let seen: Vec<u32> = monitor
+            .between(at(100), at(120))
+            .iter()
+            .map(|r| r.sm_mhz)
+            .collect();
+        assert_eq!(seen, vec![1020, 1021, 1022, 1023, 1024]);
+        assert!(monitor.between(at(600), at(700)).is_empty());
+        assert!(monitor.between(at(120), at(100)).is_empty());
+    }
 
     #[test]
     fn parses_nvidia_smi_lines() {

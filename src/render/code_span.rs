@@ -77,4 +77,16 @@ mod tests {
             "<code class=\"opt\">--drafts</code>"
         );
     }
+
+    #[test]
+    fn a_message_escapes_around_its_code_and_keeps_an_unpaired_backtick() {
+        assert_eq!(
+            backticks_as_code("<b> `a<b>` and one ` left"),
+            "&lt;b&gt; <code>a&lt;b&gt;</code> and one ` left"
+        );
+        assert_eq!(
+            backticks_as_code("changed; `glossary review diff` shows how"),
+            "changed; <code>glossary review diff</code> shows how"
+        );
+    }
 }

@@ -8,28 +8,6 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// A plain-text message (a refusal's reason) as HTML: escaped, and each `code` span the
-/// message quotes, between a pair of backticks, as `<code>`, so a page shows
-/// `glossary review diff` as code, not with its backticks. An unpaired backtick stays.
-pub fn message_html(text: &str) -> String {
-    let parts: Vec<&str> = text.split('`').collect();
-    let mut out = String::with_capacity(text.len() + 16);
-    for (i, part) in parts.iter().enumerate() {
-        let quoted = i % 2 == 1;
-        if quoted && i + 1 < parts.len() {
-            out.push_str("<code>");
-            escape_into(&mut out, part);
-            out.push_str("</code>");
-        } else {
-            if quoted {
-                out.push('`');
-            }
-            escape_into(&mut out, part);
-        }
-    }
-    out
-}
-
 /// [`escape`], appending to `out` (the highlighter escapes token by token). Copies the
 /// runs between special characters whole: most text has none, and pushing it char by char
 /// was a visible share of a build's time.
@@ -55,18 +33,6 @@ pub fn escape_into(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_message_shows_its_code_spans_as_code_and_escapes_the_rest() {
-        assert_eq!(
-            message_html("changed; `glossary review diff` shows how"),
-            "changed; <code>glossary review diff</code> shows how"
-        );
-        assert_eq!(
-            message_html("<b> `a<b>` and one ` left"),
-            "&lt;b&gt; <code>a&lt;b&gt;</code> and one ` left"
-        );
-    }
 
     #[test]
     fn escapes_markup_and_both_quotes() {

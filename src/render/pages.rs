@@ -121,7 +121,7 @@ struct PageCtx<'a> {
     /// Relative prefix from this page to the site root ("../../").
     root: &'static str,
     canonical: String,
-    /// Reasons the entry is not published, as HTML (`escape::message_html`: escaped, code
+    /// Reasons the entry is not published, as HTML (`code_span::backticks_as_code`: escaped, code
     /// spans as `<code>`) (a drafts preview, or `serve` showing an entry
     /// an edit withdrew).
     draft: Option<Vec<String>>,
@@ -567,7 +567,7 @@ fn entry_template(
             a.verdict
                 .refusals
                 .iter()
-                .map(|r| super::escape::message_html(&r.to_string()))
+                .map(|r| super::code_span::backticks_as_code(&r.to_string()))
                 .collect()
         }),
         withdrawn: !input.drafts && !a.verdict.is_published(),
